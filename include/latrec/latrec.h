@@ -1,0 +1,317 @@
+/*
+ * latrec/latrec.h - the latrec writer: per-thread, lock-free, mmap-backed
+ * stage-stamp rings.
+ *
+ * A stamp is one CLOCK_MONOTONIC read, the cpu id, and four stores into a
+ * pre-faulted shared mapping: no syscall, no allocation, no lock, no
+ * formatting. Records are 32 bytes (seq:48 | cpu:8 | stage:8, t_ns, aux,
+ * aux2); a ring file is a 4 KiB header and `entries` records. The on-disk
+ * layout, every header offset and the loss rule are in <latrec/format.h> and
+ * latrec-format(5); stage ids of the built-in E3 catalog in
+ * <latrec/stages.h>.
+ *
+ * Source-compatible with libE3's latrec.h: the same types (latrec_t,
+ * latrec_rec, latrec_hdr), functions, parameters and LATREC_<STAGE>,
+ * LATREC_DROP_*, LATREC_SKIP_*, LATREC_OUT_* constants.
+ *
+ * Build-time gate. With LATREC_ENABLE defined (the library's CMake target
+ * exports it as a PUBLIC compile definition, and latrec.pc's Cflags carry it)
+ * every function below is real. Without it, every one is an inline no-op
+ * with no link dependency on liblatrec. There is no runtime on/off switch.
+ *
+ * Where rings go: latrec_open_in's `dir`; else latrec_set_output_dir(); else
+ * the environment variable LATREC_OUTPUT_DIR; else the compiled-in
+ * LATREC_DEFAULT_DIR. The directory is created if missing.
+ *
+ * Ring size of the per-thread layer: LATREC_ENTRIES_LOG2_<ROLE> (role upper-
+ * cased, every non-alphanumeric as '_'), else LATREC_ENTRIES_LOG2, else 18
+ * (256 Ki records, 8 MiB). Valid values 12..28; an unparsable or out-of-range
+ * value is reported once on stderr and the next source is used.
+ *
+ * Safety: a ring is built as <name>.latrec.part (O_EXCL, never through a
+ * symlink), its header written, its blocks allocated and its pages faulted,
+ * then renamed into place without replacing anything: when <name>.latrec
+ * already exists (same role and tid, e.g. tid reuse across runs) the new ring
+ * becomes <name>-1.latrec, -2, ... A ring that cannot be opened leaves its
+ * writer stamping into nothing and says why once on stderr; latrec never
+ * stops the host program.
+ *
+ * 64-bit hosts only (a 32-bit host could tear the t_ns store).
+ */
+#ifndef LATREC_LATREC_H
+#define LATREC_LATREC_H
+
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE) && \
+    !defined(_DEFAULT_SOURCE) && !defined(_XOPEN_SOURCE)
+#define _GNU_SOURCE 1
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "latrec/format.h"
+#include "latrec/stages.h"
+
+#if !defined(CLOCK_MONOTONIC)
+#error "latrec.h: CLOCK_MONOTONIC undeclared - build with -std=gnu11 or define _POSIX_C_SOURCE >= 199309L before any system header"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- portability --------------------------------------------------------- */
+
+#define LATREC_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define LATREC_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define LATREC_LOAD_ACQUIRE(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LATREC_PREFETCH_W(p)       __builtin_prefetch((p), 1, 0)
+#define LATREC_LIKELY(x)           __builtin_expect(!!(x), 1)
+#define LATREC_UNLIKELY(x)         __builtin_expect(!!(x), 0)
+
+/* The cpu id of a stamp. Where glibc registers rseq (2.35 and later) the
+ * kernel keeps the current cpu in the thread's rseq area, one load away from
+ * the thread pointer: that is what the stamp reads. Where rseq is not
+ * registered (the area says so with a negative id) the stamp falls back to
+ * sched_getcpu(). Without <sys/rseq.h> it uses the id cached at open
+ * (latrec_refresh_cpu() renews it). The ring header's flags say which. */
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<sys/rseq.h>) && (defined(__x86_64__) || defined(__aarch64__))
+#include <sys/rseq.h>
+#if defined(RSEQ_SIG)
+#define LATREC_HAVE_RSEQ_CPU 1
+#endif
+#endif
+#endif
+#ifndef LATREC_HAVE_RSEQ_CPU
+#define LATREC_HAVE_RSEQ_CPU 0
+#endif
+
+#if defined(__linux__)
+#if defined(__cplusplus)
+extern int sched_getcpu(void) noexcept;
+#else
+extern int sched_getcpu(void);
+#endif
+#endif
+
+/* Measured clock cost above which opening a ring warns (a vDSO read is tens
+ * of ns; a syscall fallback several hundred). */
+#define LATREC_CLOCK_SLOW_NS 100u
+
+/* Default per-thread ring size, and the bounds of the sizing variables. */
+#define LATREC_ENTRIES_LOG2_DEFAULT 18u
+#define LATREC_ENTRIES_LOG2_MIN     12u
+#define LATREC_ENTRIES_LOG2_MAX     28u
+
+/* One ring, written by one thread at a time. */
+typedef struct {
+    latrec_rec *recs;    /* the record slots, after the header            */
+    uint64_t    idx;     /* records written so far (next write index)      */
+    uint64_t    mask;    /* entries - 1                                    */
+    void       *map;     /* the whole mapping; the header is at its start  */
+    size_t      map_len; /* bytes mapped: 4096 + entries * 32              */
+    int         enabled; /* 1 while open                                   */
+    uint32_t    cpu;     /* cpu id cached at open (fallback for stamps)    */
+    uint64_t    ctx_seq; /* see latrec_ctx_set()                           */
+} latrec_t;
+
+/* CLOCK_MONOTONIC now, ns. */
+static inline uint64_t latrec_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_REALTIME now, ns. */
+static inline uint64_t latrec_real_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Re-read the cpu id cached in the ring (used by stamps only where neither
+ * rseq nor a cheap sched_getcpu is available). Off the hot path. */
+static inline void latrec_refresh_cpu(latrec_t *r)
+{
+#if defined(__linux__)
+    const int cpu = sched_getcpu();
+    if (cpu >= 0) r->cpu = (uint32_t)cpu;
+#else
+    (void)r;
+#endif
+}
+
+/* The cpu the calling thread runs on, for a stamp into r. */
+static inline uint64_t latrec_cpu_(const latrec_t *r)
+{
+#if LATREC_HAVE_RSEQ_CPU
+    const volatile struct rseq *rs = (const volatile struct rseq *)
+        ((const char *)__builtin_thread_pointer() + __rseq_offset);
+    const int32_t cpu = (int32_t)rs->cpu_id;
+    if (LATREC_LIKELY(cpu >= 0)) return (uint64_t)cpu;
+    (void)r;
+    return (uint64_t)(unsigned)sched_getcpu();
+#else
+    return (uint64_t)r->cpu;
+#endif
+}
+
+/* Store one record with a timestamp taken earlier (t_ns from latrec_now_ns()
+ * or latrec_tnow(); 0 means "now"). Use it when the instant that matters was
+ * read before a handoff: stamping afterwards could order the producer's
+ * record after the consumer's. seq keeps its low 48 bits, the cpu id its low
+ * 8. t_ns is stored last with release ordering. Each time the write index
+ * reaches a multiple of the capacity, the header's rec_count is refreshed
+ * (see the loss rule in <latrec/format.h>). No-op on a closed ring. */
+static inline void latrec_stamp_at(latrec_t *r, uint64_t seq, uint8_t stage,
+                                   uint64_t aux, uint64_t aux2, uint64_t t_ns)
+{
+    if (LATREC_UNLIKELY(!r->enabled)) return;
+    const uint64_t i   = r->idx;
+    latrec_rec    *rec = &r->recs[i & r->mask];
+    rec->sc   = (seq & LATREC_SEQ_MASK) | ((latrec_cpu_(r) & 0xFFull) << 48) |
+                ((uint64_t)stage << 56);
+    rec->aux  = aux;
+    rec->aux2 = aux2;
+    LATREC_STORE_RELEASE(&rec->t_ns, t_ns ? t_ns : latrec_now_ns());
+    LATREC_STORE_RELAXED(&r->idx, i + 1);
+    if (LATREC_UNLIKELY(((i + 1) & r->mask) == 0))
+        LATREC_STORE_RELAXED(&((latrec_hdr *)r->map)->rec_count, i + 1);
+    LATREC_PREFETCH_W(&r->recs[(i + 1) & r->mask]);
+}
+
+/* Store one record stamped now. Same rules as latrec_stamp_at(); the clock is
+ * read only when the ring is open. */
+static inline void latrec_stamp(latrec_t *r, uint64_t seq, uint8_t stage,
+                                uint64_t aux, uint64_t aux2)
+{
+    if (LATREC_UNLIKELY(!r->enabled)) return;
+    latrec_stamp_at(r, seq, stage, aux, aux2, latrec_now_ns());
+}
+
+#ifdef LATREC_ENABLE
+
+/* Open a ring as <dir>/<name>.latrec with 2^entries_log2 records (1..30).
+ * dir NULL or empty: the output directory order above. name is "<role>.<tid>"
+ * by convention; at most 63 bytes, no '/'. The header's v3 fields are filled
+ * (pid, tid of the caller, host, boot id, catalog from
+ * latrec_set_catalog()); clock_ns_per_call is the mean of 1000 clock reads at
+ * open. The whole mapping is faulted in before this returns (tens of ms for
+ * large rings). Returns 1 on success; -1 on error, with one line on stderr
+ * naming the file and the reason, and r left closed (stamps do nothing). */
+int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entries_log2);
+
+/* latrec_open_in(r, NULL, name, entries_log2). */
+int latrec_open(latrec_t *r, const char *name, unsigned entries_log2);
+
+/* Refresh rec_count (exact) and the t1 clock pair in the header. */
+void latrec_heartbeat(latrec_t *r);
+
+/* Heartbeat, mark the ring cleanly closed, unmap. The file stays. */
+void latrec_close(latrec_t *r);
+
+/* Stage catalog name written into rings opened from now on (v3 header field,
+ * at most 31 bytes). NULL or empty restores "e3". */
+void latrec_set_catalog(const char *name);
+
+/* ---- per-thread rings ---------------------------------------------------- */
+
+/* Ring of the calling thread. Never NULL: a closed ring until the thread
+ * calls latrec_tls_open*(), so a stamp before that costs one predictable
+ * branch and stores nothing. */
+extern __thread latrec_t *latrec_tls __attribute__((tls_model("initial-exec")));
+
+/* Directory the per-thread rings are written to, for the whole process. Call
+ * before the first latrec_tls_open*(); rings already open are unaffected.
+ * NULL or empty returns to LATREC_OUTPUT_DIR / LATREC_DEFAULT_DIR. This
+ * chooses where, never whether. */
+void latrec_set_output_dir(const char *dir);
+
+/* Open the calling thread's ring as <role>.<tid> (role NULL or empty: the
+ * program name), sized by the LATREC_ENTRIES_LOG2* variables. Idempotent: a
+ * thread that already has a ring gets it back. Returns the ring, or NULL when
+ * it could not be opened (said once on stderr; the thread then stamps into
+ * nothing and later calls do not retry). The ring is flushed (rec_count, t1
+ * pair, clean-close flag) when the thread exits and at process exit, for
+ * every thread, with no cap on their number. A forked child starts with no
+ * ring on its thread and opens its own. */
+latrec_t *latrec_tls_open_as(const char *role);
+latrec_t *latrec_tls_open(void);
+
+/* Next value of the process-wide sequence counter: 1, 2, 3, ... */
+uint64_t latrec_seq_next(void);
+
+/* Stamp into the calling thread's ring. */
+static inline void latrec_tstamp(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2)
+{
+    latrec_stamp(latrec_tls, seq, stage, aux, aux2);
+}
+
+/* Stamp into the calling thread's ring with a timestamp taken earlier by
+ * latrec_tnow() (0 means now). */
+static inline void latrec_tstamp_at(uint64_t seq, uint8_t stage, uint64_t aux,
+                                    uint64_t aux2, uint64_t t_ns)
+{
+    latrec_stamp_at(latrec_tls, seq, stage, aux, aux2, t_ns);
+}
+
+/* A timestamp for a later latrec_tstamp_at(), ns CLOCK_MONOTONIC. Compiled
+ * out (returns 0, reads no clock) without LATREC_ENABLE. */
+static inline uint64_t latrec_tnow(void) { return latrec_now_ns(); }
+
+/* Publish the seq of the message this thread is carrying, for code whose
+ * signature cannot receive it (a producer before an emit whose EMIT_ENTER.aux
+ * joins its leg to the outbound leg; a handler called synchronously). Sticky
+ * until overwritten; a thread with no ring keeps nothing and latrec_ctx()
+ * reads 0 there. */
+static inline void latrec_ctx_set(uint64_t seq)
+{
+    latrec_t *r = latrec_tls;
+    if (r->enabled) r->ctx_seq = seq;
+}
+static inline uint64_t latrec_ctx(void) { return latrec_tls->ctx_seq; }
+
+#else /* !LATREC_ENABLE: true no-op stubs, no link dependency */
+
+static inline int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned l)
+{
+    (void)dir; (void)name; (void)l;
+    r->enabled = 0;
+    return 0;
+}
+static inline int latrec_open(latrec_t *r, const char *name, unsigned l)
+{
+    (void)name; (void)l;
+    r->enabled = 0;
+    return 0;
+}
+static inline void latrec_heartbeat(latrec_t *r) { (void)r; }
+static inline void latrec_close(latrec_t *r) { (void)r; }
+static inline void latrec_set_catalog(const char *name) { (void)name; }
+static inline void latrec_set_output_dir(const char *dir) { (void)dir; }
+static inline latrec_t *latrec_tls_open_as(const char *role) { (void)role; return (latrec_t *)0; }
+static inline latrec_t *latrec_tls_open(void) { return (latrec_t *)0; }
+static inline uint64_t latrec_seq_next(void) { return 0; }
+static inline void latrec_tstamp(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2)
+{
+    (void)seq; (void)stage; (void)aux; (void)aux2;
+}
+static inline void latrec_tstamp_at(uint64_t seq, uint8_t stage, uint64_t aux,
+                                    uint64_t aux2, uint64_t t_ns)
+{
+    (void)seq; (void)stage; (void)aux; (void)aux2; (void)t_ns;
+}
+static inline uint64_t latrec_tnow(void) { return 0; }
+static inline void latrec_ctx_set(uint64_t seq) { (void)seq; }
+static inline uint64_t latrec_ctx(void) { return 0; }
+
+#endif /* LATREC_ENABLE */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LATREC_LATREC_H */
