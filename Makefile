@@ -1,0 +1,65 @@
+# latrec - thin wrapper over the CMake build.
+#   make deps     install the Debian build dependencies when missing
+#   make          build (build/)
+#   make check    deps + build + every test (ctest: unit, cli, install)
+#   make run      record the bundled E3 loop and print its report
+#   make bench    the benchmarks (figures on stdout)
+#   make fuzz     build the reader fuzzer with clang and run it for FUZZ_SECONDS
+#   make install  PREFIX=/usr/local DESTDIR=
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CMAKE_ARGS ?=
+FUZZ_SECONDS ?= 60
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+
+DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
+               libcmocka-dev bats libsmartcols-dev libjansson-dev \
+               libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
+               linux-libc-dev rt-tests libbpf-tools util-linux
+
+.PHONY: all deps configure build check run bench fuzz install clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing: $$missing"; \
+	    if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j$(JOBS)
+
+check: deps build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+run: deps build
+	$(BUILD)/src/cli/latrec record -q -o $(BUILD)/demo.data -f -- \
+	    $(BUILD)/tests/workloads/e3loop --duration 3
+	$(BUILD)/src/cli/latrec report $(BUILD)/demo.data
+
+bench: deps build
+	cmake --build $(BUILD) --target bench
+
+fuzz: deps
+	CC=clang cmake -S . -B $(BUILD)-fuzz -DLATREC_FUZZ=ON $(CMAKE_ARGS)
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target fuzz_ring
+	$(BUILD)-fuzz/tests/fuzz/fuzz_ring -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 $(BUILD)-fuzz/fuzz-corpus tests/fuzz/corpus
+
+install: build
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-fuzz
