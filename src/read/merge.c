@@ -1,0 +1,153 @@
+/*
+ * merge.c - k-way time-ordered merge over rings (binary min-heap).
+ */
+#include "read/merge.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct latrec_merge_src {
+    latrec_cursor  cur;
+    latrec_rec     head; /* the ring's next record, not yet emitted */
+    uint64_t       key;  /* head's merge key */
+    uint64_t       pos;  /* head's write-order position */
+    latrec_wallmap wall;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Strict order on heap entries: (key, ring index). Positions of one ring
+ * never meet in the heap (one head per ring), so the ring index settles
+ * every tie. */
+static inline int before(const latrec_merge *m, uint32_t a, uint32_t b)
+{
+    const struct latrec_merge_src *sa = &m->src[a], *sb = &m->src[b];
+    if (sa->key != sb->key)
+        return sa->key < sb->key;
+    return a < b;
+}
+
+static void sift_down(latrec_merge *m, size_t i)
+{
+    uint32_t *h = m->heap;
+    size_t n = m->heap_len;
+    uint32_t x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(m, h[c + 1], h[c]))
+            c++;
+        if (!before(m, h[c], x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* Load ring i's next record as its head; 0 when the ring is exhausted. */
+static inline int advance(latrec_merge *m, uint32_t i)
+{
+    struct latrec_merge_src *s = &m->src[i];
+    if (!latrec_ring_next(&m->rings[i], &s->cur, &s->head))
+        return 0;
+    s->pos = s->cur.pos - 1;
+    s->key = (m->flags & LATREC_MERGE_WALL)
+                 ? latrec_wallmap_apply(&s->wall, s->head.t_ns)
+                 : s->head.t_ns;
+    return 1;
+}
+
+int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
+                      unsigned flags, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    if (err && errlen)
+        err[0] = '\0';
+    if (n > UINT32_MAX)
+        return fail(err, errlen, "too many rings");
+    m->rings = rings;
+    m->n = n;
+    m->flags = flags;
+    if (n == 0)
+        return 0;
+
+    if (!(flags & (LATREC_MERGE_WALL | LATREC_MERGE_ALLOW_MIXED_BOOTS))) {
+        /* Compare every known boot id with the first known one. */
+        size_t ref = n;
+        for (size_t i = 0; i < n; i++) {
+            if (rings[i].status != LATREC_RING_OK || !latrec_ring_boot_known(&rings[i]))
+                continue;
+            if (ref == n)
+                ref = i;
+            else if (latrec_ring_boot_differs(&rings[ref], &rings[i]))
+                return fail(err, errlen,
+                            "%s and %s come from different boots: merge on "
+                            "the wall clock",
+                            rings[ref].path, rings[i].path);
+        }
+    }
+
+    m->src = calloc(n, sizeof *m->src);
+    m->heap = calloc(n, sizeof *m->heap);
+    if (!m->src || !m->heap) {
+        latrec_merge_free(m);
+        return fail(err, errlen, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (rings[i].status != LATREC_RING_OK)
+            continue;
+        if (flags & LATREC_MERGE_WALL) {
+            char why[LATREC_REASON_LEN];
+            if (latrec_wallmap_init(&m->src[i].wall, &rings[i], why, sizeof why) != 0) {
+                latrec_merge_free(m);
+                return fail(err, errlen, "%s: %s", rings[i].path, why);
+            }
+        }
+        latrec_ring_cursor_init(&m->src[i].cur);
+        if (advance(m, (uint32_t)i))
+            m->heap[m->heap_len++] = (uint32_t)i;
+    }
+    for (size_t i = m->heap_len / 2; i-- > 0;)
+        sift_down(m, i);
+    return 0;
+}
+
+int latrec_merge_next(latrec_merge *m, latrec_merged *out)
+{
+    if (m->heap_len == 0)
+        return 0;
+    uint32_t i = m->heap[0];
+    struct latrec_merge_src *s = &m->src[i];
+    out->t_ns = s->key;
+    out->ring = i;
+    out->pos = s->pos;
+    out->rec = s->head;
+    if (!advance(m, i))
+        m->heap[0] = m->heap[--m->heap_len];
+    if (m->heap_len > 1)
+        sift_down(m, 0);
+    return 1;
+}
+
+void latrec_merge_free(latrec_merge *m)
+{
+    free(m->src);
+    free(m->heap);
+    memset(m, 0, sizeof *m);
+}

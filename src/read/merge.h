@@ -1,0 +1,75 @@
+/*
+ * read/merge.h - streaming k-way merge of many rings by time.
+ *
+ * Every ok ring is read in its own write order (latrec_ring_next()); the
+ * merge repeatedly emits the smallest head among the rings, keyed by
+ * (time, ring index, write-order position), so equal times come out in ring
+ * index order and the output is the same on every run. A ring's own write
+ * order is kept even where stamp_at left a small local inversion. Memory is
+ * O(number of rings), allocated once at init; latrec_merge_next() never
+ * allocates.
+ */
+#ifndef LATREC_READ_MERGE_H
+#define LATREC_READ_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "read/ring.h"
+#include "read/wallclock.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    /* Key on CLOCK_REALTIME: each ring's stamps mapped by its own
+     * latrec_wallmap (see wallclock.h). Needed to join hosts or boots. */
+    LATREC_MERGE_WALL = 1u << 0,
+    /* On the monotonic clock, merge even when rings carry different v3
+     * boot ids (normally refused: their stamps are not comparable). */
+    LATREC_MERGE_ALLOW_MIXED_BOOTS = 1u << 1,
+};
+
+/* One merged record. */
+typedef struct latrec_merged {
+    uint64_t   t_ns; /* the merge key: rec.t_ns, or its wall-clock ns with
+                        LATREC_MERGE_WALL */
+    uint32_t   ring; /* index into the rings array given to init */
+    uint64_t   pos;  /* write-order position within that ring (0 = oldest) */
+    latrec_rec rec;  /* the record as stored (rec.t_ns stays monotonic) */
+} latrec_merged;
+
+struct latrec_merge_src; /* per ring: cursor, head record, wall map */
+
+typedef struct latrec_merge {
+    const latrec_ring       *rings;
+    size_t                   n;
+    unsigned                 flags;
+    struct latrec_merge_src *src;  /* n entries */
+    uint32_t                *heap; /* ring indexes, min-heap on the key */
+    size_t                   heap_len;
+} latrec_merge;
+
+/* Prepare a merge over rings[0..n) (rejected rings are skipped; the array
+ * must outlive the merge; n < 2^32). flags: LATREC_MERGE_*. Returns 0, or
+ * -1 with one line in err (err may be NULL):
+ *   "<ring path>: no t0_real_ns: cannot map to wall clock"  (WALL)
+ *   "<a> and <b> come from different boots: merge on the wall clock"
+ *                                                  (monotonic, mixed boots)
+ *   "out of memory" / "too many rings"
+ * latrec_merge_free() is safe after either result. */
+int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
+                      unsigned flags, char *err, size_t errlen);
+
+/* Next record in merged time order into *out: 1, or 0 when every ring is
+ * exhausted. No allocation, O(log n) per record. */
+int latrec_merge_next(latrec_merge *m, latrec_merged *out);
+
+/* Free what init allocated; *m is left zeroed. */
+void latrec_merge_free(latrec_merge *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LATREC_READ_MERGE_H */

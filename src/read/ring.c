@@ -1,0 +1,445 @@
+/*
+ * ring.c - open, validate and derive one ALR1 ring (rules in ring.h).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "read/ring.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Header byte offsets, from the contract (format.h documents the same). */
+#define OFF_MAGIC      0
+#define OFF_VERSION    4
+#define OFF_ENTRIES    8
+#define OFF_REC_COUNT  16
+#define OFF_T0_MONO    24
+#define OFF_T0_REAL    32
+#define OFF_NAME       40
+#define OFF_REC_SIZE   104
+#define OFF_CLOCK_COST 108
+#define OFF_T1_MONO    112
+#define OFF_T1_REAL    120
+#define OFF_PID        128
+#define OFF_TID        132
+#define OFF_FLAGS      136
+#define OFF_CLOCK_ID   140
+#define OFF_BOOT_ID    144
+#define OFF_HOST       160
+#define OFF_CATALOG    224
+
+static uint32_t get_u32(const unsigned char *b, size_t off)
+{
+    uint32_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *b, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+static int reject(latrec_ring *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int reject(latrec_ring *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, sizeof r->error, fmt, ap);
+    va_end(ap);
+    r->status = LATREC_RING_REJECTED;
+    return -1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* Copy a fixed-width NUL-padded field, always terminating dst (dst has
+ * room for len + 1 bytes). */
+static void copy_str(char *dst, const unsigned char *src, size_t len)
+{
+    size_t n = strnlen((const char *)src, len);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Fresh struct holding an owned copy of path. -1 on allocation failure
+ * (the ring is then rejected with "out of memory"). */
+static int ring_init(latrec_ring *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    r->path = strdup(path ? path : "");
+    if (!r->path) {
+        r->basename = "";
+        return reject(r, "out of memory");
+    }
+    const char *slash = strrchr(r->path, '/');
+    r->basename = slash ? slash + 1 : r->path;
+    return 0;
+}
+
+static int read_full(int fd, unsigned char *buf, size_t len)
+{
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0) {
+            errno = EIO;
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+/* Validate the header copy `h` of a file of `size` bytes and fill the
+ * header fields of r. 0 when it describes a ring, -1 (rejected) otherwise. */
+static int parse_header(latrec_ring *r, const unsigned char *h, uint64_t size)
+{
+    r->magic = get_u32(h, OFF_MAGIC);
+    if (r->magic == LATREC_MAGIC_SWAPPED)
+        return reject(r, "byte-swapped ring (written on an opposite-endian host)");
+    if (r->magic != LATREC_MAGIC)
+        return reject(r, "bad magic 0x%08X (not a latrec ring)", (unsigned)r->magic);
+
+    r->version = get_u32(h, OFF_VERSION);
+    if (r->version < 1 || r->version > 3)
+        return reject(r, "unsupported version %u", (unsigned)r->version);
+
+    r->entries = get_u64(h, OFF_ENTRIES);
+    if (r->entries == 0)
+        return reject(r, "entries is zero");
+    if (r->entries & (r->entries - 1))
+        return reject(r, "entries %llu is not a power of two",
+                      (unsigned long long)r->entries);
+    if (r->entries > LATREC_MAX_ENTRIES)
+        return reject(r, "absurd entries %llu (more than 2^32)",
+                      (unsigned long long)r->entries);
+
+    r->rec_size = get_u32(h, OFF_REC_SIZE);
+    if (r->version == 1) {
+        if (r->rec_size == 0)
+            r->rec_size = LATREC_REC_SIZE;
+    }
+    if (r->rec_size != LATREC_REC_SIZE)
+        return reject(r, "rec_size %u, expected %u", (unsigned)r->rec_size,
+                      (unsigned)LATREC_REC_SIZE);
+
+    if (memchr(h + OFF_NAME, '\0', LATREC_NAME_LEN) == NULL)
+        return reject(r, "name is not NUL-terminated (%d bytes)", LATREC_NAME_LEN);
+    copy_str(r->name, h + OFF_NAME, LATREC_NAME_LEN);
+
+    uint64_t need = (uint64_t)LATREC_HDR_LEN + r->entries * LATREC_REC_SIZE;
+    if (size < need)
+        return reject(r, "truncated: header says %llu entries (%llu bytes) but "
+                         "the file has %llu bytes",
+                      (unsigned long long)r->entries, (unsigned long long)need,
+                      (unsigned long long)size);
+
+    r->rec_count = get_u64(h, OFF_REC_COUNT);
+    r->t0_mono_ns = get_u64(h, OFF_T0_MONO);
+    r->t0_real_ns = get_u64(h, OFF_T0_REAL);
+    if (r->version >= 2) {
+        r->clock_ns_per_call = get_u32(h, OFF_CLOCK_COST);
+        r->t1_mono_ns = get_u64(h, OFF_T1_MONO);
+        r->t1_real_ns = get_u64(h, OFF_T1_REAL);
+    }
+    if (r->version >= 3) {
+        r->pid = get_u32(h, OFF_PID);
+        r->tid = get_u32(h, OFF_TID);
+        r->flags = get_u32(h, OFF_FLAGS);
+        r->clock_id = get_u32(h, OFF_CLOCK_ID);
+        memcpy(r->boot_id, h + OFF_BOOT_ID, sizeof r->boot_id);
+        copy_str(r->host, h + OFF_HOST, LATREC_HOST_LEN);
+        copy_str(r->catalog, h + OFF_CATALOG, LATREC_CATALOG_LEN);
+    }
+    return 0;
+}
+
+static void warn(latrec_ring *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(latrec_ring *r, const char *fmt, ...)
+{
+    if (r->warning[0])
+        return; /* keep the first remark */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->warning, sizeof r->warning, fmt, ap);
+    va_end(ap);
+}
+
+/* Descents with drop > tol, skipping slot `skip` (the wrap candidate, or
+ * UINT64_MAX for none). Slot order over valid records. */
+static uint64_t count_large_descents(const latrec_ring *r, uint64_t tol,
+                                     uint64_t skip)
+{
+    uint64_t n = 0, prev = 0, prev_slot = 0;
+    int have = 0;
+    for (uint64_t i = 0; i < r->entries; i++) {
+        uint64_t t = __atomic_load_n(&r->recs[i].t_ns, __ATOMIC_ACQUIRE);
+        if (t == 0)
+            continue;
+        if (have && t < prev && prev_slot != skip && prev - t > tol)
+            n++;
+        prev = t;
+        prev_slot = i;
+        have = 1;
+    }
+    return n;
+}
+
+/* The smallest n >= base with (n - 1) mod entries == newest. */
+static uint64_t next_congruent(uint64_t base, uint64_t newest, uint64_t mask)
+{
+    uint64_t want = (newest + 1) & mask;
+    return base + ((want - base) & mask);
+}
+
+/* One pass over the slots: counts, extremes, descents; then wrap and loss
+ * as ring.h describes. */
+static void derive(latrec_ring *r)
+{
+    const latrec_rec *recs = r->recs;
+    uint64_t entries = r->entries;
+    uint64_t valid = 0, descents = 0;
+    uint64_t first_slot = 0, last_slot = 0;
+    uint64_t prev = 0, prev_slot = 0;
+    uint64_t max_drop = 0, max_drop_slot = 0;
+    uint64_t min_t = UINT64_MAX, max_t = 0;
+    uint64_t min_seq = UINT64_MAX, max_seq = 0;
+
+    for (uint64_t i = 0; i < entries; i++) {
+        uint64_t t = __atomic_load_n(&recs[i].t_ns, __ATOMIC_ACQUIRE);
+        if (t == 0)
+            continue;
+        uint64_t sc = recs[i].sc;
+        if (valid == 0) {
+            first_slot = i;
+        } else if (t < prev) {
+            descents++;
+            if (prev - t > max_drop) {
+                max_drop = prev - t;
+                max_drop_slot = prev_slot;
+            }
+        }
+        valid++;
+        last_slot = i;
+        prev = t;
+        prev_slot = i;
+        if (t < min_t)
+            min_t = t;
+        if (t > max_t)
+            max_t = t;
+        uint64_t seq = latrec_rec_seq(sc);
+        if (seq < min_seq)
+            min_seq = seq;
+        if (seq > max_seq)
+            max_seq = seq;
+        r->stage_counts[latrec_rec_stage(sc)]++;
+    }
+
+    r->valid = valid;
+    r->descents = descents;
+    if (valid == 0) {
+        r->written = r->rec_count;
+        r->lost = r->rec_count > entries ? r->rec_count - entries : 0;
+        return;
+    }
+    r->min_t_ns = min_t;
+    r->max_t_ns = max_t;
+    r->min_seq = min_seq;
+    r->max_seq = max_seq;
+
+    uint64_t span = max_t - min_t;
+    uint64_t tol = span / 100 > LATREC_INVERSION_MIN_NS ? span / 100
+                                                        : LATREC_INVERSION_MIN_NS;
+    int full = valid == entries;
+    int candidate = full && descents > 0 && max_drop >= span - span / 2;
+    uint64_t significant;
+    if (descents == 0)
+        significant = 0;
+    else if (candidate)
+        significant = 1 + (descents > 1
+                               ? count_large_descents(r, tol, max_drop_slot)
+                               : 0);
+    else
+        significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
+                                   : (max_drop > tol);
+    r->significant_descents = significant;
+
+    if (significant >= 2) {
+        r->multi_writer = 1;
+        warn(r, "not a single-writer ring (%llu descents)",
+             (unsigned long long)significant);
+    }
+
+    if (!full) {
+        /* Never wrapped: slot order is write order. */
+        r->start_slot = first_slot;
+        r->newest_slot = last_slot;
+        r->iter_len = last_slot - first_slot + 1;
+        r->written = last_slot + 1;
+        r->lost = 0;
+        if (r->rec_count > r->written)
+            warn(r, "rec_count %llu but the ring holds %llu records and never wrapped",
+                 (unsigned long long)r->rec_count, (unsigned long long)r->written);
+    } else if (r->multi_writer) {
+        r->start_slot = 0;
+        r->newest_slot = entries - 1;
+        r->iter_len = entries;
+        r->written = r->rec_count > valid ? r->rec_count : valid;
+        r->lost = r->rec_count > entries ? r->rec_count - entries : 0;
+        r->lost_lower_bound = r->rec_count < entries;
+    } else {
+        if (candidate) {
+            r->wrapped = 1;
+            r->newest_slot = max_drop_slot;
+            r->start_slot = (max_drop_slot + 1) & r->mask;
+        } else {
+            r->wrapped = r->rec_count > entries;
+            r->newest_slot = entries - 1;
+            r->start_slot = 0;
+        }
+        r->iter_len = entries;
+        uint64_t base = r->rec_count > entries ? r->rec_count : entries;
+        r->written = next_congruent(base, r->newest_slot, r->mask);
+        r->lost = r->written - entries;
+        r->lost_lower_bound = r->rec_count < entries;
+    }
+
+    const latrec_rec *first = &recs[r->start_slot];
+    const latrec_rec *last = &recs[r->newest_slot];
+    r->first_rec = (latrec_rec){first->sc, first->t_ns, first->aux, first->aux2};
+    r->last_rec = (latrec_rec){last->sc, last->t_ns, last->aux, last->aux2};
+    r->first_t_ns = r->first_rec.t_ns;
+    r->last_t_ns = r->last_rec.t_ns;
+}
+
+/* Validate and map an open fd (not closed here). */
+static int open_on_fd(latrec_ring *r, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return reject(r, "%s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return reject(r, "not a regular file");
+    r->file_size = (uint64_t)st.st_size;
+    if (r->file_size < LATREC_HDR_LEN)
+        return reject(r, "shorter than a header: %llu bytes",
+                      (unsigned long long)r->file_size);
+
+    unsigned char h[LATREC_HDR_LEN];
+    if (read_full(fd, h, sizeof h) != 0)
+        return reject(r, "read: %s", strerror(errno));
+    if (parse_header(r, h, r->file_size) != 0)
+        return -1;
+
+    size_t len = (size_t)(LATREC_HDR_LEN + r->entries * LATREC_REC_SIZE);
+    void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return reject(r, "mmap: %s", strerror(errno));
+    r->map = map;
+    r->map_len = len;
+    r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
+    r->mask = r->entries - 1;
+    derive(r);
+    r->status = LATREC_RING_OK;
+    return 0;
+}
+
+/* Undo a partial open of a rejected ring: keep path and reason only. */
+static int finish(latrec_ring *r, int rc)
+{
+    if (rc == 0)
+        return 0;
+    if (r->map)
+        munmap(r->map, r->map_len);
+    char *path = r->path;
+    char error[LATREC_REASON_LEN];
+    memcpy(error, r->error, sizeof error);
+    uint64_t size = r->file_size;
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    r->basename = slash ? slash + 1 : (path ? path : "");
+    r->file_size = size;
+    memcpy(r->error, error, sizeof error);
+    r->status = LATREC_RING_REJECTED;
+    return -1;
+}
+
+int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
+                       const char *path)
+{
+    if (ring_init(r, path ? path : name) != 0)
+        return -1;
+    if (ends_with(name, ".part") || ends_with(r->path, ".part"))
+        return finish(r, reject(r, "partial ring (.part): not opened"));
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno == ELOOP)
+            return finish(r, reject(r, "symbolic link: not followed"));
+        return finish(r, reject(r, "%s", strerror(errno)));
+    }
+    int rc = open_on_fd(r, fd);
+    close(fd);
+    return finish(r, rc);
+}
+
+int latrec_ring_open(latrec_ring *r, const char *path)
+{
+    return latrec_ring_openat(r, AT_FDCWD, path, path);
+}
+
+int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
+{
+    if (ring_init(r, path) != 0)
+        return -1;
+    if (ends_with(r->path, ".part"))
+        return finish(r, reject(r, "partial ring (.part): not opened"));
+    return finish(r, open_on_fd(r, fd));
+}
+
+void latrec_ring_close(latrec_ring *r)
+{
+    if (r->map)
+        munmap(r->map, r->map_len);
+    free(r->path);
+    memset(r, 0, sizeof *r);
+}
+
+int latrec_ring_boot_known(const latrec_ring *r)
+{
+    for (size_t i = 0; i < sizeof r->boot_id; i++)
+        if (r->boot_id[i])
+            return 1;
+    return 0;
+}
+
+int latrec_ring_boot_differs(const latrec_ring *a, const latrec_ring *b)
+{
+    if (!latrec_ring_boot_known(a) || !latrec_ring_boot_known(b))
+        return 0;
+    return memcmp(a->boot_id, b->boot_id, sizeof a->boot_id) != 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * read/ring.h - one ALR1 ring file: open, validate, derive, iterate.
+ *
+ * A ring is mapped read-only and MAP_SHARED, so a ring that a live writer is
+ * still filling can be read. The header is copied once at open (a live
+ * writer rewrites rec_count and the t1 pair); the records are read straight
+ * from the mapping. All times are CLOCK_MONOTONIC nanoseconds unless a name
+ * says otherwise. The on-disk contract is latrec-format(5) and
+ * include/latrec/format.h.
+ *
+ * Header validation (a failure rejects the file: status
+ * LATREC_RING_REJECTED, `error` holds one line without the path, and the
+ * caller prints "latrec: <path>: <error>"). Checked in this order:
+ *   path ends in ".part"      "partial ring (.part): not opened"
+ *   a symlink                 "symbolic link: not followed"
+ *   not a regular file        "not a regular file"
+ *   size < 4096               "shorter than a header: 100 bytes"
+ *   magic byte-swapped        "byte-swapped ring (written on an opposite-endian host)"
+ *   other magic               "bad magic 0x31524C42 (not a latrec ring)"
+ *   version not 1..3          "unsupported version 7"
+ *   entries == 0              "entries is zero"
+ *   entries not a power of 2  "entries 100 is not a power of two"
+ *   entries > 2^32            "absurd entries 8589934592 (more than 2^32)"
+ *   rec_size                  "rec_size 64, expected 32". Version 1 has no
+ *                             rec_size field (its bytes are pad): 0 or 32 is
+ *                             accepted there. Version 2 and 3 writers always
+ *                             store 32, so there 0 is an error like any other
+ *                             value.
+ *   name without a NUL        "name is not NUL-terminated (64 bytes)"
+ *   file too short for the records
+ *                             "truncated: header says 4096 entries (135168
+ *                             bytes) but the file has 4330 bytes". A longer
+ *                             file is accepted; the extra bytes are ignored.
+ * The v3 host and catalog strings are copied up to their field length and
+ * always NUL-terminated here; they are never a reason to reject.
+ *
+ * Derivation (done once at open, one pass over the slots):
+ *   valid      records with t_ns != 0.
+ *   full       valid == entries. A ring that is not full never wrapped,
+ *              whatever its timestamps do: its slot order is its write order.
+ *   descents   every i (over valid records in slot order) with
+ *              t[i+1] < t[i]; its drop is t[i] - t[i+1].
+ *   span       max t_ns - min t_ns over the valid records.
+ *   tol        max(LATREC_INVERSION_MIN_NS = 1 ms, span / 100): a drop up to
+ *              tol is a local inversion (stamp_at stores a time taken
+ *              earlier; a few us is normal) and never a wrap point.
+ * Wrap recovery, full ring only:
+ *   The wrap candidate is the descent with the largest drop (the first one
+ *   on a tie). At the real wrap point the ring's newest record is followed
+ *   by its oldest, so that drop is about the whole span; the candidate
+ *   counts only if drop >= span / 2 (it need not exceed tol: a ring filled
+ *   in less than 2 ms still wraps). The significant descents are the
+ *   candidate (if it counts) plus every other descent with drop > tol.
+ *   - exactly one significant descent and it is the candidate: wrapped;
+ *     start_slot is the slot after it, newest_slot the slot of it.
+ *   - two or more significant descents: not a single-writer ring (or torn):
+ *     multi_writer = 1, warning "not a single-writer ring (N descents)",
+ *     slot order kept, wrapped = 0.
+ *   - otherwise no wrap shows in the timestamps: start_slot 0, newest_slot
+ *     entries - 1, and wrapped = (rec_count > entries) (the writer wrapped
+ *     exactly at the slot-0 boundary).
+ * A ring that is not full gets the same multi-writer check (two or more
+ * descents with drop > tol); it is never wrapped either way.
+ *
+ * Loss. The writer stores rec_count exactly at heartbeat, close and exit,
+ * and on the stamp path each time the write index reaches a multiple of
+ * entries, so the exact number written is
+ *   written = the smallest n >= max(rec_count, valid) with
+ *             (n - 1) mod entries == newest_slot
+ *   lost    = written - entries (0 when written <= entries)
+ * For a ring that is not full, written = newest_slot + 1 and lost = 0
+ * exactly (if rec_count says more, a warning says so). For a full ring with
+ * rec_count < entries (a killed libE3 writer leaves 0; an old writer's stale
+ * heartbeat), `written` is only a lower bound: lost_lower_bound = 1 and the
+ * true count is `written` plus a multiple of entries. v1/v2 writers that do
+ * not refresh rec_count on the stamp path can also leave a stale rec_count
+ * >= entries; that cannot be told from the file. A multi-writer ring gets
+ * written = max(rec_count, valid), lost = max(0, rec_count - entries), and
+ * lost_lower_bound = (rec_count < entries).
+ *
+ * Iteration (write order): latrec_ring_next() below. It acquire-loads t_ns
+ * first, skips a zero, then copies sc, aux, aux2: one plain pass, no
+ * allocation, no indirect call.
+ */
+#ifndef LATREC_READ_RING_H
+#define LATREC_READ_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latrec/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "latrec reads little-endian rings on little-endian hosts only"
+#endif
+
+#define LATREC_REASON_LEN      160
+#define LATREC_INVERSION_MIN_NS 1000000ull /* floor of the inversion tolerance */
+#define LATREC_MAX_ENTRIES     (1ull << 32)
+
+enum latrec_ring_status {
+    LATREC_RING_OK = 0,       /* a ring: header valid, records readable */
+    LATREC_RING_REJECTED = 1, /* not a ring; `error` says why */
+};
+
+typedef struct latrec_ring {
+    /* identity */
+    char       *path;     /* as given to open (owned copy) */
+    const char *basename; /* last path component, points into path */
+    int         status;   /* enum latrec_ring_status */
+    char        error[LATREC_REASON_LEN];   /* why rejected; "" when ok */
+    char        warning[LATREC_REASON_LEN]; /* non-fatal remark; "" if none */
+    int         multi_writer; /* >= 2 significant descents (see above) */
+
+    /* header, all versions (fields a version lacks are zero / empty) */
+    uint32_t magic;
+    uint32_t version;
+    uint64_t entries;
+    uint64_t rec_count;
+    uint64_t t0_mono_ns;
+    uint64_t t0_real_ns;
+    char     name[LATREC_NAME_LEN + 1];
+    uint32_t rec_size;          /* 32 (a v1 ring's 0 reads as 32) */
+    uint32_t clock_ns_per_call; /* ns; 0 = not measured (and in v1) */
+    uint64_t t1_mono_ns;        /* 0 in v1 */
+    uint64_t t1_real_ns;        /* 0 in v1 */
+    /* v3 only; zero / empty in v1 and v2 rings */
+    uint32_t pid;
+    uint32_t tid;
+    uint32_t flags;    /* LATREC_F_* */
+    uint32_t clock_id; /* LATREC_CLOCK_ID_MONOTONIC, 0 = unknown */
+    uint8_t  boot_id[16];
+    char     host[LATREC_HOST_LEN + 1];
+    char     catalog[LATREC_CATALOG_LEN + 1];
+
+    /* derived at open (all zero for a rejected ring) */
+    uint64_t file_size;    /* bytes */
+    uint64_t valid;        /* records with t_ns != 0 */
+    int      wrapped;      /* the writer went round the ring at least once */
+    uint64_t descents;     /* all descents in slot order */
+    uint64_t significant_descents; /* see the rule above */
+    uint64_t start_slot;   /* slot of the oldest record (first in write order) */
+    uint64_t newest_slot;  /* slot of the newest record */
+    uint64_t written;      /* records ever written (exact unless lost_lower_bound) */
+    uint64_t lost;         /* written - entries, or 0 */
+    int      lost_lower_bound; /* written and lost are lower bounds */
+    latrec_rec first_rec;  /* first record in write order (zero if valid == 0) */
+    latrec_rec last_rec;   /* last record in write order (zero if valid == 0) */
+    uint64_t first_t_ns;   /* first_rec.t_ns */
+    uint64_t last_t_ns;    /* last_rec.t_ns */
+    uint64_t min_t_ns;     /* smallest t_ns (0 if valid == 0) */
+    uint64_t max_t_ns;     /* largest t_ns (0 if valid == 0) */
+    uint64_t min_seq;      /* smallest 48-bit seq (0 if valid == 0) */
+    uint64_t max_seq;      /* largest 48-bit seq (0 if valid == 0) */
+    uint64_t stage_counts[256]; /* valid records per stage id */
+
+    /* the mapping; read through latrec_ring_next() */
+    const latrec_rec *recs; /* slot 0; NULL for a rejected ring */
+    uint64_t mask;          /* entries - 1 */
+    uint64_t iter_len;      /* slots to visit from start_slot (write order) */
+    void    *map;
+    size_t   map_len;
+} latrec_ring;
+
+/* A position in one ring's write order. `pos` is the index of the next slot
+ * to visit, counted from start_slot; after latrec_ring_next() returns 1 the
+ * record just returned sits at write-order position pos - 1, slot
+ * (start_slot + pos - 1) & mask. */
+typedef struct latrec_cursor {
+    uint64_t pos;
+} latrec_cursor;
+
+/* Open, validate and derive the ring file at `path` (relative to the current
+ * directory or absolute). The file is opened O_NOFOLLOW: a symlinked ring is
+ * rejected. `r` is caller storage and is fully (re)initialised.
+ * Returns 0 when the ring is ok, -1 when it is rejected (r->status is
+ * LATREC_RING_REJECTED and r->error holds the reason). In both cases the
+ * caller must call latrec_ring_close(r). */
+int latrec_ring_open(latrec_ring *r, const char *path);
+
+/* As latrec_ring_open(), but `name` is resolved relative to the directory
+ * fd `dirfd` (AT_FDCWD allowed); `path` is what r->path records and what
+ * the caller will print (e.g. "run/rings/x.latrec"). Same returns. */
+int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
+                       const char *path);
+
+/* As latrec_ring_open() for an already open file descriptor (e.g. a memfd).
+ * `fd` is not closed and may be closed once this returns; the mapping keeps
+ * the file. `path` is only recorded (it may be any label, not opened; the
+ * ".part" rule still applies to it). Same returns. */
+int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path);
+
+/* Unmap and free what open allocated; r is left zeroed. Safe on a rejected
+ * ring, on a zeroed struct and twice. */
+void latrec_ring_close(latrec_ring *r);
+
+/* 1 when the ring carries a v3 boot id (not all zero), 0 when unknown. */
+int latrec_ring_boot_known(const latrec_ring *r);
+
+/* 1 when both rings carry a known (not all-zero) v3 boot id and the ids
+ * differ: their monotonic stamps must not be merged without wall-clock
+ * mapping. 0 otherwise (same boot, or one of them unknown). */
+int latrec_ring_boot_differs(const latrec_ring *a, const latrec_ring *b);
+
+/* Start a write-order pass over `r`. */
+static inline void latrec_ring_cursor_init(latrec_cursor *c)
+{
+    c->pos = 0;
+}
+
+/* Next valid record of `r` in write order into *out. Returns 1 with *out
+ * filled, 0 at the end (and for a rejected ring). t_ns is acquire-loaded
+ * before sc/aux/aux2 are copied, so a record a live writer is publishing
+ * is either skipped (t_ns still 0) or seen whole. */
+static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
+                                   latrec_rec *out)
+{
+    const latrec_rec *recs = r->recs;
+    uint64_t pos = c->pos;
+    while (pos < r->iter_len) {
+        const latrec_rec *s = &recs[(r->start_slot + pos) & r->mask];
+        uint64_t t = __atomic_load_n(&s->t_ns, __ATOMIC_ACQUIRE);
+        pos++;
+        if (t == 0)
+            continue;
+        out->sc = s->sc;
+        out->t_ns = t;
+        out->aux = s->aux;
+        out->aux2 = s->aux2;
+        c->pos = pos;
+        return 1;
+    }
+    c->pos = pos;
+    return 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LATREC_READ_RING_H */

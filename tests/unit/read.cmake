@@ -1,0 +1,22 @@
+# Unit tests of the ring reader (src/read).
+pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+
+latrec_unit_test(test_read_ring
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_ring.c
+  LIBS latrec_read)
+latrec_unit_test(test_read_fixtures
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_fixtures.c
+  LIBS latrec_read PkgConfig::JANSSON)
+latrec_unit_test(test_read_ringset
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_ringset.c
+  LIBS latrec_read)
+latrec_unit_test(test_read_merge
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_merge.c
+  LIBS latrec_read)
+# Count allocations made while merging: malloc and friends are wrapped in
+# this binary (the library is linked statically, so its calls are wrapped).
+target_link_options(test_read_merge PRIVATE
+  -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc)
+latrec_unit_test(test_read_wallclock
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_wallclock.c
+  LIBS latrec_read)

@@ -1,0 +1,291 @@
+/*
+ * test_read_merge.c - k-way merge by time over synthetic rings: a known
+ * interleaving, deterministic ties, write order kept inside a ring, wall
+ * clock keys, refusal to mix boots, and no allocation while merging.
+ *
+ * This binary is linked with -Wl,--wrap=malloc,calloc,realloc (read.cmake),
+ * so every allocation made by the test and by the statically linked reader
+ * is counted below.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "read/merge.h"
+#include "read/ringset.h"
+#include "ringgen.h"
+
+#define TMPDIR LATREC_TEST_TMP "/read_merge"
+
+static size_t n_allocs;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n)
+{
+    n_allocs++;
+    return __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+    n_allocs++;
+    return __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    n_allocs++;
+    return __real_realloc(p, n);
+}
+
+static char pbuf[512];
+
+static const char *P(const char *rel)
+{
+    snprintf(pbuf, sizeof pbuf, TMPDIR "/%s", rel);
+    return pbuf;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    mkdir(LATREC_TEST_TMP, 0755);
+    if (system("rm -rf '" TMPDIR "'") != 0)
+        return -1;
+    mkdir(TMPDIR, 0755);
+    return 0;
+}
+
+/* Ring TMPDIR/<dir>/<file>: `n` stamps with times t[] (seq = tag * 100 + i),
+ * capacity `entries`, rec_count n; t0/t1 pairs as given (0 = leave). */
+static void put(const char *dir, const char *file, uint64_t entries,
+                const uint64_t *t, size_t n, unsigned tag)
+{
+    char rel[256];
+    ringgen g;
+    mkdir(P(dir), 0755);
+    assert_int_equal(ringgen_init(&g, 2, entries, file), 0);
+    for (size_t i = 0; i < n; i++)
+        ringgen_stamp(&g, tag * 100 + i, tag, 0x21, t[i], i, tag);
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, n);
+    snprintf(rel, sizeof rel, "%s/%s", dir, file);
+    assert_int_equal(ringgen_write(&g, P(rel)), 0);
+    ringgen_free(&g);
+}
+
+static void test_interleave_and_ties(void **state)
+{
+    (void)state;
+    /* a: 10 20 30 40; b: 15 20 35 (and 12 stamped late: stamp_at);
+     * c: wrapped 4-entry ring written 1 5 20 20 50 60 -> keeps 20 20 50 60;
+     * d: rejected */
+    uint64_t ta[] = {10, 20, 30, 40};
+    uint64_t tb[] = {15, 20, 35, 33};
+    uint64_t tc[] = {1, 5, 20, 20, 50, 60};
+    put("il", "a.latrec", 8, ta, 4, 1);
+    put("il", "b.latrec", 8, tb, 4, 2);
+    put("il", "c.latrec", 4, tc, 6, 3);
+    FILE *f = fopen(P("il/d.latrec"), "w");
+    assert_non_null(f);
+    fputs("junk", f);
+    fclose(f);
+
+    latrec_ringset set;
+    char err[256];
+    assert_int_equal(latrec_ringset_open_dir(&set, P("il"), err, sizeof err), 0);
+    assert_int_equal(set.n, 4);
+    assert_int_equal(set.n_ok, 3);
+    assert_true(set.rings[2].wrapped);
+
+    latrec_merge m;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    static const struct {
+        uint64_t t;
+        uint32_t ring;
+        uint64_t seq, pos;
+    } want[] = {
+        {10, 0, 100, 0}, {15, 1, 200, 0}, {20, 0, 101, 1}, {20, 1, 201, 1},
+        {20, 2, 302, 0}, {20, 2, 303, 1}, {30, 0, 102, 2},
+        /* b keeps its write order: 35 before the late 33 */
+        {35, 1, 202, 2}, {33, 1, 203, 3}, {40, 0, 103, 3},
+        {50, 2, 304, 2}, {60, 2, 305, 3},
+    };
+    latrec_merged out;
+    size_t n = 0;
+    while (latrec_merge_next(&m, &out)) {
+        assert_true(n < sizeof want / sizeof want[0]);
+        assert_int_equal(out.t_ns, want[n].t);
+        assert_int_equal(out.rec.t_ns, want[n].t);
+        assert_int_equal(out.ring, want[n].ring);
+        assert_int_equal(latrec_rec_seq(out.rec.sc), want[n].seq);
+        assert_int_equal(out.pos, want[n].pos);
+        assert_int_equal(out.rec.aux2, want[n].ring + 1);
+        n++;
+    }
+    assert_int_equal(n, sizeof want / sizeof want[0]);
+    assert_int_equal(latrec_merge_next(&m, &out), 0);
+    latrec_merge_free(&m);
+
+    /* an empty array and an array of rejected rings merge to nothing */
+    assert_int_equal(latrec_merge_init(&m, set.rings, 0, 0, err, sizeof err), 0);
+    assert_int_equal(latrec_merge_next(&m, &out), 0);
+    latrec_merge_free(&m);
+    assert_int_equal(latrec_merge_init(&m, &set.rings[3], 1, 0, err, sizeof err), 0);
+    assert_int_equal(latrec_merge_next(&m, &out), 0);
+    latrec_merge_free(&m);
+    latrec_ringset_close(&set);
+}
+
+/* Many rings, many equal times: keys never decrease, ties come out in ring
+ * index order, every record comes out once, and merging allocates nothing
+ * beyond init's two arrays. */
+static void test_many_rings_bounded(void **state)
+{
+    (void)state;
+    enum { RINGS = 16, N = 3000, ENTRIES = 4096 };
+    static uint64_t t[N];
+    for (unsigned r = 0; r < RINGS; r++) {
+        char file[32];
+        for (unsigned i = 0; i < N; i++)
+            t[i] = 1000 + (uint64_t)i * 7 + (i % 3 == 0 ? 0 : r % 5);
+        snprintf(file, sizeof file, "r%02u.latrec", r);
+        put("many", file, ENTRIES, t, N, r + 1);
+    }
+    latrec_ringset set;
+    char err[256];
+    assert_int_equal(latrec_ringset_open_dir(&set, P("many"), err, sizeof err), 0);
+    assert_int_equal(set.n_ok, RINGS);
+
+    latrec_merge m;
+    size_t before = n_allocs;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    assert_int_equal(n_allocs - before, 2); /* src and heap; proves the wrap works */
+
+    before = n_allocs;
+    latrec_merged out;
+    uint64_t last_t = 0, count = 0;
+    uint32_t last_ring = 0;
+    uint64_t per_ring[RINGS] = {0};
+    while (latrec_merge_next(&m, &out)) {
+        assert_true(out.t_ns >= last_t);
+        if (out.t_ns == last_t && count > 0)
+            assert_true(out.ring > last_ring);
+        assert_int_equal(out.pos, per_ring[out.ring]);
+        per_ring[out.ring]++;
+        last_t = out.t_ns;
+        last_ring = out.ring;
+        count++;
+    }
+    assert_int_equal(n_allocs - before, 0);
+    assert_int_equal(count, (uint64_t)RINGS * N);
+    latrec_merge_free(&m);
+    latrec_ringset_close(&set);
+}
+
+/* Two hosts, two boots: monotonic merge refused, wall merge ordered by the
+ * mapped times; a ring without t0_real cannot join a wall merge. */
+static void test_wall_and_boots(void **state)
+{
+    (void)state;
+    const uint64_t real0 = 1795950000000000000ull;
+    uint8_t boot_a[16], boot_b[16];
+    memset(boot_a, 0xAA, 16);
+    memset(boot_b, 0xBB, 16);
+    mkdir(P("wall"), 0755);
+
+    /* host A: mono 1e9 <-> real0, t1 10 s later with +1 us drift */
+    ringgen g;
+    assert_int_equal(ringgen_init(&g, 3, 8, "a.1"), 0);
+    ringgen_set_u64(&g, RINGGEN_OFF_T0_MONO, 1000000000ull);
+    ringgen_set_u64(&g, RINGGEN_OFF_T0_REAL, real0);
+    ringgen_set_u64(&g, RINGGEN_OFF_T1_MONO, 11000000000ull);
+    ringgen_set_u64(&g, RINGGEN_OFF_T1_REAL, real0 + 10000001000ull);
+    ringgen_set_bytes(&g, RINGGEN_OFF_BOOT_ID, boot_a, 16);
+    ringgen_stamp(&g, 1, 0, 0x24, 1000000000ull + 5000000000ull, 0, 0); /* real0+5e9+500 */
+    ringgen_stamp(&g, 2, 0, 0x24, 1000000000ull + 6000000000ull, 0, 0); /* real0+6e9+600 */
+    assert_int_equal(ringgen_write(&g, P("wall/a.latrec")), 0);
+    ringgen_free(&g);
+
+    /* host B: mono 7e12 <-> real0 + 2 s, no t1 (constant offset) */
+    assert_int_equal(ringgen_init(&g, 3, 8, "b.1"), 0);
+    ringgen_set_u64(&g, RINGGEN_OFF_T0_MONO, 7000000000000ull);
+    ringgen_set_u64(&g, RINGGEN_OFF_T0_REAL, real0 + 2000000000ull);
+    ringgen_set_bytes(&g, RINGGEN_OFF_BOOT_ID, boot_b, 16);
+    ringgen_stamp(&g, 1, 0, 0x26, 7000000000000ull + 3000000000ull + 550, 0, 0); /* real0+5e9+550 */
+    ringgen_stamp(&g, 2, 0, 0x26, 7000000000000ull + 4000000000ull + 599, 0, 0); /* real0+6e9+599 */
+    assert_int_equal(ringgen_write(&g, P("wall/b.latrec")), 0);
+    ringgen_free(&g);
+
+    latrec_ringset set;
+    latrec_merge m;
+    latrec_merged out;
+    char err[512];
+    assert_int_equal(latrec_ringset_open_dir(&set, P("wall"), err, sizeof err), 0);
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), -1);
+    assert_string_equal(err, TMPDIR "/wall/a.latrec and " TMPDIR
+                             "/wall/b.latrec come from different boots: merge "
+                             "on the wall clock");
+    latrec_merge_free(&m);
+
+    /* allowed on request: then plain monotonic order (a first) */
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n,
+                                       LATREC_MERGE_ALLOW_MIXED_BOOTS, err, sizeof err), 0);
+    assert_int_equal(latrec_merge_next(&m, &out), 1);
+    assert_int_equal(out.ring, 0);
+    latrec_merge_free(&m);
+
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, LATREC_MERGE_WALL,
+                                       err, sizeof err), 0);
+    static const struct {
+        uint32_t ring;
+        uint64_t real;
+    } want[] = {
+        {0, 1795950005000000500ull}, {1, 1795950005000000550ull},
+        {1, 1795950006000000599ull}, {0, 1795950006000000600ull},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(latrec_merge_next(&m, &out), 1);
+        assert_int_equal(out.ring, want[i].ring);
+        assert_int_equal(out.t_ns, want[i].real);
+        assert_true(out.rec.t_ns < 8000000000000ull); /* record stays monotonic */
+    }
+    assert_int_equal(latrec_merge_next(&m, &out), 0);
+    latrec_merge_free(&m);
+    latrec_ringset_close(&set);
+
+    /* no t0_real: a wall merge names the ring */
+    assert_int_equal(ringgen_init(&g, 2, 8, "c.1"), 0);
+    ringgen_set_u64(&g, RINGGEN_OFF_T0_REAL, 0);
+    ringgen_stamp(&g, 1, 0, 0x26, 5, 0, 0);
+    assert_int_equal(ringgen_write(&g, P("wall/c.latrec")), 0);
+    ringgen_free(&g);
+    assert_int_equal(latrec_ringset_open_dir(&set, P("wall"), err, sizeof err), 0);
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, LATREC_MERGE_WALL,
+                                       err, sizeof err), -1);
+    assert_string_equal(err, TMPDIR "/wall/c.latrec: no t0_real_ns: cannot map to wall clock");
+    latrec_merge_free(&m);
+    latrec_ringset_close(&set);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interleave_and_ties),
+        cmocka_unit_test(test_many_rings_bounded),
+        cmocka_unit_test(test_wall_and_boots),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
