@@ -1,0 +1,475 @@
+/* Leg instances: key records by (process, leg, seq), end instances, discover
+ * uncatalogued chains. */
+#include "analyze/legs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CANDS 6
+#define LATREC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#define DISC_HITS LATREC_MAX_CHAIN
+
+struct cand {
+    int16_t leg;
+    int8_t  pos;   /* chain or extra position */
+    int8_t  extra; /* 1: an extra of the leg */
+};
+
+struct node {
+    struct node *prev, *next; /* open list, in order of creation */
+    struct node *gprev, *gnext; /* grace list, in order of completion */
+    uint64_t done_t;          /* when the last chain stage arrived (grace) */
+    int      in_grace;
+    int32_t  legkey;          /* leg index, or -(component + 1) for discovery */
+    uint8_t  n_disc;
+    uint8_t  disc_stage[DISC_HITS];
+    int      n_slots;         /* hits allocated */
+};
+
+#define NODE_INST(n) ((latrec_instance *)((char *)(n) + sizeof(struct node)))
+
+struct slot {
+    uint64_t seq;
+    uint32_t process;
+    int32_t  legkey;
+    struct node *node; /* NULL: empty */
+};
+
+struct latrec_legs {
+    const latrec_catalog *cat;
+    latrec_leg *legs;
+    int n_legs, cap_legs;
+    struct cand cands[256][MAX_CANDS];
+    uint8_t n_cands[256];
+
+    size_t n_rings;
+    int *ring_component;
+    uint32_t *ring_process;
+    char (*components)[LATREC_NAME_MAX];
+    int n_components;
+    latrec_process *processes;
+    uint32_t n_processes;
+    int guessed;
+
+    struct slot *table;
+    size_t table_cap, n_open, max_open;
+    struct node *head, *tail;
+    struct node *ghead, *gtail; /* complete, waiting for late extras */
+    struct node *free_nodes[DISC_HITS + LATREC_MAX_EXTRAS + 1];
+    uint64_t horizon, evicted, grace;
+
+    latrec_emit_fn emit;
+    void *ctx;
+};
+
+/* ---- setup ---------------------------------------------------------------- */
+
+uint32_t latrec_ring_tid(const latrec_ring *r)
+{
+    if (r->tid) return r->tid;
+    const char *dot = strrchr(r->name, '.');
+    if (!dot || !dot[1]) return 0;
+    char *end;
+    unsigned long v = strtoul(dot + 1, &end, 10);
+    return *end ? 0 : (uint32_t)v;
+}
+
+static int component_index(latrec_legs *b, const char *name)
+{
+    for (int i = 0; i < b->n_components; i++)
+        if (strcmp(b->components[i], name) == 0) return i;
+    snprintf(b->components[b->n_components], LATREC_NAME_MAX, "%s", name);
+    return b->n_components++;
+}
+
+static uint32_t process_index(latrec_legs *b, uint32_t pid, int dir, int comp)
+{
+    for (uint32_t i = 0; i < b->n_processes; i++) {
+        const latrec_process *p = &b->processes[i];
+        if (p->pid == pid && p->dir == dir && (pid || p->component == comp)) return i;
+    }
+    latrec_process *p = &b->processes[b->n_processes];
+    p->pid = pid;
+    p->dir = dir;
+    p->component = pid ? -1 : comp;
+    if (pid) snprintf(p->label, sizeof(p->label), "pid %u", pid);
+    else snprintf(p->label, sizeof(p->label), "%s (no pid)", b->components[comp]);
+    return b->n_processes++;
+}
+
+static void add_cand(latrec_legs *b, unsigned stage, int leg, int pos, int extra)
+{
+    if (b->n_cands[stage] == MAX_CANDS) return;
+    struct cand *c = &b->cands[stage][b->n_cands[stage]++];
+    c->leg = (int16_t)leg;
+    c->pos = (int8_t)pos;
+    c->extra = (int8_t)extra;
+}
+
+latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
+                             const int *ring_dir, uint64_t horizon_ns, size_t max_open,
+                             latrec_emit_fn emit, void *ctx)
+{
+    latrec_legs *b = calloc(1, sizeof(*b));
+    if (!b) return NULL;
+    b->cat = cat;
+    b->emit = emit;
+    b->ctx = ctx;
+    b->horizon = horizon_ns ? horizon_ns : 10000000000ull;
+    b->max_open = max_open ? max_open : 1000000;
+    b->grace = LATREC_LEGS_GRACE_NS;
+    b->cap_legs = cat->n_legs + 64;
+    b->legs = malloc((size_t)b->cap_legs * sizeof(*b->legs));
+    b->n_rings = set->n;
+    b->ring_component = calloc(set->n + 1, sizeof(int));
+    b->ring_process = calloc(set->n + 1, sizeof(uint32_t));
+    b->components = calloc(set->n + 1, sizeof(*b->components));
+    b->processes = calloc(set->n + 1, sizeof(*b->processes));
+    b->table_cap = 1024;
+    b->table = calloc(b->table_cap, sizeof(*b->table));
+    if (!b->legs || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
+        !b->table) {
+        latrec_legs_free(b);
+        return NULL;
+    }
+    memcpy(b->legs, cat->legs, (size_t)cat->n_legs * sizeof(*b->legs));
+    b->n_legs = cat->n_legs;
+
+    /* Candidates per stage: chain memberships first, then extras. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int l = 0; l < cat->n_legs; l++) {
+            const latrec_leg *leg = &cat->legs[l];
+            if (pass == 0)
+                for (int i = 0; i < leg->n_chain; i++) add_cand(b, leg->chain[i], l, i, 0);
+            else
+                for (int i = 0; i < leg->n_extras; i++) add_cand(b, leg->extras[i], l, i, 1);
+        }
+
+    for (size_t i = 0; i < set->n; i++) {
+        const latrec_ring *r = &set->rings[i];
+        char comp[LATREC_NAME_MAX];
+        latrec_catalog_component(cat, r->name[0] ? r->name : r->basename, comp, sizeof(comp));
+        b->ring_component[i] = component_index(b, comp);
+        if (r->status != LATREC_RING_OK) continue;
+        uint32_t pid = r->version >= 3 ? r->pid : 0;
+        if (!pid) b->guessed = 1;
+        b->ring_process[i] = process_index(b, pid, ring_dir ? ring_dir[i] : 0, b->ring_component[i]);
+    }
+    return b;
+}
+
+void latrec_legs_free(latrec_legs *b)
+{
+    if (!b) return;
+    for (struct node *n = b->head; n;) {
+        struct node *next = n->next;
+        free(n);
+        n = next;
+    }
+    for (size_t i = 0; i < sizeof(b->free_nodes) / sizeof(b->free_nodes[0]); i++)
+        for (struct node *n = b->free_nodes[i]; n;) {
+            struct node *next = n->next;
+            free(n);
+            n = next;
+        }
+    free(b->legs);
+    free(b->ring_component);
+    free(b->ring_process);
+    free(b->components);
+    free(b->processes);
+    free(b->table);
+    free(b);
+}
+
+/* ---- the open-instance table ---------------------------------------------- */
+
+static size_t hash_key(uint64_t seq, uint32_t process, int32_t legkey)
+{
+    uint64_t h = seq * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)process << 32 | (uint32_t)legkey) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return (size_t)h;
+}
+
+static struct slot *find_slot(latrec_legs *b, uint64_t seq, uint32_t process, int32_t legkey)
+{
+    size_t mask = b->table_cap - 1;
+    for (size_t i = hash_key(seq, process, legkey) & mask;; i = (i + 1) & mask) {
+        struct slot *s = &b->table[i];
+        if (!s->node || (s->seq == seq && s->process == process && s->legkey == legkey)) return s;
+    }
+}
+
+static int grow_table(latrec_legs *b)
+{
+    struct slot *old = b->table;
+    size_t old_cap = b->table_cap;
+    struct slot *t = calloc(old_cap * 2, sizeof(*t));
+    if (!t) return -1;
+    b->table = t;
+    b->table_cap = old_cap * 2;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].node) *find_slot(b, old[i].seq, old[i].process, old[i].legkey) = old[i];
+    free(old);
+    return 0;
+}
+
+/* Remove a slot with backward-shift deletion (linear probing stays valid). */
+static void remove_slot(latrec_legs *b, struct slot *s)
+{
+    size_t mask = b->table_cap - 1;
+    size_t i = (size_t)(s - b->table);
+    for (size_t j = (i + 1) & mask; b->table[j].node; j = (j + 1) & mask) {
+        size_t home = hash_key(b->table[j].seq, b->table[j].process, b->table[j].legkey) & mask;
+        /* Move j back to i when its home is not within (i, j]. */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            b->table[i] = b->table[j];
+            i = j;
+        }
+    }
+    b->table[i].node = NULL;
+}
+
+static struct node *new_node(latrec_legs *b, int n_slots)
+{
+    struct node *n = b->free_nodes[n_slots];
+    if (n) {
+        b->free_nodes[n_slots] = n->next;
+    } else {
+        n = malloc(sizeof(struct node) + sizeof(latrec_instance) + (size_t)n_slots * sizeof(latrec_hit));
+        if (!n) return NULL;
+    }
+    memset(n, 0, sizeof(struct node) + sizeof(latrec_instance) + (size_t)n_slots * sizeof(latrec_hit));
+    n->n_slots = n_slots;
+    NODE_INST(n)->n_hits = n_slots;
+    return n;
+}
+
+/* ---- ending instances ----------------------------------------------------- */
+
+static int leg_name_taken(const latrec_legs *b, const char *name)
+{
+    for (int l = 0; l < b->n_legs; l++)
+        if (strcmp(b->legs[l].name, name) == 0) return 1;
+    return 0;
+}
+
+static int discovered_leg(latrec_legs *b, const struct node *n)
+{
+    for (int l = b->cat->n_legs; l < b->n_legs; l++)
+        if (b->legs[l].n_chain == n->n_disc && memcmp(b->legs[l].chain, n->disc_stage, n->n_disc) == 0)
+            return l;
+    if (b->n_legs == b->cap_legs) {
+        latrec_leg *legs = realloc(b->legs, (size_t)b->cap_legs * 2 * sizeof(*legs));
+        if (!legs) return -1;
+        b->legs = legs;
+        b->cap_legs *= 2;
+    }
+    latrec_leg *leg = &b->legs[b->n_legs];
+    memset(leg, 0, sizeof(*leg));
+    leg->discovered = 1;
+    leg->n_chain = n->n_disc;
+    memcpy(leg->chain, n->disc_stage, n->n_disc);
+    char name[256] = "", buf[8];
+    for (int i = 0; i < n->n_disc; i++) {
+        if (i) strcat(name, ">");
+        strcat(name, latrec_catalog_stage_name(b->cat, n->disc_stage[i], buf));
+    }
+    if (strlen(name) >= LATREC_NAME_MAX) {
+        char first[8], last[8];
+        snprintf(name, sizeof(name), "%s>..>%s",
+                 latrec_catalog_stage_name(b->cat, n->disc_stage[0], first),
+                 latrec_catalog_stage_name(b->cat, n->disc_stage[n->n_disc - 1], last));
+        name[LATREC_NAME_MAX - 8] = '\0';
+    }
+    snprintf(leg->name, sizeof(leg->name), "%s", name);
+    for (int k = 2; leg_name_taken(b, leg->name); k++)
+        snprintf(leg->name, sizeof(leg->name), "%.*s#%u", LATREC_NAME_MAX - 14, name, (unsigned)k % 100000u);
+    return b->n_legs++;
+}
+
+static void end_node(latrec_legs *b, struct node *n, struct slot *s)
+{
+    latrec_instance *inst = NODE_INST(n);
+    if (n->legkey < 0) {
+        int leg = discovered_leg(b, n);
+        inst->leg = leg;
+        inst->complete = 1;
+        inst->n_hits = n->n_disc;
+        inst->component = -n->legkey - 1;
+        if (leg >= 0) b->emit(b->ctx, inst);
+    } else {
+        const latrec_leg *leg = &b->legs[inst->leg];
+        int complete = 1, last = -1;
+        for (int i = 0; i < leg->n_chain; i++) {
+            if (inst->hits[i].t_ns) last = i;
+            else complete = 0;
+        }
+        if (last < 0)
+            for (int i = 0; i < leg->n_extras; i++)
+                if (inst->hits[leg->n_chain + i].t_ns) last = leg->n_chain + i;
+        inst->complete = complete;
+        inst->component = b->ring_component[inst->hits[last].ring];
+        b->emit(b->ctx, inst);
+    }
+    if (!s) s = find_slot(b, inst->seq, inst->process, n->legkey);
+    remove_slot(b, s);
+    if (n->in_grace) {
+        if (n->gprev) n->gprev->gnext = n->gnext;
+        else b->ghead = n->gnext;
+        if (n->gnext) n->gnext->gprev = n->gprev;
+        else b->gtail = n->gprev;
+    }
+    if (n->prev) n->prev->next = n->next;
+    else b->head = n->next;
+    if (n->next) n->next->prev = n->prev;
+    else b->tail = n->prev;
+    b->n_open--;
+    n->next = b->free_nodes[n->n_slots];
+    b->free_nodes[n->n_slots] = n;
+}
+
+void latrec_legs_finish(latrec_legs *b)
+{
+    while (b->head) end_node(b, b->head, NULL);
+}
+
+/* ---- feeding -------------------------------------------------------------- */
+
+static struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq, uint32_t process,
+                              int32_t legkey, int n_slots, uint64_t t)
+{
+    if ((b->n_open + 1) * 2 > b->table_cap) {
+        if (grow_table(b) < 0) return NULL;
+        *sp = find_slot(b, seq, process, legkey);
+    }
+    struct node *n = new_node(b, n_slots);
+    if (!n) return NULL;
+    n->legkey = legkey;
+    latrec_instance *inst = NODE_INST(n);
+    inst->leg = legkey;
+    inst->process = process;
+    inst->seq = seq;
+    inst->first_t = t;
+    struct slot *s = *sp;
+    s->seq = seq;
+    s->process = process;
+    s->legkey = legkey;
+    s->node = n;
+    n->prev = b->tail;
+    if (b->tail) b->tail->next = n;
+    else b->head = n;
+    b->tail = n;
+    b->n_open++;
+    return n;
+}
+
+static void set_hit(latrec_hit *h, uint32_t ring, const latrec_rec *rec)
+{
+    h->t_ns = rec->t_ns;
+    h->aux = rec->aux;
+    h->aux2 = rec->aux2;
+    h->ring = ring;
+    h->cpu = latrec_rec_cpu(rec->sc);
+}
+
+static void evict(latrec_legs *b, uint64_t now)
+{
+    while (b->ghead && b->ghead->done_t + b->grace < now) end_node(b, b->ghead, NULL);
+    while (b->head && (b->n_open > b->max_open || NODE_INST(b->head)->first_t + b->horizon < now)) {
+        b->evicted++;
+        end_node(b, b->head, NULL);
+    }
+}
+
+static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, unsigned stage, uint64_t seq,
+                          uint32_t process)
+{
+    int32_t legkey = -(b->ring_component[ring] + 1);
+    struct slot *s = find_slot(b, seq, process, legkey);
+    struct node *n = s->node;
+    if (n && (n->n_disc == DISC_HITS || memchr(n->disc_stage, (int)stage, n->n_disc))) {
+        end_node(b, n, s);
+        s = find_slot(b, seq, process, legkey);
+        n = NULL;
+    }
+    if (!n && !(n = open_node(b, &s, seq, process, legkey, DISC_HITS, rec->t_ns))) return -2;
+    set_hit(&NODE_INST(n)->hits[n->n_disc], ring, rec);
+    n->disc_stage[n->n_disc++] = (uint8_t)stage;
+    return -1;
+}
+
+int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+{
+    const unsigned stage = latrec_rec_stage(rec->sc);
+    const uint64_t seq = latrec_rec_seq(rec->sc);
+    const uint32_t process = b->ring_process[ring];
+    if (b->head) evict(b, rec->t_ns);
+    if (LATREC_UNLIKELY_(b->n_cands[stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
+
+    const struct cand *c = &b->cands[stage][0];
+    struct slot *s = find_slot(b, seq, process, c->leg);
+    for (int i = 1; !s->node && i < b->n_cands[stage]; i++) {
+        struct slot *si = find_slot(b, seq, process, b->cands[stage][i].leg);
+        if (si->node) {
+            c = &b->cands[stage][i];
+            s = si;
+        }
+    }
+    if (!s->node) s = find_slot(b, seq, process, c->leg);
+    const latrec_leg *leg = &b->legs[c->leg];
+    const int idx = c->extra ? leg->n_chain + c->pos : c->pos;
+    struct node *n = s->node;
+    if (n && NODE_INST(n)->hits[idx].t_ns) {
+        end_node(b, n, s);
+        s = find_slot(b, seq, process, c->leg);
+        n = NULL;
+    }
+    if (!n && !(n = open_node(b, &s, seq, process, c->leg, leg->n_chain + leg->n_extras, rec->t_ns)))
+        return -2;
+    latrec_instance *inst = NODE_INST(n);
+    set_hit(&inst->hits[idx], ring, rec);
+    if (rec->t_ns < inst->first_t) inst->first_t = rec->t_ns;
+    if (n->in_grace) {
+        int all = 1;
+        for (int i = 0; i < leg->n_extras; i++) all &= inst->hits[leg->n_chain + i].t_ns != 0;
+        if (all) end_node(b, n, s);
+    } else if (!c->extra && c->pos == leg->n_chain - 1) {
+        if (leg->n_extras == 0) {
+            end_node(b, n, s);
+        } else { /* complete, but a late extra (WAIT_ENTER, DROP) may follow */
+            n->in_grace = 1;
+            n->done_t = rec->t_ns;
+            n->gprev = b->gtail;
+            if (b->gtail) b->gtail->gnext = n;
+            else b->ghead = n;
+            b->gtail = n;
+        }
+    }
+    return c->leg;
+}
+
+/* ---- queries -------------------------------------------------------------- */
+
+const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg) { return &b->legs[leg]; }
+int latrec_legs_n_legs(const latrec_legs *b) { return b->n_legs; }
+const char *latrec_legs_component_name(const latrec_legs *b, int c) { return b->components[c]; }
+int latrec_legs_n_components(const latrec_legs *b) { return b->n_components; }
+int latrec_legs_ring_component(const latrec_legs *b, uint32_t ring) { return b->ring_component[ring]; }
+const latrec_process *latrec_legs_process(const latrec_legs *b, uint32_t p) { return &b->processes[p]; }
+uint32_t latrec_legs_ring_process(const latrec_legs *b, uint32_t ring) { return b->ring_process[ring]; }
+int latrec_legs_guessed_processes(const latrec_legs *b) { return b->guessed; }
+uint64_t latrec_legs_evicted(const latrec_legs *b) { return b->evicted; }
+
+uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
+                               unsigned field, int *present)
+{
+    const latrec_leg *leg = &b->legs[inst->leg];
+    int idx = latrec_leg_chain_pos(leg, stage);
+    if (idx < 0 && (idx = latrec_leg_extra_pos(leg, stage)) >= 0) idx += leg->n_chain;
+    *present = idx >= 0 && idx < inst->n_hits && inst->hits[idx].t_ns != 0;
+    if (!*present) return 0;
+    if (field == LATREC_FIELD_SEQ) return inst->seq;
+    return field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+}

@@ -1,0 +1,127 @@
+/*
+ * analyze/legs.h - assemble leg instances from a time-ordered record stream.
+ *
+ * An instance is one message's pass through one leg: the stamps of the leg's
+ * chain and extras that share one seq in one process. Rows are keyed by
+ * (process, leg, seq): seq spaces belong to a process, so a leg stamped on
+ * two threads of one process (EMIT_ENTER and ENQUEUE on the producer's
+ * thread, DEQUEUE... on the publisher) joins into one instance, and equal
+ * seqs of two processes never merge.
+ *
+ * Process identity: a v3 ring's pid (with its directory, so two hosts never
+ * merge); a v1/v2 ring has no pid, so each (directory, component) counts as
+ * one process (latrec_legs_guessed_processes() says when that happened).
+ *
+ * An instance ends when its leg's last chain stage arrives (complete; a leg
+ * with extras waits LATREC_LEGS_GRACE_NS of stream time more for a late
+ * extra such as WAIT_ENTER or DROP), when
+ * a stage it already holds arrives again for the same key (seq reuse: the
+ * old one ends and a new one starts), when it is older than the horizon in
+ * stream time, when more than max_open instances are open (the oldest ends),
+ * or at latrec_legs_finish(). Ended instances are handed to the emit callback
+ * in the order they end.
+ *
+ * A stage no catalog leg places (neither chain nor extra) is grouped per
+ * (process, component, seq) in time order; when the group ends (horizon,
+ * repeat, finish) its stage sequence names a discovered leg (identical
+ * chains share one), so an uncatalogued program still gets tables.
+ *
+ * A stage that is an extra (or chain stage) of several legs goes to the leg
+ * with an open instance for its key, chain membership first; with none open,
+ * to the first leg that has it in its chain, else the first that has it as
+ * an extra.
+ *
+ * Memory is bounded by the open instances (horizon and max_open), never by
+ * the number of records.
+ */
+#ifndef LATREC_ANALYZE_LEGS_H
+#define LATREC_ANALYZE_LEGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/catalog.h"
+#include "read/ringset.h"
+
+/* How long a complete instance of a leg with extras stays open for them. */
+#define LATREC_LEGS_GRACE_NS 10000000ull
+
+/* One stamp of an instance. */
+typedef struct latrec_hit {
+    uint64_t t_ns; /* 0: stage not present */
+    uint64_t aux, aux2;
+    uint32_t ring; /* index in the ring set */
+    uint32_t cpu;
+} latrec_hit;
+
+typedef struct latrec_instance {
+    int      leg;       /* index into latrec_legs_leg() */
+    uint32_t process;   /* index into the process table */
+    uint64_t seq;
+    int      component; /* component index of the ring of the last chain stage present */
+    int      complete;  /* every chain stage present */
+    uint64_t first_t;   /* earliest stamp of the instance */
+    int      n_hits;    /* chain hits then extra hits */
+    latrec_hit hits[];  /* n_chain + n_extras entries (t_ns 0 = absent) */
+} latrec_instance;
+
+typedef void (*latrec_emit_fn)(void *ctx, const latrec_instance *inst);
+
+typedef struct latrec_legs latrec_legs;
+
+typedef struct latrec_process {
+    uint32_t pid;        /* 0 when guessed */
+    int      dir;        /* directory index (host) */
+    int      component;  /* component index when guessed, else -1 */
+    char     label[64];  /* "pid 1234" or "oai (no pid)" */
+} latrec_process;
+
+/* Create a builder over the ok rings of `set` with catalog `cat` (borrowed;
+ * must outlive the builder). ring_dir[i] is the directory index of ring i
+ * (NULL: all 0). horizon_ns 0 means 10 s; max_open 0 means 1,000,000.
+ * Returns NULL when out of memory. */
+latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
+                             const int *ring_dir, uint64_t horizon_ns, size_t max_open,
+                             latrec_emit_fn emit, void *ctx);
+
+/* Feed one record of ring `ring` (records of all rings in time order).
+ * Returns the leg index the record was placed in, or -1 for a stage that
+ * went to discovery (its leg is known only when the group ends). Returns -2
+ * when out of memory (the record is dropped). */
+int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec);
+
+/* End every open instance (in order of first stamp) and hand it to emit. */
+void latrec_legs_finish(latrec_legs *b);
+
+void latrec_legs_free(latrec_legs *b);
+
+/* Legs known to the builder: the catalog's, then the discovered ones. The
+ * pointer is valid until the next feed/finish. */
+const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg);
+int latrec_legs_n_legs(const latrec_legs *b);
+
+/* Components (from ring names through the catalog's aliases). */
+const char *latrec_legs_component_name(const latrec_legs *b, int component);
+int latrec_legs_n_components(const latrec_legs *b);
+int latrec_legs_ring_component(const latrec_legs *b, uint32_t ring);
+
+/* Processes seen. */
+const latrec_process *latrec_legs_process(const latrec_legs *b, uint32_t process);
+uint32_t latrec_legs_ring_process(const latrec_legs *b, uint32_t ring);
+/* 1 when some ring had no pid (v1/v2) and its process was guessed as one
+ * process per component. */
+int latrec_legs_guessed_processes(const latrec_legs *b);
+
+/* Thread id of a ring: the v3 tid, else the numeric last part of its name
+ * ("oai.19907" -> 19907), else 0. */
+uint32_t latrec_ring_tid(const latrec_ring *r);
+
+/* Instances that ended because of the horizon or max_open (not complete). */
+uint64_t latrec_legs_evicted(const latrec_legs *b);
+
+/* Value of a key / field of an instance's stage; 0 with *present = 0 when
+ * the stage is absent. */
+uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
+                               unsigned field, int *present);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * cli/component_table.h - <component>.csv: one row per leg instance.
+ *
+ * Columns: leg, pid (empty when the process was guessed), seq, complete,
+ * then <STAGE>_ns for every stage of the component's legs (chain, then
+ * extras), <A>__<B>_us for every hop (chain hops, then extra hops),
+ * <leg>_total_us for legs of two or more stages, then the key columns
+ * (origin_seq, msg_id, ...). A column name appears once even when several
+ * legs share the stage, hop or key. Durations are us with three decimals
+ * (ns precision) and may be negative (a clock regression). Rows are grouped
+ * by leg in catalog order, then in the order instances ended.
+ *
+ * Rows are spooled to anonymous temporary files while the records stream
+ * (memory does not grow with the run) and written out by
+ * latrec_component_tables_write() once every leg of a component is known.
+ */
+#ifndef LATREC_CLI_COMPONENT_TABLE_H
+#define LATREC_CLI_COMPONENT_TABLE_H
+
+#include <stddef.h>
+
+#include "analyze/legs.h"
+#include "cli/input.h"
+
+typedef struct latrec_component_tables latrec_component_tables;
+
+latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs);
+/* Spool one ended instance. */
+void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst);
+/* Write <outdir>/<component>.csv for every component with rows. 0, or -1
+ * with "PATH: reason" in err. */
+int latrec_component_tables_write(latrec_component_tables *t, const char *outdir, char *err, size_t errlen);
+void latrec_component_tables_free(latrec_component_tables *t);
+
+#endif

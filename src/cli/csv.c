@@ -1,0 +1,164 @@
+/* Buffered CSV writer. */
+#include "cli/csv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CSV_BUF (1u << 16)
+
+int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
+{
+    memset(c, 0, sizeof(*c));
+    c->f = path ? fopen(path, "we") : f;
+    if (!c->f) return -1;
+    c->buf = malloc(CSV_BUF);
+    if (!c->buf) {
+        if (path) fclose(c->f);
+        errno = ENOMEM;
+        return -1;
+    }
+    c->cap = CSV_BUF;
+    c->first = 1;
+    return 0;
+}
+
+static void flush(latrec_csv *c)
+{
+    if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len && !c->error) {
+        c->error = 1;
+        c->err_no = errno;
+    }
+    c->len = 0;
+}
+
+/* Room for n more bytes plus a separator. */
+static char *room(latrec_csv *c, size_t n)
+{
+    if (c->len + n + 1 > c->cap) flush(c);
+    if (!c->first) c->buf[c->len++] = ',';
+    c->first = 0;
+    return c->buf + c->len;
+}
+
+static size_t fmt_u64(char *out, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+void latrec_csv_u64(latrec_csv *c, uint64_t v)
+{
+    char *p = room(c, 24);
+    c->len += fmt_u64(p, v);
+}
+
+void latrec_csv_i64(latrec_csv *c, int64_t v)
+{
+    char *p = room(c, 24);
+    size_t n = 0;
+    if (v < 0) p[n++] = '-';
+    c->len += n + fmt_u64(p + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+void latrec_csv_hex(latrec_csv *c, uint64_t v)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char *p = room(c, 20);
+    char tmp[16];
+    size_t n = 0;
+    do {
+        tmp[n++] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    if (n < 2) tmp[n++] = '0';
+    p[0] = '0';
+    p[1] = 'x';
+    for (size_t i = 0; i < n; i++) p[2 + i] = tmp[n - 1 - i];
+    c->len += 2 + n;
+}
+
+void latrec_csv_us(latrec_csv *c, int64_t ns)
+{
+    char *p = room(c, 32);
+    size_t n = 0;
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0) p[n++] = '-';
+    n += fmt_u64(p + n, a / 1000);
+    uint64_t frac = a % 1000;
+    p[n++] = '.';
+    p[n++] = (char)('0' + frac / 100);
+    p[n++] = (char)('0' + frac / 10 % 10);
+    p[n++] = (char)('0' + frac % 10);
+    c->len += n;
+}
+
+void latrec_csv_double(latrec_csv *c, double v, int decimals)
+{
+    char *p = room(c, 64);
+    int n = snprintf(p, 64, "%.*f", decimals, v);
+    c->len += n > 0 && n < 64 ? (size_t)n : 0;
+}
+
+void latrec_csv_str(latrec_csv *c, const char *s)
+{
+    size_t n = strlen(s);
+    int quote = strpbrk(s, ",\"\r\n") != NULL;
+    if (2 * n + 3 > c->cap) { /* a field longer than the buffer: write directly */
+        room(c, 0);
+        flush(c);
+        if (quote) fputc('"', c->f);
+        for (const char *q = s; *q; q++) {
+            if (*q == '"') fputc('"', c->f);
+            fputc(*q, c->f);
+        }
+        if (quote) fputc('"', c->f);
+        return;
+    }
+    char *p = room(c, 2 * n + 2);
+    size_t k = 0;
+    if (quote) p[k++] = '"';
+    for (const char *q = s; *q; q++) {
+        if (*q == '"') p[k++] = '"';
+        p[k++] = *q;
+    }
+    if (quote) p[k++] = '"';
+    c->len += k;
+}
+
+void latrec_csv_empty(latrec_csv *c)
+{
+    room(c, 0);
+}
+
+void latrec_csv_end(latrec_csv *c)
+{
+    if (c->len + 1 > c->cap) flush(c);
+    c->buf[c->len++] = '\n';
+    c->first = 1;
+}
+
+int latrec_csv_close(latrec_csv *c)
+{
+    flush(c);
+    int rc = c->error ? -1 : 0;
+    if (fflush(c->f) != 0 && !rc) {
+        rc = -1;
+        c->err_no = errno;
+    }
+    if (c->f != stdout && c->f != stderr && fclose(c->f) != 0 && !rc) {
+        rc = -1;
+        c->err_no = errno;
+    }
+    free(c->buf);
+    errno = c->err_no;
+    c->f = NULL;
+    c->buf = NULL;
+    return rc;
+}

@@ -1,0 +1,277 @@
+/* Shared input handling for report, hist and convert. */
+#include "cli/input.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL };
+
+static const struct argp_option input_options[] = {
+    { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
+                              ".latrec files); repeatable, like positional DIRs", 1 },
+    { "catalog", OPT_CATALOG, "FILE", 0, "Stage catalog file (stages, legs, extras, keys, joins); "
+                                         "overrides what the rings name", 1 },
+    { "stages", OPT_STAGES, "HEADER", 0, "Read stage ids from a C header's enum", 1 },
+    { "stage-prefix", OPT_STAGE_PREFIX, "PREFIX", 0, "Enumerator prefix for --stages (e.g. MYAPP_)", 1 },
+    { "wall", OPT_WALL, 0, 0, "Order and print times on CLOCK_REALTIME, mapped per ring (needed "
+                              "to combine hosts or boots)", 1 },
+    { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
+    { 0 }
+};
+
+int latrec_input_add_dir(latrec_input_opts *o, const char *dir)
+{
+    if (o->n_dirs == (int)(sizeof(o->dirs) / sizeof(o->dirs[0]))) return -1;
+    o->dirs[o->n_dirs++] = dir;
+    return 0;
+}
+
+static error_t parse_input(int key, char *arg, struct argp_state *state)
+{
+    latrec_input_opts *o = state->input;
+    switch (key) {
+    case 'i':
+        if (latrec_input_add_dir(o, arg) < 0) argp_error(state, "too many directories");
+        break;
+    case OPT_CATALOG: o->catalog_path = arg; break;
+    case OPT_STAGES: o->stages_header = arg; break;
+    case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
+    case OPT_WALL: o->wall = 1; break;
+    case 'q': o->quiet = 1; break;
+    default: return ARGP_ERR_UNKNOWN;
+    }
+    return 0;
+}
+
+struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, 0, 0 };
+
+int latrec_parse_duration(const char *s, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0) return -1;
+    double mul;
+    if (!*end || strcmp(end, "ns") == 0) mul = 1;
+    else if (strcmp(end, "us") == 0) mul = 1e3;
+    else if (strcmp(end, "ms") == 0) mul = 1e6;
+    else if (strcmp(end, "s") == 0) mul = 1e9;
+    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) mul = 60e9;
+    else return -1;
+    double r = v * mul;
+    if (r > 1.8e19) return -1;
+    *ns = (uint64_t)(r + 0.5);
+    return 0;
+}
+
+/* run.json of a directory: command, run times, start stamp. Missing file:
+ * 0 with nothing set. Unreadable or malformed: a warning, still 0. */
+static void read_run(latrec_input *in, const char *dir, int first, uint64_t *start, int *have_start)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    json_error_t jerr;
+    json_t *run = json_load_file(path, 0, &jerr);
+    if (!run) {
+        fprintf(stderr, "latrec: %s:%d: not a run manifest: %s\n", path, jerr.line, jerr.text);
+        return;
+    }
+    json_t *stamp = json_object_get(run, "start_stamp");
+    json_t *mono = stamp ? json_object_get(stamp, "mono_ns") : NULL;
+    if (json_is_integer(mono)) {
+        *start = (uint64_t)json_integer_value(mono);
+        *have_start = 1;
+    }
+    if (first) {
+        in->have_run = 1;
+        const char *cmd = json_string_value(json_object_get(run, "command"));
+        snprintf(in->command, sizeof(in->command), "%s", cmd ? cmd : "");
+        json_t *t = json_object_get(run, "start_real_ns");
+        if (json_is_integer(t)) in->run_start_real_ns = (uint64_t)json_integer_value(t);
+        t = json_object_get(run, "stop_real_ns");
+        if (json_is_integer(t)) in->run_stop_real_ns = (uint64_t)json_integer_value(t);
+    }
+    json_decref(run);
+}
+
+static int choose_catalog(latrec_input *in)
+{
+    const latrec_input_opts *o = &in->opts;
+    char err[512];
+    if (o->catalog_path) {
+        if (latrec_catalog_load(&in->cat, o->catalog_path, err, sizeof(err)) < 0) {
+            fprintf(stderr, "latrec: %s\n", err);
+            return -1;
+        }
+        snprintf(in->catalog_note, sizeof(in->catalog_note), "%s (from %s)", in->cat.name, o->catalog_path);
+    } else if (o->stages_header) {
+        char name[32];
+        const char *base = strrchr(o->stages_header, '/');
+        base = base ? base + 1 : o->stages_header;
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+        latrec_catalog_init(&in->cat, name);
+        snprintf(in->catalog_note, sizeof(in->catalog_note), "%s (stages from %s, legs discovered)",
+                 name, o->stages_header);
+    } else {
+        /* The rings' own catalog: v3 names it, v1/v2 from libE3 mean e3. */
+        const char *named = NULL;
+        for (size_t i = 0; i < in->set.n; i++) {
+            const latrec_ring *r = &in->set.rings[i];
+            if (r->status != LATREC_RING_OK || !r->catalog[0] || strcmp(r->catalog, "e3") == 0) continue;
+            if (strcmp(r->basename, "sched.latrec") == 0) continue;
+            if (!named) named = r->catalog;
+        }
+        if (!named) {
+            if (latrec_catalog_e3(&in->cat) < 0) return -1;
+            snprintf(in->catalog_note, sizeof(in->catalog_note), "e3 (built in)");
+        } else {
+            latrec_catalog_init(&in->cat, named);
+            snprintf(in->catalog_note, sizeof(in->catalog_note),
+                     "%s (named by the rings, not known here: stages by id, legs discovered; "
+                     "use --catalog)", named);
+            if (!o->quiet)
+                fprintf(stderr, "latrec: rings name catalog '%s', which is not built in: "
+                                "stages shown by id, legs discovered (use --catalog FILE)\n", named);
+        }
+    }
+    if (o->stages_header &&
+        latrec_catalog_add_header(&in->cat, o->stages_header, o->stage_prefix, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
+{
+    memset(in, 0, sizeof(*in));
+    in->opts = *opts;
+    if (in->opts.n_dirs == 0) latrec_input_add_dir(&in->opts, "latrec.data");
+    const latrec_input_opts *o = &in->opts;
+    char err[512];
+    if (latrec_ringset_open(&in->set, o->dirs, (size_t)o->n_dirs, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec %s: %s\n", cmd, err);
+        return 1;
+    }
+    in->ring_dir = calloc(in->set.n + 1, sizeof(int));
+    in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
+    uint64_t *starts = calloc((size_t)o->n_dirs, sizeof(uint64_t));
+    int *have = calloc((size_t)o->n_dirs, sizeof(int));
+    if (!in->ring_dir || !in->dropped || !starts || !have) {
+        free(starts);
+        free(have);
+        fprintf(stderr, "latrec %s: out of memory\n", cmd);
+        return 1;
+    }
+    for (int d = 0; d < o->n_dirs; d++) read_run(in, o->dirs[d], d == 0, &starts[d], &have[d]);
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        size_t best = 0;
+        for (int d = 0; d < o->n_dirs; d++) {
+            size_t len = strlen(o->dirs[d]);
+            if (strncmp(r->path, o->dirs[d], len) == 0 && r->path[len] == '/' && len >= best) {
+                best = len;
+                in->ring_dir[i] = d;
+            }
+        }
+        if (r->status != LATREC_RING_OK) {
+            in->n_rejected++;
+            fprintf(stderr, "latrec: %s: %s\n", r->path, r->error);
+        } else if (r->warning[0] && !o->quiet) {
+            fprintf(stderr, "latrec: %s: %s\n", r->path, r->warning);
+        }
+    }
+    /* One start stamp for the pass: the first directory's (others warn). */
+    in->have_start = have[0];
+    in->start_ns = starts[0];
+    for (int d = 1; d < o->n_dirs; d++)
+        if (have[d] && !o->quiet)
+            fprintf(stderr, "latrec: %s: start stamp not applied (only the first directory's is)\n",
+                    o->dirs[d]);
+    free(starts);
+    free(have);
+    if (o->n_dirs > 1 && !o->wall && !o->quiet)
+        fprintf(stderr, "latrec: %d directories merged on the monotonic clock; use --wall for "
+                        "rings of several hosts\n", o->n_dirs);
+    if (in->set.n_ok == 0) {
+        fprintf(stderr, "latrec %s: no readable rings in %s%s\n", cmd, o->dirs[0],
+                o->n_dirs > 1 ? " and the other directories" : "");
+        return 1;
+    }
+    size_t a, b;
+    if (!o->wall && latrec_ringset_boots_differ(&in->set, &a, &b)) {
+        fprintf(stderr, "latrec %s: %s and %s come from different boots or hosts: their monotonic "
+                        "stamps cannot be merged; use --wall\n",
+                cmd, in->set.rings[a].path, in->set.rings[b].path);
+        return 1;
+    }
+    if (choose_catalog(in) < 0) return 1;
+    return 0;
+}
+
+int latrec_input_rewind(latrec_input *in, latrec_merge *m)
+{
+    char err[512];
+    unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
+    in->pass++;
+    if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
+{
+    while (latrec_merge_next(m, out)) {
+        if (in->have_start && out->rec.t_ns < in->start_ns && in->ring_dir[out->ring] == 0) {
+            if (in->pass == 1) in->dropped[out->ring]++;
+            continue;
+        }
+        if (in->pass == 1) in->records++;
+        return 1;
+    }
+    return 0;
+}
+
+void latrec_input_close(latrec_input *in)
+{
+    latrec_ringset_close(&in->set);
+    latrec_catalog_free(&in->cat);
+    free(in->ring_dir);
+    free(in->dropped);
+    memset(in, 0, sizeof(*in));
+}
+
+void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        if (r->status != LATREC_RING_OK) {
+            t->rejected++;
+            continue;
+        }
+        t->rings++;
+        t->wrapped += r->wrapped != 0;
+        t->multi_writer += r->multi_writer != 0;
+        t->valid += r->valid;
+        t->lost += r->lost;
+        t->lost_lower_bound |= r->lost_lower_bound && r->lost;
+        t->dropped += in->dropped[i];
+        if (r->clock_ns_per_call) {
+            if (!t->clock_min || r->clock_ns_per_call < t->clock_min) t->clock_min = r->clock_ns_per_call;
+            if (r->clock_ns_per_call > t->clock_max) t->clock_max = r->clock_ns_per_call;
+        }
+        if (r->valid) {
+            if (!t->first_t || r->min_t_ns < t->first_t) t->first_t = r->min_t_ns;
+            if (r->max_t_ns > t->last_t) t->last_t = r->max_t_ns;
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/*
+ * cli/input.h - what report, hist and convert share: the directories to read,
+ * the run manifest, the rings, the catalog, and the time-ordered record
+ * stream with the start-stamp filter.
+ */
+#ifndef LATREC_CLI_INPUT_H
+#define LATREC_CLI_INPUT_H
+
+#include <argp.h>
+#include <stdint.h>
+
+#include "analyze/catalog.h"
+#include "read/merge.h"
+#include "read/ringset.h"
+
+/* Options every analysis subcommand takes (argp child: input_argp). */
+typedef struct latrec_input_opts {
+    const char *dirs[64];
+    int         n_dirs;
+    const char *catalog_path;  /* --catalog FILE */
+    const char *stages_header; /* --stages HEADER */
+    const char *stage_prefix;  /* --stage-prefix PREFIX */
+    int         wall;          /* --wall */
+    int         quiet;         /* -q */
+} latrec_input_opts;
+
+extern struct argp latrec_input_argp;
+
+/* Add a positional directory (argp ARGP_KEY_ARG). 0, or -1 when too many. */
+int latrec_input_add_dir(latrec_input_opts *o, const char *dir);
+
+typedef struct latrec_input {
+    latrec_input_opts opts;
+    latrec_ringset set;
+    int           *ring_dir;      /* directory index per ring */
+    latrec_catalog cat;
+    char           catalog_note[160]; /* how the catalog was chosen */
+    int            n_rejected;
+    /* from <dir>/run.json when present (first directory) */
+    int            have_run;
+    char           command[1024];
+    uint64_t       run_start_real_ns, run_stop_real_ns;
+    int            have_start;    /* a start stamp: drop what precedes it */
+    uint64_t       start_ns;      /* CLOCK_MONOTONIC of the start stamp */
+    uint64_t      *dropped;       /* per ring: records before the start stamp */
+    uint64_t       records;       /* records delivered by the first pass */
+    int            pass;          /* passes started by latrec_input_rewind */
+} latrec_input;
+
+/* Open everything the options name: default directory "latrec.data" when none
+ * was given. Prints one line per rejected ring ("latrec: PATH: reason") and
+ * per problem. Returns 0, or 1 when nothing can be read (missing directory,
+ * no rings, bad catalog, boots mixed without --wall), with the reason
+ * printed. */
+int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd);
+
+/* Start a pass over all records in time order (several passes allowed). */
+int latrec_input_rewind(latrec_input *in, latrec_merge *m);
+
+/* Next record at or after the start stamp; 1, or 0 at the end. Records
+ * before the start stamp are counted in in->dropped (first pass only). */
+int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
+
+void latrec_input_close(latrec_input *in);
+
+/* Totals over the ok rings. */
+typedef struct latrec_input_totals {
+    size_t   rings, rejected, wrapped, multi_writer;
+    uint64_t valid, lost, dropped;
+    int      lost_lower_bound;
+    uint32_t clock_min, clock_max; /* ns per clock read, over rings that measured it */
+    uint64_t first_t, last_t;      /* mono ns over all records */
+} latrec_input_totals;
+
+void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t);
+
+/* Parse a duration "500us", "2.5ms", "3s", "100" (ns), "1m" (minutes).
+ * Returns 0 and *ns, or -1. */
+int latrec_parse_duration(const char *s, uint64_t *ns);
+
+#endif

@@ -1,0 +1,65 @@
+/* latrec: dispatch to a subcommand. */
+#include <argp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+const char *latrec_version_string = "latrec " LATREC_VERSION_TEXT;
+const char *argp_program_version = "latrec " LATREC_VERSION_TEXT;
+const char *argp_program_bug_address = NULL;
+
+struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    { "record", latrec_cmd_record, "Run a command with its rings in a run directory (and the scheduler watched)" },
+    { "report", latrec_cmd_report, "Per-leg hop latency tables of a run" },
+    { "hist", latrec_cmd_hist, "Latency histograms of a run, in rtla's layout" },
+    { "convert", latrec_cmd_convert, "Rings to CSV (rings, records, per component) or a Perfetto timeline" },
+};
+
+static const char doc[] =
+    "latrec -- where time goes inside a low-latency pipeline\v"
+    "Commands:\n"
+    "  record   Run a command with its rings in a run directory (and the scheduler watched)\n"
+    "  report   Per-leg hop latency tables of a run\n"
+    "  hist     Latency histograms of a run, in rtla's layout\n"
+    "  convert  Rings to CSV (rings, records, per component) or a Perfetto timeline\n"
+    "\n"
+    "'latrec COMMAND --help' shows a command's options. See latrec(1).";
+
+static error_t parse_top(int key, char *arg, struct argp_state *state)
+{
+    (void)arg;
+    switch (key) {
+    case ARGP_KEY_ARG:
+        /* The first non-option is the subcommand: stop here. */
+        *(int *)state->input = state->next - 1;
+        state->next = state->argc;
+        return 0;
+    case ARGP_KEY_NO_ARGS:
+        argp_usage(state);
+        return 0;
+    default:
+        return ARGP_ERR_UNKNOWN;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct argp top = { 0, parse_top, "COMMAND [ARGS...]", doc, 0, 0, 0 };
+    argp_err_exit_status = LATREC_EXIT_USAGE;
+    int cmd_index = -1;
+    argp_parse(&top, argc, argv, ARGP_IN_ORDER, 0, &cmd_index);
+    if (cmd_index < 0 || cmd_index >= argc) return LATREC_EXIT_USAGE;
+    const char *name = argv[cmd_index];
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+        if (strcmp(name, subcommands[i].name) == 0) return subcommands[i].run(argc - cmd_index, argv + cmd_index);
+    fprintf(stderr, "latrec: '%s' is not a latrec command; see 'latrec --help'\n", name);
+    return LATREC_EXIT_USAGE;
+}
