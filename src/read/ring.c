@@ -209,11 +209,17 @@ static uint64_t count_large_descents(const latrec_ring *r, uint64_t tol,
     return n;
 }
 
-/* The smallest n >= base with (n - 1) mod entries == newest. */
-static uint64_t next_congruent(uint64_t base, uint64_t newest, uint64_t mask)
+/* The smallest n >= base with (n - 1) mod entries == newest, into *n.
+ * -1 (and *n = base) when that n does not fit in 64 bits. */
+static int next_congruent(uint64_t base, uint64_t newest, uint64_t mask,
+                          uint64_t *n)
 {
     uint64_t want = (newest + 1) & mask;
-    return base + ((want - base) & mask);
+    if (__builtin_add_overflow(base, (want - base) & mask, n)) {
+        *n = base;
+        return -1;
+    }
+    return 0;
 }
 
 /* One pass over the slots: counts, extremes, descents; then wrap and loss
@@ -323,7 +329,9 @@ static void derive(latrec_ring *r)
         }
         r->iter_len = entries;
         uint64_t base = r->rec_count > entries ? r->rec_count : entries;
-        r->written = next_congruent(base, r->newest_slot, r->mask);
+        if (next_congruent(base, r->newest_slot, r->mask, &r->written) != 0)
+            warn(r, "rec_count %llu is implausible: loss is not exact",
+                 (unsigned long long)r->rec_count);
         r->lost = r->written - entries;
         r->lost_lower_bound = r->rec_count < entries;
     }

@@ -76,7 +76,9 @@
  * not refresh rec_count on the stamp path can also leave a stale rec_count
  * >= entries; that cannot be told from the file. A multi-writer ring gets
  * written = max(rec_count, valid), lost = max(0, rec_count - entries), and
- * lost_lower_bound = (rec_count < entries).
+ * lost_lower_bound = (rec_count < entries). A rec_count so large that
+ * `written` would not fit in 64 bits gives written = rec_count and the
+ * warning "rec_count N is implausible: loss is not exact".
  *
  * Iteration (write order): latrec_ring_next() below. It acquire-loads t_ns
  * first, skips a zero, then copies sc, aux, aux2: one plain pass, no

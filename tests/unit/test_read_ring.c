@@ -725,6 +725,16 @@ static void test_loss(void **state)
     assert_int_equal(r.written, 29);
     assert_true(r.lost_lower_bound);
     latrec_ring_close(&r);
+
+    /* an impossible rec_count: no overflow, said so */
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, UINT64_MAX);
+    assert_int_equal(open_gen(&r, &g, "lmax.latrec"), 0);
+    assert_true(r.wrapped);
+    assert_int_equal(r.written, UINT64_MAX);
+    assert_int_equal(r.lost, UINT64_MAX - 16);
+    assert_string_equal(r.warning, "rec_count 18446744073709551615 is implausible: "
+                                   "loss is not exact");
+    latrec_ring_close(&r);
     ringgen_free(&g);
 }
 
