@@ -82,7 +82,10 @@
  *
  * Iteration (write order): latrec_ring_next() below. It acquire-loads t_ns
  * first, skips a zero, then copies sc, aux, aux2: one plain pass, no
- * allocation, no indirect call.
+ * allocation, no indirect call. The slots visited are fixed at open
+ * (start_slot, iter_len): on a live ring, records published later in slots
+ * that were still empty are not visited (open the ring again to see them);
+ * records rewritten in visited slots are read as they are at that moment.
  */
 #ifndef LATREC_READ_RING_H
 #define LATREC_READ_RING_H
