@@ -1,0 +1,140 @@
+/* outliers: Latte-style outlier counting over a column of hop values (ns).
+ *
+ * The rule (as the brief states Latte's, see "Differences from Latte" below):
+ *   1. split the samples, in time order, into consecutive chunks of
+ *      LATREC_OUTLIER_CHUNK (1000); a last partial chunk (1..999 samples)
+ *      counts as a chunk;
+ *   2. take each chunk's maximum;
+ *   3. Q1, Q3 = the 25th / 75th percentiles of those maxima by linear
+ *      interpolation between closest ranks (numpy's default "linear", Hyndman
+ *      & Fan type 7): sort the m maxima x[0..m-1], h = (m - 1) q,
+ *      Q = x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]);
+ *   4. limit = Q3 + 1.5 IQR, IQR = Q3 - Q1; a sample v is an outlier iff
+ *      v > limit, i.e. v > threshold = floor(limit) (v is an integer);
+ *   5. fewer than LATREC_OUTLIER_MIN_CHUNKS (4) maxima: not enough data, no
+ *      sample is an outlier, the count is 0 and enough_data says so.
+ * Quartiles and limit are computed in long double: exact while the maxima
+ * are below 2^60 ns (36 years).
+ *
+ * Streaming, memory O(n / 1000): the tracker keeps one int64 per finished
+ * chunk and the running maximum of the current one; feeding is a compare,
+ * an increment and, every 1000 samples, an append.
+ *
+ * Counting the samples above the threshold needs them again. Two ways:
+ *   - one pass: latrec_outliers_count() asks the column's loghist (fed with
+ *     the same samples): every bucket strictly above the threshold's bucket
+ *     counts whole. The result is exact when the loghist still holds the
+ *     samples verbatim (n <= 2048), when the threshold is below 2048 ns (unit
+ *     buckets) or when its bucket is empty or ends right at it; otherwise it
+ *     is a [count, count_max] bracket (exact == false) whose width is the
+ *     population of the one bucket (width <= threshold / 1024) that holds the
+ *     threshold.
+ *   - two passes (exact always, and what --drop-outliers needs): pass 1 feeds
+ *     every sample; latrec_outliers_fence() fixes the threshold; pass 2
+ *     re-reads the samples and asks latrec_outliers_is_outlier() per sample,
+ *     counting or excluding them.
+ *
+ * Differences from Latte: Latte's CleanData (Latte.hpp) uses cutoff =
+ * Q3 + 3 IQR with Q1 = x[m/4], Q3 = x[3m/4] (no interpolation), falls back to
+ * 1.5 Q3 when IQR = 0, and skips a trailing chunk of fewer than 500 samples.
+ * latrec follows the rule above (1.5 IQR, interpolated quartiles, every
+ * partial chunk counts).
+ *
+ * Breakdown: the fence is built from chunk maxima, so once more than about a
+ * quarter of the chunks contain a spike, Q3 is a spike and no spike is an
+ * outlier (e.g. 7 spiking chunks out of 20 report 0). The rule finds rare
+ * spikes, not a bimodal distribution.
+ */
+#ifndef LATREC_ANALYZE_OUTLIERS_H
+#define LATREC_ANALYZE_OUTLIERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/loghist.h"
+
+#define LATREC_OUTLIER_CHUNK 1000u   /* samples per chunk */
+#define LATREC_OUTLIER_MIN_CHUNKS 4u /* fewer maxima: not enough data */
+#define LATREC_OUTLIER_IQR_K 1.5L    /* limit = Q3 + K x IQR */
+
+/* The streaming tracker: per-chunk maxima. Fields are read-only to users. */
+typedef struct latrec_outliers {
+	int64_t *maxima;   /* finished chunks' maxima (any order after a fence) */
+	size_t n_maxima;
+	size_t cap;
+	int64_t cur_max;   /* maximum of the current, unfinished chunk */
+	uint32_t cur_n;    /* samples in the current chunk, 0..999 */
+	bool oom;          /* a chunk maximum could not be stored */
+} latrec_outliers;
+
+/* The fixed threshold, from latrec_outliers_fence(). ns. */
+typedef struct latrec_outlier_fence {
+	bool enough_data;  /* chunks >= 4; else nothing is an outlier */
+	uint64_t chunks;   /* chunk maxima used, the partial chunk included */
+	double q1, q3;     /* quartiles of the chunk maxima (valid if enough_data) */
+	double iqr;        /* q3 - q1 */
+	double limit;      /* q3 + 1.5 iqr */
+	int64_t threshold; /* floor(limit): v is an outlier iff v > threshold */
+} latrec_outlier_fence;
+
+/* The one-pass count (latrec_outliers_count). */
+typedef struct latrec_outlier_count {
+	latrec_outlier_fence fence;
+	uint64_t count;     /* samples known to be > threshold (0 if !enough_data) */
+	uint64_t count_max; /* upper bound; == count when exact */
+	bool exact;         /* count is the true number of samples > threshold */
+} latrec_outlier_count;
+
+/* Start empty. Allocates nothing until the first chunk completes. */
+void latrec_outliers_init(latrec_outliers *o);
+
+/* Forget every sample; keeps the allocation. */
+void latrec_outliers_reset(latrec_outliers *o);
+
+/* Release memory; o becomes empty (usable again after init). */
+void latrec_outliers_free(latrec_outliers *o);
+
+/* Store the finished chunk's maximum (called by feed every 1000 samples).
+ * On allocation failure sets o->oom; fence then fails with ENOMEM. */
+void latrec_outliers_close_chunk(latrec_outliers *o);
+
+/* Feed one sample v (ns, >= 0, in time order). Negative hops are clock
+ * regressions and should not be fed (latrec_stats filters them). */
+static inline void latrec_outliers_feed(latrec_outliers *o, int64_t v)
+{
+	o->cur_max = (o->cur_n == 0 || v > o->cur_max) ? v : o->cur_max;
+	if (__builtin_expect(++o->cur_n == LATREC_OUTLIER_CHUNK, 0))
+		latrec_outliers_close_chunk(o);
+}
+
+/* Samples fed so far, as chunk count: finished chunks + 1 if a partial one. */
+uint64_t latrec_outliers_chunks(const latrec_outliers *o);
+
+/* dst then src, as if src's samples had been fed after dst's, except that
+ * dst's partial chunk is closed as a chunk of its own (identical to feeding
+ * both when dst's sample count is a multiple of 1000). src's partial chunk
+ * becomes dst's current chunk. dst != src. Returns 0, or -1 with
+ * errno = ENOMEM (dst unchanged). */
+int latrec_outliers_merge(latrec_outliers *dst, const latrec_outliers *src);
+
+/* Compute Q1, Q3 and the threshold from the maxima seen so far (partial
+ * chunk included). Sorts the stored maxima in place (their order carries no
+ * information); feeding may continue afterwards. Returns 0, or -1 with
+ * errno = ENOMEM if a chunk maximum was lost to an allocation failure. With
+ * no sample at all: 0, chunks = 0, enough_data = false. */
+int latrec_outliers_fence(latrec_outliers *o, latrec_outlier_fence *f);
+
+/* Pass 2 / --drop-outliers: true iff v (ns) is an outlier under fence f
+ * (enough_data and v > threshold). */
+static inline bool latrec_outliers_is_outlier(const latrec_outlier_fence *f, int64_t v)
+{
+	return f->enough_data && v > f->threshold;
+}
+
+/* One-pass count: fence the tracker, then count the samples of h (the same
+ * samples' histogram) above the threshold; see the header comment for when
+ * it is exact. Returns 0, or -1 with errno = ENOMEM as fence does. */
+int latrec_outliers_count(latrec_outliers *o, const latrec_loghist *h, latrec_outlier_count *out);
+
+#endif /* LATREC_ANALYZE_OUTLIERS_H */
