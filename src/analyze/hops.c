@@ -1,0 +1,85 @@
+/* Hops of a leg. */
+#include "analyze/hops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int has_stage(const latrec_leg *leg, unsigned s)
+{
+    return latrec_leg_chain_pos(leg, s) >= 0 || latrec_leg_extra_pos(leg, s) >= 0;
+}
+
+static void name_hop(const latrec_catalog *cat, latrec_hopdef *h)
+{
+    char a[8], b[8];
+    snprintf(h->name, sizeof(h->name), "%s->%s", latrec_catalog_stage_name(cat, h->from, a),
+             latrec_catalog_stage_name(cat, h->to, b));
+}
+
+int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latrec_hop_select *sel,
+                    latrec_hopdef *out)
+{
+    int n = 0;
+    if (sel && sel->n) {
+        for (int i = 0; i < sel->n && n < LATREC_MAX_HOPS; i++) {
+            if (!has_stage(leg, sel->from[i]) || !has_stage(leg, sel->to[i])) continue;
+            memset(&out[n], 0, sizeof(out[n]));
+            out[n].from = sel->from[i];
+            out[n].to = sel->to[i];
+            name_hop(cat, &out[n++]);
+        }
+        return n;
+    }
+    for (int i = 0; i + 1 < leg->n_chain; i++) {
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].from = leg->chain[i];
+        out[n].to = leg->chain[i + 1];
+        name_hop(cat, &out[n++]);
+    }
+    for (int i = 0; i < leg->n_extra_hops; i++) {
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].from = leg->extra_hops[i].from;
+        out[n].to = leg->extra_hops[i].to;
+        name_hop(cat, &out[n++]);
+    }
+    if (leg->n_chain >= 2) {
+        memset(&out[n], 0, sizeof(out[n]));
+        out[n].from = leg->chain[0];
+        out[n].to = leg->chain[leg->n_chain - 1];
+        out[n].total = 1;
+        snprintf(out[n++].name, sizeof(out[0].name), "total");
+    }
+    return n;
+}
+
+static const latrec_hit *hit_of(const latrec_leg *leg, const latrec_instance *inst, unsigned s)
+{
+    int i = latrec_leg_chain_pos(leg, s);
+    if (i < 0 && (i = latrec_leg_extra_pos(leg, s)) >= 0) i += leg->n_chain;
+    return i >= 0 && i < inst->n_hits && inst->hits[i].t_ns ? &inst->hits[i] : NULL;
+}
+
+int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                     int64_t *ns, uint32_t *ring_to)
+{
+    const latrec_hit *a = hit_of(leg, inst, h->from), *b = hit_of(leg, inst, h->to);
+    if (!a || !b) return 0;
+    *ns = (int64_t)(b->t_ns - a->t_ns);
+    *ring_to = b->ring;
+    return 1;
+}
+
+int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *cat, const char *spec)
+{
+    char a[64], b[64];
+    const char *colon = strchr(spec, ':');
+    if (!colon || sel->n == 16 || (size_t)(colon - spec) >= sizeof(a) || strlen(colon + 1) >= sizeof(b))
+        return -1;
+    snprintf(a, sizeof(a), "%.*s", (int)(colon - spec), spec);
+    snprintf(b, sizeof(b), "%s", colon + 1);
+    int ia = latrec_catalog_stage_id(cat, a), ib = latrec_catalog_stage_id(cat, b);
+    if (ia < 0 || ib < 0) return -1;
+    sel->from[sel->n] = (uint8_t)ia;
+    sel->to[sel->n++] = (uint8_t)ib;
+    return 0;
+}

@@ -1,0 +1,50 @@
+/*
+ * analyze/hops.h - the hops of a leg and their values in an instance.
+ *
+ * A leg's hops are its chain hops (consecutive chain stages), its extra hops
+ * (catalog `hop` lines, e.g. EMIT_ENTER -> ENQUEUE), and the total (first to
+ * last chain stage, for chains of two or more stages). A selection (--hop
+ * A:B) replaces them with the named pairs, for every leg that has both
+ * stages (chain or extra), adjacent or not.
+ *
+ * A hop value is t(B) - t(A) in ns, signed: a negative value is a clock
+ * regression (two CPUs' clocks, or a stamp_at time), never wrapped.
+ */
+#ifndef LATREC_ANALYZE_HOPS_H
+#define LATREC_ANALYZE_HOPS_H
+
+#include <stdint.h>
+
+#include "analyze/catalog.h"
+#include "analyze/legs.h"
+
+#define LATREC_MAX_HOPS (LATREC_MAX_CHAIN + LATREC_MAX_EXTRA_HOPS + 1)
+
+typedef struct latrec_hopdef {
+    uint8_t from, to;
+    int     total;                      /* the leg total */
+    char    name[2 * LATREC_NAME_MAX + 8]; /* "ENQUEUE->DEQUEUE" or "total" */
+} latrec_hopdef;
+
+/* A --hop selection: stage pairs by id. */
+typedef struct latrec_hop_select {
+    int     n;
+    uint8_t from[16], to[16];
+} latrec_hop_select;
+
+/* Fill out[] with the hops of leg (max LATREC_MAX_HOPS); sel NULL or empty
+ * means every hop of the leg. Returns the count (0: the selection names no
+ * pair this leg has). */
+int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latrec_hop_select *sel,
+                    latrec_hopdef *out);
+
+/* The value of hop h in inst: 1 with *ns = t(to) - t(from) and *ring_to =
+ * the ring that stamped `to`; 0 when either stage is absent. */
+int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                     int64_t *ns, uint32_t *ring_to);
+
+/* Parse "A:B" (stage names or ids of cat) into sel. 0, or -1 when a stage
+ * is unknown or the selection is full. */
+int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *cat, const char *spec);
+
+#endif

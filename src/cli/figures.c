@@ -1,0 +1,67 @@
+/* Figures of a latency column. */
+#include "cli/figures.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int latrec_units_parse(const char *s, latrec_units *u)
+{
+    if (strcmp(s, "ns") == 0) *u = (latrec_units){ "ns", 1.0, 0 };
+    else if (strcmp(s, "us") == 0) *u = (latrec_units){ "us", 1e3, 3 };
+    else if (strcmp(s, "ms") == 0) *u = (latrec_units){ "ms", 1e6, 6 };
+    else return -1;
+    return 0;
+}
+
+void latrec_figures_from_stats(latrec_figures *f, latrec_stats *s, const double *pct, int n_pct)
+{
+    memset(f, 0, sizeof(*f));
+    f->n = fig_skew(n_pct) + 1;
+    f->count = latrec_stats_count(s);
+    f->regressions = latrec_stats_negatives(s);
+    int64_t v;
+    double d;
+    if ((f->has[FIG_MIN] = latrec_stats_min(s, &v))) f->v[FIG_MIN] = (double)v;
+    for (int i = 0; i < n_pct; i++)
+        if ((f->has[FIG_PCT0 + i] = latrec_stats_percentile(s, pct[i], &v))) f->v[FIG_PCT0 + i] = (double)v;
+    if ((f->has[fig_max(n_pct)] = latrec_stats_max(s, &v))) f->v[fig_max(n_pct)] = (double)v;
+    if ((f->has[fig_mean(n_pct)] = latrec_stats_mean(s, &d))) f->v[fig_mean(n_pct)] = d;
+    if ((f->has[fig_stddev(n_pct)] = latrec_stats_stddev(s, &d))) f->v[fig_stddev(n_pct)] = d;
+    if ((f->has[fig_skew(n_pct)] = latrec_stats_skewness(s, &d))) f->v[fig_skew(n_pct)] = d;
+    latrec_outlier_count oc;
+    if (latrec_stats_outliers(s, &oc)) {
+        f->outliers_known = oc.fence.enough_data;
+        f->outliers = oc.count;
+        f->outliers_max = oc.count_max;
+    }
+}
+
+const char *latrec_figure_name(int i, const double *pct, int n_pct, char *buf, size_t len)
+{
+    if (i == FIG_MIN) return "min";
+    if (i >= FIG_PCT0 && i < FIG_PCT0 + n_pct) {
+        snprintf(buf, len, "p%g", pct[i - FIG_PCT0]);
+        return buf;
+    }
+    if (i == fig_max(n_pct)) return "max";
+    if (i == fig_mean(n_pct)) return "mean";
+    if (i == fig_stddev(n_pct)) return "stddev";
+    return "skewness";
+}
+
+int latrec_parse_percentiles(const char *s, double *pct, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || v < 0 || v > 100 || n == max) return -1;
+        pct[n++] = v;
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        p = end;
+    }
+    return n ? n : -1;
+}

@@ -1,0 +1,68 @@
+/*
+ * cli/pass.h - one analysis pass over a run, shared by report and hist.
+ *
+ * Streams every record (after the start stamp) through the leg builder and,
+ * for every ended instance of a selected (component, leg), computes its hop
+ * values and hands them to the caller's sinks. Tables are created on first
+ * use, one per (component, leg), in order of appearance; the caller sorts
+ * them for output.
+ *
+ * Selection: component and leg names (NULL: all), --hop pairs, and a
+ * warm-up: instances whose first stamp is earlier than the run's beginning
+ * (the start stamp, else the first record) plus warmup_ns are skipped.
+ * Calibration subtracts the clock_ns_per_call of the ring that stamped a
+ * hop's second stage from the hop (latrec_calibrate()).
+ */
+#ifndef LATREC_CLI_PASS_H
+#define LATREC_CLI_PASS_H
+
+#include <stdint.h>
+
+#include "analyze/hops.h"
+#include "analyze/legs.h"
+#include "cli/input.h"
+
+typedef struct latrec_leg_table {
+    int        component, leg;
+    char       component_name[LATREC_NAME_MAX];
+    latrec_leg legdef;            /* a copy: discovered legs move */
+    uint64_t   instances, complete;
+    int        n_hops;
+    latrec_hopdef hops[LATREC_MAX_HOPS];
+    void      *user;              /* the caller's per-table state */
+} latrec_leg_table;
+
+typedef struct latrec_pass latrec_pass;
+
+typedef struct latrec_pass_sinks {
+    void *ctx;
+    /* A new table: set t->user. Return -1 to abort (out of memory). */
+    int (*table_new)(void *ctx, latrec_leg_table *t);
+    /* One hop value of an instance (after calibration), ns. */
+    void (*value)(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst);
+    /* Every selected instance, after its values (NULL: not wanted). */
+    void (*instance)(void *ctx, latrec_leg_table *t, const latrec_instance *inst);
+    /* The first chain stage of a leg was stamped at t_ns (inter-arrival). */
+    void (*first_stage)(void *ctx, latrec_leg_table *t, uint64_t t_ns);
+} latrec_pass_sinks;
+
+typedef struct latrec_pass_opts {
+    const char *component;
+    const char *leg;
+    latrec_hop_select hops;
+    uint64_t warmup_ns;
+    int calibrate;
+} latrec_pass_opts;
+
+/* Run one pass. Returns 0, or -1 (reason printed). On success *tables and
+ * *n_tables describe the tables (owned by the pass; free with
+ * latrec_pass_free) and *legs stays valid until then. */
+latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks);
+latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n);
+latrec_legs *latrec_pass_legs(latrec_pass *p);
+uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
+/* The run's beginning used for warm-up and intervals, mono ns. */
+uint64_t latrec_pass_begin(const latrec_pass *p);
+void latrec_pass_free(latrec_pass *p);
+
+#endif
