@@ -1,12 +1,416 @@
-/* latrec hist */
+/* latrec hist: latency histograms in rtla's layout, or power-of-two buckets. */
+#include <argp.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
+#include "cli/figures.h"
+#include "cli/input.h"
+#include "cli/pass.h"
+
+enum {
+    OPT_COMPONENT = 0x600, OPT_LEG, OPT_HOP, OPT_TOTALS, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX,
+    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE
+};
+
+#define MAX_ENTRIES 1000000
+#define LOG2_SLOTS 64
+
+struct hist_opts {
+    latrec_input_opts input;
+    latrec_pass_opts pass;
+    const char *hop_specs[16];
+    int n_hop_specs;
+    int totals;
+    uint64_t bucket_size; /* in units */
+    uint64_t entries;
+    int no_header, no_summary, no_index, with_zeros, log2;
+    int format; /* 0 text, 1 csv, 2 json */
+    latrec_units units;
+};
+
+static const struct argp_option hist_options[] = {
+    { "component", OPT_COMPONENT, "NAME", 0, "Only this component", 0 },
+    { "leg", OPT_LEG, "NAME", 0, "One column per hop of this leg (default: one column per leg total)", 0 },
+    { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B; repeatable", 0 },
+    { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg)", 0 },
+    { "bucket-size", 'b', "N", 0, "Bucket size in the time unit (default 1)", 0 },
+    { "entries", 'E', "N", 0, "Number of buckets (default 256); larger values count in over:", 0 },
+    { "no-header", OPT_NO_HEADER, 0, 0, "Print no header lines", 0 },
+    { "no-summary", OPT_NO_SUMMARY, 0, 0, "Print no summary rows", 0 },
+    { "no-index", OPT_NO_INDEX, 0, 0, "Print no Index column", 0 },
+    { "with-zeros", OPT_WITH_ZEROS, 0, 0, "Print buckets that are zero in every column too", 0 },
+    { "unit", OPT_UNIT, "UNIT", 0, "ns, us (default) or ms", 0 },
+    { "log2", OPT_LOG2, 0, 0, "Power-of-two buckets with bars, as runqlat and bpftrace print them", 0 },
+    { "format", OPT_FORMAT, "FMT", 0, "text (default), csv or json", 0 },
+    { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION", 0 },
+    { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
+    { 0 }
+};
+
+static error_t parse_hist(int key, char *arg, struct argp_state *state)
+{
+    struct hist_opts *o = state->input;
+    char *end;
+    switch (key) {
+    case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
+    case OPT_COMPONENT: o->pass.component = arg; break;
+    case OPT_LEG: o->pass.leg = arg; break;
+    case OPT_HOP:
+        if (o->n_hop_specs == 16 || !strchr(arg, ':')) argp_error(state, "--hop takes A:B (at most 16), not '%s'", arg);
+        o->hop_specs[o->n_hop_specs++] = arg;
+        break;
+    case OPT_TOTALS: o->totals = 1; break;
+    case 'b':
+        o->bucket_size = strtoull(arg, &end, 10);
+        if (*end || !o->bucket_size) argp_error(state, "--bucket-size takes a positive integer, not '%s'", arg);
+        break;
+    case 'E':
+        o->entries = strtoull(arg, &end, 10);
+        if (*end || !o->entries || o->entries > MAX_ENTRIES)
+            argp_error(state, "--entries takes 1..%d, not '%s'", MAX_ENTRIES, arg);
+        break;
+    case OPT_NO_HEADER: o->no_header = 1; break;
+    case OPT_NO_SUMMARY: o->no_summary = 1; break;
+    case OPT_NO_INDEX: o->no_index = 1; break;
+    case OPT_WITH_ZEROS: o->with_zeros = 1; break;
+    case OPT_UNIT:
+        if (latrec_units_parse(arg, &o->units) < 0) argp_error(state, "--unit must be ns, us or ms, not '%s'", arg);
+        break;
+    case OPT_LOG2: o->log2 = 1; break;
+    case OPT_FORMAT:
+        if (strcmp(arg, "text") == 0) o->format = 0;
+        else if (strcmp(arg, "csv") == 0) o->format = 1;
+        else if (strcmp(arg, "json") == 0) o->format = 2;
+        else argp_error(state, "--format must be text, csv or json, not '%s'", arg);
+        break;
+    case OPT_WARMUP:
+        if (latrec_parse_duration(arg, &o->pass.warmup_ns) < 0)
+            argp_error(state, "--warm-up takes a duration like 500ms or 2s, not '%s'", arg);
+        break;
+    case OPT_CALIBRATE: o->pass.calibrate = 1; break;
+    case ARGP_KEY_ARG:
+        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
+        break;
+    default: return ARGP_ERR_UNKNOWN;
+    }
+    return 0;
+}
+
+/* One histogram column: exact counts per bucket of the unit. */
+struct column {
+    char label[2 * LATREC_NAME_MAX * 2 + 16];
+    uint64_t *bucket; /* entries + 1 (the last counts over:) */
+    uint64_t log2[LOG2_SLOTS];
+    uint64_t count, regressions;
+    int64_t min, max; /* ns */
+    long double sum;
+};
+
+struct hist_run {
+    struct hist_opts *o;
+    uint64_t bucket_ns; /* bucket size in ns */
+    struct column *cols;
+    int n_cols, cap_cols;
+    int oom;
+};
+
+/* Per table: the column index of each hop, -1 when not shown. */
+struct hist_table {
+    int col[LATREC_MAX_HOPS];
+};
+
+static int add_column(struct hist_run *h, const char *label)
+{
+    if (h->n_cols == h->cap_cols) {
+        int cap = h->cap_cols ? h->cap_cols * 2 : 16;
+        struct column *c = realloc(h->cols, (size_t)cap * sizeof(*c));
+        if (!c) return -1;
+        h->cols = c;
+        h->cap_cols = cap;
+    }
+    struct column *c = &h->cols[h->n_cols];
+    memset(c, 0, sizeof(*c));
+    snprintf(c->label, sizeof(c->label), "%s", label);
+    if (!(c->bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) return -1;
+    return h->n_cols++;
+}
+
+static int hist_table_new(void *ctx, latrec_leg_table *t)
+{
+    struct hist_run *h = ctx;
+    struct hist_table *ht = calloc(1, sizeof(*ht));
+    if (!ht) return -1;
+    t->user = ht;
+    /* Columns: a leg's hops when one leg is chosen (and no --totals),
+     * else its total only. */
+    int per_hop = (h->o->pass.leg || h->o->n_hop_specs) && !h->o->totals;
+    char label[sizeof(h->cols[0].label)];
+    for (int k = 0; k < t->n_hops; k++) {
+        ht->col[k] = -1;
+        if (!per_hop && !t->hops[k].total) continue;
+        if (per_hop) snprintf(label, sizeof(label), "%s", t->hops[k].name);
+        else snprintf(label, sizeof(label), "%s/%s", t->component_name, t->legdef.name);
+        if (per_hop && (h->o->pass.component == NULL || h->o->pass.leg == NULL)) {
+            /* Several legs may share hop names: qualify them. */
+            snprintf(label, sizeof(label), "%s/%s:%s", t->component_name, t->legdef.name, t->hops[k].name);
+        }
+        if ((ht->col[k] = add_column(h, label)) < 0) return -1;
+    }
+    return 0;
+}
+
+static unsigned log2_slot(uint64_t v)
+{
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+{
+    (void)inst;
+    struct hist_run *h = ctx;
+    struct hist_table *ht = t->user;
+    if (ht->col[hop] < 0) return;
+    struct column *c = &h->cols[ht->col[hop]];
+    if (ns < 0) {
+        c->regressions++;
+        return;
+    }
+    uint64_t b = (uint64_t)ns / h->bucket_ns;
+    c->bucket[b < h->o->entries ? b : h->o->entries]++;
+    c->log2[log2_slot((uint64_t)((double)ns / h->o->units.div))]++;
+    if (!c->count || ns < c->min) c->min = ns;
+    if (!c->count || ns > c->max) c->max = ns;
+    c->sum += ns;
+    c->count++;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static int col_width(const struct column *c)
+{
+    int w = (int)strlen(c->label);
+    return w > 9 ? w : 9;
+}
+
+static const char *unit_word(const latrec_units *u)
+{
+    return u->div == 1 ? "nanoseconds" : u->div == 1e3 ? "microseconds" : "milliseconds";
+}
+
+static void print_duration(FILE *out, const latrec_input *in)
+{
+    latrec_input_totals t;
+    latrec_input_totals_get(in, &t);
+    uint64_t ns = in->run_stop_real_ns > in->run_start_real_ns ? in->run_stop_real_ns - in->run_start_real_ns
+                                                                 : t.last_t - t.first_t;
+    uint64_t s = ns / 1000000000ull;
+    /* rtla's get_duration(): days hh:mm:ss */
+    fprintf(out, "# Duration: %3llu %02llu:%02llu:%02llu\n", (unsigned long long)(s / 86400),
+            (unsigned long long)(s / 3600 % 24), (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+}
+
+static void summary_value(FILE *out, const struct column *c, int has, uint64_t v)
+{
+    if (has) fprintf(out, "%*llu ", col_width(c), (unsigned long long)v);
+    else fprintf(out, "%*s ", col_width(c), "-");
+}
+
+static void print_text(struct hist_run *h, const latrec_input *in, FILE *out)
+{
+    const struct hist_opts *o = h->o;
+    if (!o->no_header) {
+        fprintf(out, "# latrec histogram\n");
+        fprintf(out, "# Time unit is %s (%s)\n", unit_word(&o->units), o->units.name);
+        print_duration(out, in);
+        if (o->bucket_size != 1) fprintf(out, "# Bucket size: %llu %s\n", (unsigned long long)o->bucket_size, o->units.name);
+        /* Labels right-aligned over their counts, as rtla's are. */
+        if (!o->no_index) fprintf(out, "%-6s", "Index");
+        for (int c = 0; c < h->n_cols; c++) fprintf(out, "%*s ", col_width(&h->cols[c]), h->cols[c].label);
+        fprintf(out, "\n");
+    }
+    for (uint64_t b = 0; b < o->entries; b++) {
+        uint64_t total = 0;
+        for (int c = 0; c < h->n_cols; c++) total += h->cols[c].bucket[b];
+        if (!total && !o->with_zeros) continue;
+        if (!o->no_index) fprintf(out, "%-6llu", (unsigned long long)(b * o->bucket_size));
+        for (int c = 0; c < h->n_cols; c++)
+            fprintf(out, "%*llu ", col_width(&h->cols[c]), (unsigned long long)h->cols[c].bucket[b]);
+        fprintf(out, "\n");
+    }
+    if (o->no_summary) return;
+    const char *rows[] = { "over:", "count:", "min:", "avg:", "max:" };
+    for (int r = 0; r < 5; r++) {
+        if (!o->no_index) fprintf(out, "%-6s", rows[r]);
+        for (int c = 0; c < h->n_cols; c++) {
+            const struct column *col = &h->cols[c];
+            switch (r) {
+            case 0: summary_value(out, col, 1, col->bucket[o->entries]); break;
+            case 1: summary_value(out, col, 1, col->count); break;
+            case 2: summary_value(out, col, col->count > 0, (uint64_t)((double)col->min / o->units.div)); break;
+            case 3:
+                summary_value(out, col, col->count > 0,
+                              col->count ? (uint64_t)(col->sum / col->count / o->units.div) : 0);
+                break;
+            default: summary_value(out, col, col->count > 0, (uint64_t)((double)col->max / o->units.div)); break;
+            }
+        }
+        fprintf(out, "\n");
+    }
+    uint64_t regress = 0;
+    for (int c = 0; c < h->n_cols; c++) regress += h->cols[c].regressions;
+    if (regress) {
+        if (!o->no_index) fprintf(out, "%-6s", "regr:");
+        for (int c = 0; c < h->n_cols; c++) summary_value(out, &h->cols[c], 1, h->cols[c].regressions);
+        fprintf(out, "\n");
+    }
+}
+
+/* Power-of-two buckets with a bar, as runqlat and bpftrace print them. */
+static void print_log2(struct hist_run *h, FILE *out)
+{
+    const struct hist_opts *o = h->o;
+    static const char stars[] = "****************************************";
+    for (int c = 0; c < h->n_cols; c++) {
+        const struct column *col = &h->cols[c];
+        fprintf(out, "%s%s (%s), count %llu%s\n", c ? "\n" : "", col->label, o->units.name,
+                (unsigned long long)col->count, col->regressions ? ", clock regressions left out" : "");
+        int last = -1;
+        uint64_t peak = 0;
+        for (int s = 0; s < LOG2_SLOTS; s++)
+            if (col->log2[s]) {
+                last = s;
+                if (col->log2[s] > peak) peak = col->log2[s];
+            }
+        if (last < 0) {
+            fprintf(out, "  (no values)\n");
+            continue;
+        }
+        fprintf(out, "%22s : count     distribution\n", o->units.name);
+        for (int s = 0; s <= last; s++) {
+            unsigned long long lo = s ? 1ull << (s - 1) : 0, hi = s ? (1ull << s) - 1 : 0;
+            if (s == 0) lo = hi = 0;
+            int bar = peak ? (int)(col->log2[s] * 40 / peak) : 0;
+            fprintf(out, "%10llu -> %-10llu: %-9llu |%-40.*s|\n", lo, hi, (unsigned long long)col->log2[s], bar, stars);
+        }
+    }
+}
+
+static void print_csv(struct hist_run *h, FILE *out)
+{
+    const struct hist_opts *o = h->o;
+    fprintf(out, "index_%s", o->units.name);
+    for (int c = 0; c < h->n_cols; c++) fprintf(out, ",%s", h->cols[c].label);
+    fprintf(out, "\n");
+    for (uint64_t b = 0; b < o->entries; b++) {
+        uint64_t total = 0;
+        for (int c = 0; c < h->n_cols; c++) total += h->cols[c].bucket[b];
+        if (!total && !o->with_zeros) continue;
+        fprintf(out, "%llu", (unsigned long long)(b * o->bucket_size));
+        for (int c = 0; c < h->n_cols; c++) fprintf(out, ",%llu", (unsigned long long)h->cols[c].bucket[b]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "over");
+    for (int c = 0; c < h->n_cols; c++) fprintf(out, ",%llu", (unsigned long long)h->cols[c].bucket[o->entries]);
+    fprintf(out, "\n");
+}
+
+static void print_json(struct hist_run *h, FILE *out)
+{
+    const struct hist_opts *o = h->o;
+    json_t *root = json_object();
+    json_object_set_new(root, "unit", json_string(o->units.name));
+    json_object_set_new(root, "bucket_size", json_integer((json_int_t)o->bucket_size));
+    json_object_set_new(root, "entries", json_integer((json_int_t)o->entries));
+    json_t *cols = json_array();
+    for (int c = 0; c < h->n_cols; c++) {
+        const struct column *col = &h->cols[c];
+        json_t *cj = json_object();
+        json_object_set_new(cj, "name", json_string(col->label));
+        json_t *buckets = json_array();
+        for (uint64_t b = 0; b < o->entries; b++)
+            if (col->bucket[b] || o->with_zeros)
+                json_array_append_new(buckets, json_pack("[I,I]", (json_int_t)(b * o->bucket_size),
+                                                         (json_int_t)col->bucket[b]));
+        json_object_set_new(cj, "buckets", buckets);
+        json_object_set_new(cj, "over", json_integer((json_int_t)col->bucket[o->entries]));
+        json_object_set_new(cj, "count", json_integer((json_int_t)col->count));
+        json_object_set_new(cj, "regressions", json_integer((json_int_t)col->regressions));
+        json_object_set_new(cj, "min", col->count ? json_real((double)col->min / o->units.div) : json_null());
+        json_object_set_new(cj, "avg", col->count ? json_real((double)(col->sum / col->count) / o->units.div) : json_null());
+        json_object_set_new(cj, "max", col->count ? json_real((double)col->max / o->units.div) : json_null());
+        json_t *l2 = json_array();
+        for (int s = 0; s < LOG2_SLOTS; s++)
+            if (col->log2[s])
+                json_array_append_new(l2, json_pack("{s:I,s:I,s:I}", "low", (json_int_t)(s ? 1ll << (s - 1) : 0),
+                                                    "high", (json_int_t)(s ? (1ll << s) - 1 : 0), "count",
+                                                    (json_int_t)col->log2[s]));
+        json_object_set_new(cj, "log2", l2);
+        json_array_append_new(cols, cj);
+    }
+    json_object_set_new(root, "columns", cols);
+    json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(root);
+}
 
 int latrec_cmd_hist(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "latrec hist: not built yet in this version\n");
-    return LATREC_EXIT_USAGE;
+    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
+    struct argp argp = { hist_options, parse_hist, "[DIR...]",
+                         "Latency histograms of a run in rtla's layout: an Index column (bucket lower edge "
+                         "in the unit), one column per hop of the chosen leg or per leg total, and the "
+                         "summary rows over:, count:, min:, avg:, max:.\v"
+                         "A value v falls in bucket floor(v / bucket size): a value on a bucket edge counts "
+                         "in the bucket that starts there; values from entries x bucket size up count in "
+                         "over:. Clock regressions (negative hops) are counted apart (regr:).\n\n"
+                         "Exit status: 0 success; 1 nothing could be read; 2 usage; 3 some rings were "
+                         "skipped. See latrec-hist(1).",
+                         children, 0, 0 };
+    struct hist_opts o;
+    memset(&o, 0, sizeof(o));
+    o.bucket_size = 1;
+    o.entries = 256;
+    latrec_units_parse("us", &o.units);
+    argp_err_exit_status = LATREC_EXIT_USAGE;
+    if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
+
+    latrec_input in;
+    if (latrec_input_open(&in, &o.input, "hist") != 0) {
+        latrec_input_close(&in);
+        return LATREC_EXIT_ERROR;
+    }
+    for (int i = 0; i < o.n_hop_specs; i++)
+        if (latrec_hop_select_add(&o.pass.hops, &in.cat, o.hop_specs[i]) < 0) {
+            fprintf(stderr, "latrec hist: --hop %s: unknown stage\n", o.hop_specs[i]);
+            latrec_input_close(&in);
+            return LATREC_EXIT_ERROR;
+        }
+    struct hist_run h;
+    memset(&h, 0, sizeof(h));
+    h.o = &o;
+    h.bucket_ns = (uint64_t)((double)o.bucket_size * o.units.div);
+    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL };
+    latrec_pass *p = latrec_pass_run(&in, &o.pass, &sinks);
+    int rc = LATREC_EXIT_ERROR;
+    if (p) {
+        if (h.n_cols == 0)
+            fprintf(stderr, "latrec hist: no leg instances%s\n",
+                    o.pass.component || o.pass.leg || o.n_hop_specs ? " match the selection" : "");
+        if (o.format == 1) print_csv(&h, stdout);
+        else if (o.format == 2) print_json(&h, stdout);
+        else if (o.log2) print_log2(&h, stdout);
+        else print_text(&h, &in, stdout);
+        rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+        int n;
+        latrec_leg_table **tables = latrec_pass_tables(p, &n);
+        for (int i = 0; i < n; i++) free(tables[i]->user);
+        latrec_pass_free(p);
+    }
+    for (int c = 0; c < h.n_cols; c++) free(h.cols[c].bucket);
+    free(h.cols);
+    latrec_input_close(&in);
+    return rc;
 }

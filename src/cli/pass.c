@@ -102,7 +102,12 @@ static void on_instance(void *ctx, const latrec_instance *inst)
         int64_t v;
         uint32_t ring;
         if (!latrec_hop_value(leg, inst, &t->hops[h], &v, &ring)) continue;
-        if (p->opts.calibrate && v >= 0) v = latrec_calibrate(v, p->in->set.rings[ring].clock_ns_per_call);
+        /* A real hop shorter than the clock cost calibrates to 0, not to a
+         * clock regression: regressions are judged on the raw hop. */
+        if (p->opts.calibrate && v >= 0) {
+            v = latrec_calibrate(v, p->in->set.rings[ring].clock_ns_per_call);
+            if (v < 0) v = 0;
+        }
         p->sinks.value(p->sinks.ctx, t, h, v, inst);
     }
     if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);

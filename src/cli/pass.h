@@ -11,7 +11,8 @@
  * warm-up: instances whose first stamp is earlier than the run's beginning
  * (the start stamp, else the first record) plus warmup_ns are skipped.
  * Calibration subtracts the clock_ns_per_call of the ring that stamped a
- * hop's second stage from the hop (latrec_calibrate()).
+ * hop's second stage from the hop (latrec_calibrate()); a hop shorter than
+ * that cost becomes 0 (clock regressions are judged on the raw hop).
  */
 #ifndef LATREC_CLI_PASS_H
 #define LATREC_CLI_PASS_H
