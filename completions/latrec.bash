@@ -1,0 +1,87 @@
+# bash completion for latrec(1)
+
+_latrec_dirs() {
+    COMPREPLY=($(compgen -d -- "$cur"))
+}
+
+_latrec() {
+    local cur prev words cword
+    _init_completion 2>/dev/null || {
+        cur=${COMP_WORDS[COMP_CWORD]}
+        prev=${COMP_WORDS[COMP_CWORD-1]}
+        words=("${COMP_WORDS[@]}")
+        cword=$COMP_CWORD
+    }
+
+    local cmd="" i
+    for ((i = 1; i < cword; i++)); do
+        case ${words[i]} in
+            record|report|hist|convert) cmd=${words[i]}; break ;;
+        esac
+    done
+
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "record report hist convert --help --version --usage" -- "$cur"))
+        return
+    fi
+
+    local input="-i --input --catalog --stages --stage-prefix --wall -q --quiet --help --usage"
+    local opts
+    case $cmd in
+        record)
+            # After "--" the command line is the target's own.
+            for ((i = 2; i < cword; i++)); do
+                if [[ ${words[i]} == -- ]]; then
+                    COMPREPLY=($(compgen -c -- "$cur"))
+                    return
+                fi
+            done
+            opts="-o --output -f --force -p --pid --rings -d --duration -c --cpus -P --priority
+                  -q --quiet -t --trace -e --event --entries-log2 --role-entries --lib --rings-dir
+                  --no-sched --require-sched --sched-buffer --tid --help --usage"
+            case $prev in
+                -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
+                -p|--pid) COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
+                -e|--event) COMPREPLY=($(compgen -W "sched:sched_switch sched:sched_wakeup irq:irq_handler_entry" -- "$cur")); return ;;
+                -d|--duration|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--sched-buffer|--tid) return ;;
+            esac
+            ;;
+        report)
+            opts="$input --top --component --leg --hop --percentiles --unit --warm-up --format
+                  --fail-over --baseline --drop-outliers --calibrate --interval --explain"
+            case $prev in
+                --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
+                --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
+                --baseline|-i|--input) _latrec_dirs; return ;;
+                --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix) return ;;
+            esac
+            ;;
+        hist)
+            opts="$input --component --leg --hop --totals -b --bucket-size -E --entries --no-header
+                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate --runqlat"
+            case $prev in
+                --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
+                --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
+                -i|--input) _latrec_dirs; return ;;
+                --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix) return ;;
+            esac
+            ;;
+        convert)
+            opts="$input -o --outdir --format --watch --quiet-secs --timeout"
+            case $prev in
+                --format) COMPREPLY=($(compgen -W "csv chrome" -- "$cur")); return ;;
+                -o|--outdir|-i|--input) _latrec_dirs; return ;;
+                --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --quiet-secs|--timeout|--stage-prefix) return ;;
+            esac
+            ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    else
+        _latrec_dirs
+    fi
+}
+complete -F _latrec latrec
