@@ -263,7 +263,7 @@ static int convert_records(struct convert_pass *p, const char *records_path)
     uint64_t n = 0;
     char namebuf[8];
     while (latrec_input_next(in, &m, &ev)) {
-        int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
+        int leg = (int)ev.ring == in->sched_ring ? -1 : latrec_legs_feed(p->legs, ev.ring, &ev.rec);
         if (want_records) {
             const latrec_ring *r = &in->set.rings[ev.ring];
             const unsigned stage = latrec_rec_stage(ev.rec.sc);
@@ -277,7 +277,7 @@ static int convert_records(struct convert_pass *p, const char *records_path)
             latrec_csv_u64(&rc, latrec_rec_seq(ev.rec.sc));
             latrec_csv_u64(&rc, latrec_rec_cpu(ev.rec.sc));
             latrec_csv_u64(&rc, stage);
-            latrec_csv_str(&rc, latrec_catalog_stage_name(&in->cat, stage, namebuf));
+            latrec_csv_str(&rc, latrec_input_stage_name(in, ev.ring, stage, namebuf));
             if (leg >= 0) latrec_csv_str(&rc, latrec_legs_leg(p->legs, leg)->name);
             else latrec_csv_empty(&rc);
             latrec_csv_u64(&rc, ev.rec.aux);

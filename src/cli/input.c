@@ -1,6 +1,8 @@
 /* Shared input handling for report, hist and convert. */
 #include "cli/input.h"
 
+#include "analyze/sched_catalog.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -124,7 +126,7 @@ static int choose_catalog(latrec_input *in)
         for (size_t i = 0; i < in->set.n; i++) {
             const latrec_ring *r = &in->set.rings[i];
             if (r->status != LATREC_RING_OK || !r->catalog[0] || strcmp(r->catalog, "e3") == 0) continue;
-            if (strcmp(r->basename, "sched.latrec") == 0) continue;
+            if (strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) continue;
             if (!named) named = r->catalog;
         }
         if (!named) {
@@ -151,6 +153,7 @@ static int choose_catalog(latrec_input *in)
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
 {
     memset(in, 0, sizeof(*in));
+    in->sched_ring = -1;
     in->opts = *opts;
     if (in->opts.n_dirs == 0) latrec_input_add_dir(&in->opts, "latrec.data");
     const latrec_input_opts *o = &in->opts;
@@ -180,6 +183,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
                 in->ring_dir[i] = d;
             }
         }
+        if (r->status == LATREC_RING_OK && strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) in->sched_ring = (int)i;
         if (r->status != LATREC_RING_OK) {
             in->n_rejected++;
             fprintf(stderr, "latrec: %s: %s\n", r->path, r->error);
@@ -212,7 +216,16 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
         return 1;
     }
     if (choose_catalog(in) < 0) return 1;
+    latrec_catalog_init(&in->kcat, LATREC_SCHED_CATALOG);
+#define KIND_NAME_(name, id) in->kcat.stage_names[id] = strdup(#name);
+    LATREC_SCHED_KINDS(KIND_NAME_)
+#undef KIND_NAME_
     return 0;
+}
+
+const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsigned stage, char *buf)
+{
+    return latrec_catalog_stage_name((int)ring == in->sched_ring ? &in->kcat : &in->cat, stage, buf);
 }
 
 int latrec_input_rewind(latrec_input *in, latrec_merge *m)
@@ -244,6 +257,7 @@ void latrec_input_close(latrec_input *in)
 {
     latrec_ringset_close(&in->set);
     latrec_catalog_free(&in->cat);
+    latrec_catalog_free(&in->kcat);
     free(in->ring_dir);
     free(in->dropped);
     memset(in, 0, sizeof(*in));

@@ -35,6 +35,8 @@ typedef struct latrec_input {
     int           *ring_dir;      /* directory index per ring */
     latrec_catalog cat;
     char           catalog_note[160]; /* how the catalog was chosen */
+    latrec_catalog kcat;          /* the kernel catalog of sched.latrec */
+    int            sched_ring;    /* index of sched.latrec in set, or -1 */
     int            n_rejected;
     /* from <dir>/run.json when present (first directory) */
     int            have_run;
@@ -53,6 +55,10 @@ typedef struct latrec_input {
  * no rings, bad catalog, boots mixed without --wall), with the reason
  * printed. */
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd);
+
+/* Name of a record's stage: the kernel catalog for sched.latrec, else the
+ * run's catalog ("0xNN" when neither names it; buf >= 5 bytes). */
+const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsigned stage, char *buf);
 
 /* Start a pass over all records in time order (several passes allowed). */
 int latrec_input_rewind(latrec_input *in, latrec_merge *m);

@@ -135,6 +135,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     }
     latrec_merged ev;
     while (latrec_input_next(in, &m, &ev)) {
+        if ((int)ev.ring == in->sched_ring) continue;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
             ev.rec.t_ns >= p->begin + p->opts.warmup_ns) {
