@@ -134,13 +134,17 @@ int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char 
 
 #define MAX_WORDS 24
 
+/* Words of a line into w; -1 when it holds more than MAX_WORDS (never cut
+ * silently: a role or stage past the limit would just vanish). */
 static int split_words(char *line, char **w)
 {
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     int n = 0;
-    for (char *tok = strtok(line, " \t\r\n"); tok && n < MAX_WORDS; tok = strtok(NULL, " \t\r\n"))
+    for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+        if (n == MAX_WORDS) return -1;
         w[n++] = tok;
+    }
     return n;
 }
 
@@ -308,6 +312,11 @@ int latrec_catalog_load(latrec_catalog *cat, const char *path, char *err, size_t
         }
         char *w[MAX_WORDS];
         int n = split_words(line, w);
+        if (n < 0) {
+            set_err(err, errlen, "%s:%d: %s: too many words on one line (%d at most)", path, lineno, w[0],
+                    MAX_WORDS);
+            goto fail;
+        }
         if (n == 0) continue;
         int hard = 0;
         const char *why = directive(cat, w, n, dir, sub, sizeof(sub), &hard);

@@ -374,11 +374,29 @@ static void set_hit(latrec_hit *h, uint32_t ring, const latrec_rec *rec)
     h->cpu = latrec_rec_cpu(rec->sc);
 }
 
+/* An instance cut short: not one already complete and waiting for late
+ * extras, and not a discovery group (those have no last stage; the horizon
+ * is how they normally end, and they count as complete). */
+static int counts_as_evicted(const struct node *n)
+{
+    return !n->in_grace && n->legkey >= 0;
+}
+
 static void evict(latrec_legs *b, uint64_t now)
 {
     while (b->ghead && b->ghead->done_t + b->grace < now) end_node(b, b->ghead, NULL);
-    while (b->head && (b->n_open > b->max_open || NODE_INST(b->head)->first_t + b->horizon < now)) {
-        b->evicted++;
+    while (b->head && NODE_INST(b->head)->first_t + b->horizon < now) {
+        b->evicted += counts_as_evicted(b->head);
+        end_node(b, b->head, NULL);
+    }
+}
+
+/* Make room for one more open instance: at most max_open are ever open.
+ * Ending a node moves table slots, so the caller looks its slot up again. */
+static void make_room(latrec_legs *b)
+{
+    while (b->head && b->n_open >= b->max_open) {
+        b->evicted += counts_as_evicted(b->head);
         end_node(b, b->head, NULL);
     }
 }
@@ -393,6 +411,10 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
         end_node(b, n, s);
         s = find_slot(b, seq, process, legkey);
         n = NULL;
+    }
+    if (!n && b->n_open >= b->max_open) {
+        make_room(b);
+        s = find_slot(b, seq, process, legkey);
     }
     if (!n && !(n = open_node(b, &s, seq, process, legkey, DISC_HITS, rec->t_ns))) return -2;
     set_hit(&NODE_INST(n)->hits[n->n_disc], ring, rec);
@@ -425,6 +447,10 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
         end_node(b, n, s);
         s = find_slot(b, seq, process, c->leg);
         n = NULL;
+    }
+    if (!n && b->n_open >= b->max_open) {
+        make_room(b);
+        s = find_slot(b, seq, process, c->leg);
     }
     if (!n && !(n = open_node(b, &s, seq, process, c->leg, leg->n_chain + leg->n_extras, rec->t_ns)))
         return -2;

@@ -1,0 +1,12 @@
+# Unit tests of catalogs and leg instances (src/analyze), and of the CSV
+# writer the leg tables go through (src/cli/csv.c, compiled in).
+latrec_unit_test(test_catalog
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_catalog.c
+  LIBS latrec_analyze latrec_read)
+latrec_unit_test(test_legs
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs.c
+  LIBS latrec_analyze latrec_read)
+latrec_unit_test(test_legs_csv
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_csv.c ${CMAKE_SOURCE_DIR}/src/cli/csv.c
+  LIBS latrec_analyze latrec_read)
+target_include_directories(test_legs_csv PRIVATE ${CMAKE_SOURCE_DIR}/src)

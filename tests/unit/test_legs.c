@@ -1,0 +1,762 @@
+/*
+ * test_legs.c - leg instances built from synthetic rings with known deltas:
+ * one leg over two threads of one process, equal seqs of two processes,
+ * guessed processes for v1/v2 rings, discovery of uncatalogued chains, seq
+ * reuse, horizon and max_open eviction, DROP routing, late extras within
+ * the grace.
+ *
+ * Rings are written byte by byte with ringgen.h into a directory per test,
+ * read back with the reader (ringset + merge) and fed in time order, as
+ * latrec convert does. Every expected value is typed in from the records
+ * written here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze/catalog.h"
+#include "analyze/legs.h"
+#include "read/merge.h"
+#include "read/ringset.h"
+#include "ringgen.h"
+
+#define TMPDIR LATREC_TEST_TMP "/legs"
+
+/* E3 stage ids, typed in from ring-format.md */
+enum {
+    RECORD_BEGIN = 0x10, PROCESS_BEGIN = 0x11, ENCODE_E3SM_BEGIN = 0x18, ENCODE_E3SM_DONE = 0x19,
+    EMIT_ENTER = 0x20, ENQUEUE = 0x21, DEQUEUE = 0x22, ENCODE_E3AP_DONE = 0x23, SEND_DONE = 0x24,
+    RECV = 0x25, DECODE_E3AP_DONE = 0x26, SESSION_QUEUED = 0x2B, SESSION_POLLED = 0x2C, DROP = 0x2F,
+    WAIT_ENTER = 0x70, SKIPPED = 0x71, CONTEXT = 0x72,
+};
+
+#define BASE 2000000000ull /* 1 s after the rings' t0 */
+#define MS   1000000ull
+
+struct r {
+    uint64_t seq;
+    unsigned stage;
+    uint64_t t;
+    uint64_t aux, aux2;
+};
+
+/* ---- writing rings ------------------------------------------------------------ */
+
+static char dirbuf[512];
+
+static const char *test_dir(const char *name)
+{
+    snprintf(dirbuf, sizeof dirbuf, TMPDIR "/%s", name);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dirbuf);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(mkdir(dirbuf, 0755), 0);
+    return dirbuf;
+}
+
+/* Ring `name` (file <dir>/<name>.latrec) holding recs in write order; v3
+ * rings carry pid/tid. cpu of every record: 3. */
+static void make_ring(const char *dir, const char *name, unsigned version, uint32_t pid, uint32_t tid,
+                      const struct r *recs, size_t n)
+{
+    uint64_t entries = 16;
+    while (entries < n) entries *= 2;
+    ringgen g;
+    assert_int_equal(ringgen_init(&g, version, entries, name), 0);
+    if (version >= 3) {
+        ringgen_set_u32(&g, RINGGEN_OFF_PID, pid);
+        ringgen_set_u32(&g, RINGGEN_OFF_TID, tid);
+    }
+    for (size_t i = 0; i < n; i++)
+        ringgen_stamp(&g, recs[i].seq, 3, recs[i].stage, recs[i].t, recs[i].aux, recs[i].aux2);
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, n);
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.latrec", dir, name);
+    assert_int_equal(ringgen_write(&g, path), 0);
+    ringgen_free(&g);
+}
+
+/* ---- running the builder ------------------------------------------------------ */
+
+struct run {
+    latrec_catalog cat;
+    latrec_ringset set;
+    int ring_dir[64];
+    latrec_legs *legs;
+    latrec_instance **inst; /* copies of the emitted instances, in emit order */
+    size_t n_inst, cap_inst;
+    int placed[4096];       /* feed result per record, in merge order */
+    unsigned placed_stage[4096];
+    size_t n_placed;
+};
+
+static void on_emit(void *ctx, const latrec_instance *inst)
+{
+    struct run *r = ctx;
+    if (r->n_inst == r->cap_inst) {
+        r->cap_inst = r->cap_inst ? 2 * r->cap_inst : 64;
+        r->inst = realloc(r->inst, r->cap_inst * sizeof(*r->inst));
+        assert_non_null(r->inst);
+    }
+    size_t size = sizeof(latrec_instance) + (size_t)inst->n_hits * sizeof(latrec_hit);
+    latrec_instance *copy = malloc(size);
+    assert_non_null(copy);
+    memcpy(copy, inst, size);
+    r->inst[r->n_inst++] = copy;
+}
+
+/* Load dirs with catalog cat (NULL: e3) and create the builder. */
+static void run_open(struct run *r, const char *const *dirs, size_t ndirs, uint64_t horizon, size_t max_open)
+{
+    memset(r, 0, sizeof(*r));
+    assert_int_equal(latrec_catalog_e3(&r->cat), 0);
+    char err[256];
+    assert_int_equal(latrec_ringset_open(&r->set, dirs, ndirs, err, sizeof err), 0);
+    assert_int_equal(r->set.n_ok, r->set.n);
+    for (size_t i = 0; i < r->set.n; i++)
+        for (size_t d = 0; d < ndirs; d++)
+            if (strncmp(r->set.rings[i].path, dirs[d], strlen(dirs[d])) == 0 &&
+                r->set.rings[i].path[strlen(dirs[d])] == '/')
+                r->ring_dir[i] = (int)d;
+    r->legs = latrec_legs_new(&r->cat, &r->set, r->ring_dir, horizon, max_open, on_emit, r);
+    assert_non_null(r->legs);
+}
+
+/* Feed every record in time order; finish when asked. */
+static void run_feed(struct run *r, int finish)
+{
+    latrec_merge m;
+    char err[256];
+    assert_int_equal(latrec_merge_init(&m, r->set.rings, r->set.n, 0, err, sizeof err), 0);
+    latrec_merged ev;
+    while (latrec_merge_next(&m, &ev)) {
+        int leg = latrec_legs_feed(r->legs, ev.ring, &ev.rec);
+        assert_true(leg >= -1);
+        assert_true(r->n_placed < sizeof r->placed / sizeof r->placed[0]);
+        r->placed_stage[r->n_placed] = latrec_rec_stage(ev.rec.sc);
+        r->placed[r->n_placed++] = leg;
+    }
+    latrec_merge_free(&m);
+    if (finish) latrec_legs_finish(r->legs);
+}
+
+static void run_close(struct run *r)
+{
+    for (size_t i = 0; i < r->n_inst; i++) free(r->inst[i]);
+    free(r->inst);
+    latrec_legs_free(r->legs);
+    latrec_ringset_close(&r->set);
+    latrec_catalog_free(&r->cat);
+}
+
+static int leg_of(const struct run *r, const char *name)
+{
+    int l = latrec_catalog_leg(&r->cat, name);
+    assert_true(l >= 0);
+    return l;
+}
+
+static uint32_t ring_index(const struct run *r, const char *name)
+{
+    for (size_t i = 0; i < r->set.n; i++)
+        if (strcmp(r->set.rings[i].name, name) == 0) return (uint32_t)i;
+    fail_msg("no ring %s", name);
+    return 0;
+}
+
+/* The emitted instance of (leg, process, seq); fails unless exactly one
+ * matches when `nth` is 0; nth > 0 picks the nth match (1-based). */
+static const latrec_instance *find_inst(const struct run *r, int leg, uint32_t process, uint64_t seq, int nth)
+{
+    const latrec_instance *found = NULL;
+    int k = 0;
+    for (size_t i = 0; i < r->n_inst; i++) {
+        const latrec_instance *in = r->inst[i];
+        if (in->leg != leg || in->process != process || in->seq != seq) continue;
+        k++;
+        if (nth == 0) {
+            if (found) fail_msg("two instances of leg %d process %u seq %llu", leg, process, (unsigned long long)seq);
+            found = in;
+        } else if (k == nth) {
+            return in;
+        }
+    }
+    if (!found) fail_msg("no instance %d of leg %d process %u seq %llu", nth, leg, process, (unsigned long long)seq);
+    return found;
+}
+
+static size_t count_leg(const struct run *r, int leg)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_inst; i++) n += r->inst[i]->leg == leg;
+    return n;
+}
+
+/* ---- (a) one leg on two threads of one process --------------------------------- */
+
+static void test_two_threads_one_process(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("two_threads");
+    /* producer thread: EMIT_ENTER (aux = source seq, aux2 = RAN function),
+     * ENQUEUE; publisher thread: DEQUEUE, ENCODE_E3AP_DONE, SEND_DONE. */
+    struct r prod[6], pub[9];
+    for (uint64_t s = 1; s <= 3; s++) {
+        uint64_t t = BASE + s * MS;
+        prod[2 * (s - 1)] = (struct r){ s, EMIT_ENTER, t, 500 + s, 7 };
+        prod[2 * (s - 1) + 1] = (struct r){ s, ENQUEUE, t + 40 + s, 0, 0 };
+        pub[3 * (s - 1)] = (struct r){ s, DEQUEUE, t + 40 + s + 1000 * s + 7, 0, 0 };
+        pub[3 * (s - 1) + 1] = (struct r){ s, ENCODE_E3AP_DONE, t + 40 + s + 1000 * s + 7 + 250, 184 + s, 0 };
+        pub[3 * (s - 1) + 2] = (struct r){ s, SEND_DONE, t + 40 + s + 1000 * s + 7 + 250 + 3333 + s, 900 + s, 0 };
+    }
+    make_ring(dir, "oai.1001", 3, 1000, 1001, prod, 6);
+    make_ring(dir, "libe3.outbound.1002", 3, 1000, 1002, pub, 9);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+
+    const uint32_t ra = ring_index(&r, "oai.1001"), rb = ring_index(&r, "libe3.outbound.1002");
+    const uint32_t proc = latrec_legs_ring_process(r.legs, ra);
+    assert_int_equal(latrec_legs_ring_process(r.legs, rb), proc);
+    assert_int_equal(latrec_legs_process(r.legs, proc)->pid, 1000);
+    assert_string_equal(latrec_legs_process(r.legs, proc)->label, "pid 1000");
+    assert_int_equal(latrec_legs_guessed_processes(r.legs), 0);
+    assert_int_equal(latrec_ring_tid(&r.set.rings[ra]), 1001);
+    assert_int_equal(latrec_ring_tid(&r.set.rings[rb]), 1002);
+
+    const int out = leg_of(&r, "outbound");
+    assert_int_equal(r.n_inst, 3); /* one instance per seq, nothing else */
+    assert_int_equal(latrec_legs_n_legs(r.legs), r.cat.n_legs);
+    for (uint64_t s = 1; s <= 3; s++) {
+        const latrec_instance *in = find_inst(&r, out, proc, s, 0);
+        const uint64_t t = BASE + s * MS;
+        assert_int_equal(in->complete, 1);
+        assert_int_equal(in->n_hits, 6); /* 4 chain + EMIT_ENTER, DROP */
+        assert_int_equal(in->first_t, t);
+        /* chain: ENQUEUE on the producer, the rest on the publisher */
+        assert_int_equal(in->hits[0].t_ns, t + 40 + s);
+        assert_int_equal(in->hits[0].ring, ra);
+        for (int i = 1; i < 4; i++) assert_int_equal(in->hits[i].ring, rb);
+        assert_int_equal(in->hits[1].t_ns - in->hits[0].t_ns, 1000 * s + 7); /* ENQUEUE -> DEQUEUE */
+        assert_int_equal(in->hits[2].t_ns - in->hits[1].t_ns, 250);          /* -> ENCODE_E3AP_DONE */
+        assert_int_equal(in->hits[3].t_ns - in->hits[2].t_ns, 3333 + s);     /* -> SEND_DONE */
+        assert_int_equal(in->hits[3].t_ns - in->hits[0].t_ns, 1000 * s + 7 + 250 + 3333 + s);
+        assert_int_equal(in->hits[3].cpu, 3);
+        /* extras: EMIT_ENTER present (aux = source seq), DROP absent */
+        assert_int_equal(in->hits[4].t_ns, t);
+        assert_int_equal(in->hits[4].ring, ra);
+        assert_int_equal(in->hits[0].t_ns - in->hits[4].t_ns, 40 + s); /* EMIT_ENTER -> ENQUEUE */
+        assert_int_equal(in->hits[5].t_ns, 0);
+        int present;
+        assert_int_equal(latrec_instance_field(r.legs, in, EMIT_ENTER, LATREC_FIELD_AUX, &present), 500 + s);
+        assert_int_equal(present, 1);
+        assert_int_equal(latrec_instance_field(r.legs, in, EMIT_ENTER, LATREC_FIELD_AUX2, &present), 7);
+        assert_int_equal(latrec_instance_field(r.legs, in, SEND_DONE, LATREC_FIELD_AUX, &present), 900 + s);
+        assert_int_equal(latrec_instance_field(r.legs, in, ENCODE_E3AP_DONE, LATREC_FIELD_AUX, &present), 184 + s);
+        assert_int_equal(latrec_instance_field(r.legs, in, SEND_DONE, LATREC_FIELD_SEQ, &present), s);
+        assert_int_equal(latrec_instance_field(r.legs, in, DROP, LATREC_FIELD_AUX2, &present), 0);
+        assert_int_equal(present, 0);
+        /* the component of the last chain stage's ring */
+        assert_string_equal(latrec_legs_component_name(r.legs, in->component), "libe3");
+    }
+    /* every record went to the outbound leg */
+    assert_int_equal(r.n_placed, 15);
+    for (size_t i = 0; i < r.n_placed; i++) assert_int_equal(r.placed[i], out);
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
+/* ---- (b) equal seqs of two processes never merge --------------------------------- */
+
+static void put_outbound(struct r *v, uint64_t s, uint64_t t, uint64_t d1, uint64_t d2, uint64_t d3)
+{
+    v[0] = (struct r){ s, ENQUEUE, t, 0, 0 };
+    v[1] = (struct r){ s, DEQUEUE, t + d1, 0, 0 };
+    v[2] = (struct r){ s, ENCODE_E3AP_DONE, t + d1 + d2, 0, 0 };
+    v[3] = (struct r){ s, SEND_DONE, t + d1 + d2 + d3, 0, 0 };
+}
+
+static void test_two_processes_equal_seqs(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("two_pids");
+    struct r a[20], b[20];
+    /* the same seqs 1..5 at interleaved times: B 10 ns after A */
+    for (uint64_t s = 1; s <= 5; s++) {
+        put_outbound(&a[4 * (s - 1)], s, BASE + s * MS, 100, 200, 300);
+        put_outbound(&b[4 * (s - 1)], s, BASE + s * MS + 10, 111, 222, 333);
+    }
+    make_ring(dir, "libe3.outbound.11", 3, 1000, 11, a, 20);
+    make_ring(dir, "libe3.outbound.21", 3, 2000, 21, b, 20);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    const uint32_t ra = ring_index(&r, "libe3.outbound.11"), rb = ring_index(&r, "libe3.outbound.21");
+    uint32_t pa = latrec_legs_ring_process(r.legs, ra), pb = latrec_legs_ring_process(r.legs, rb);
+    assert_int_not_equal(pa, pb);
+    assert_int_equal(latrec_legs_process(r.legs, pa)->pid, 1000);
+    assert_int_equal(latrec_legs_process(r.legs, pb)->pid, 2000);
+    const int out = leg_of(&r, "outbound");
+    assert_int_equal(r.n_inst, 10);
+    for (uint64_t s = 1; s <= 5; s++) {
+        const latrec_instance *ia = find_inst(&r, out, pa, s, 0), *ib = find_inst(&r, out, pb, s, 0);
+        assert_int_equal(ia->complete, 1);
+        assert_int_equal(ib->complete, 1);
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(ia->hits[i].ring, ra);
+            assert_int_equal(ib->hits[i].ring, rb);
+        }
+        assert_int_equal(ia->hits[0].t_ns, BASE + s * MS);
+        assert_int_equal(ib->hits[0].t_ns, BASE + s * MS + 10);
+        assert_int_equal(ia->hits[1].t_ns - ia->hits[0].t_ns, 100);
+        assert_int_equal(ia->hits[2].t_ns - ia->hits[1].t_ns, 200);
+        assert_int_equal(ia->hits[3].t_ns - ia->hits[2].t_ns, 300);
+        assert_int_equal(ib->hits[1].t_ns - ib->hits[0].t_ns, 111);
+        assert_int_equal(ib->hits[2].t_ns - ib->hits[1].t_ns, 222);
+        assert_int_equal(ib->hits[3].t_ns - ib->hits[2].t_ns, 333);
+    }
+    run_close(&r);
+
+    /* the same pid in two directories (two hosts) never merges either */
+    char d1[512], d2[512];
+    snprintf(d1, sizeof d1, "%s", test_dir("host1"));
+    snprintf(d2, sizeof d2, "%s", test_dir("host2"));
+    make_ring(d1, "libe3.outbound.11", 3, 1000, 11, a, 20);
+    make_ring(d2, "libe3.outbound.11", 3, 1000, 11, b, 20);
+    const char *two[] = { d1, d2 };
+    run_open(&r, two, 2, 0, 0);
+    run_feed(&r, 1);
+    assert_int_equal(r.set.n, 2);
+    pa = latrec_legs_ring_process(r.legs, 0);
+    pb = latrec_legs_ring_process(r.legs, 1);
+    assert_int_not_equal(pa, pb);
+    assert_int_equal(latrec_legs_process(r.legs, pa)->dir, 0);
+    assert_int_equal(latrec_legs_process(r.legs, pb)->dir, 1);
+    assert_int_equal(r.n_inst, 10);
+    for (uint64_t s = 1; s <= 5; s++) {
+        assert_int_equal(find_inst(&r, out, pa, s, 0)->hits[3].t_ns - (BASE + s * MS), 600);
+        assert_int_equal(find_inst(&r, out, pb, s, 0)->hits[3].t_ns - (BASE + s * MS + 10), 666);
+    }
+    run_close(&r);
+}
+
+/* ---- (c) v1/v2 rings: one process per component ---------------------------------- */
+
+static void test_guessed_processes(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("guessed");
+    /* libE3's early layout: ENQUEUE on libe3.enq.<tid> (v1), the rest on
+     * libe3.pub (v2); a RAN ring oai.12 (v2) using the same seq 1. */
+    struct r enq[1] = { { 1, ENQUEUE, BASE, 0, 5 } };
+    struct r pub[3] = { { 1, DEQUEUE, BASE + 700, 0, 5 },
+                        { 1, ENCODE_E3AP_DONE, BASE + 900, 120, 0 },
+                        { 1, SEND_DONE, BASE + 1500, 42, 0 } };
+    struct r oai[1] = { { 1, ENQUEUE, BASE + 100, 0, 0 } };
+    make_ring(dir, "libe3.enq.11", 1, 0, 0, enq, 1);
+    make_ring(dir, "libe3.pub", 2, 0, 0, pub, 3);
+    make_ring(dir, "oai.12", 2, 0, 0, oai, 1);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    assert_int_equal(latrec_legs_guessed_processes(r.legs), 1);
+    const uint32_t re = ring_index(&r, "libe3.enq.11"), rp = ring_index(&r, "libe3.pub"),
+                   ro = ring_index(&r, "oai.12");
+    const uint32_t plib = latrec_legs_ring_process(r.legs, re);
+    assert_int_equal(latrec_legs_ring_process(r.legs, rp), plib);
+    const uint32_t poai = latrec_legs_ring_process(r.legs, ro);
+    assert_int_not_equal(poai, plib);
+    assert_int_equal(latrec_legs_process(r.legs, plib)->pid, 0);
+    assert_string_equal(latrec_legs_process(r.legs, plib)->label, "libe3 (no pid)");
+    assert_string_equal(latrec_legs_process(r.legs, poai)->label, "oai (no pid)");
+    assert_string_equal(latrec_legs_component_name(r.legs, latrec_legs_process(r.legs, plib)->component), "libe3");
+    assert_int_equal(latrec_ring_tid(&r.set.rings[re]), 11);
+    assert_int_equal(latrec_ring_tid(&r.set.rings[rp]), 0);
+    assert_int_equal(latrec_ring_tid(&r.set.rings[ro]), 12);
+
+    const int out = leg_of(&r, "outbound");
+    assert_int_equal(r.n_inst, 2);
+    const latrec_instance *lib = find_inst(&r, out, plib, 1, 0);
+    assert_int_equal(lib->complete, 1);
+    assert_int_equal(lib->hits[0].ring, re);
+    assert_int_equal(lib->hits[1].ring, rp);
+    assert_int_equal(lib->hits[1].t_ns - lib->hits[0].t_ns, 700);
+    assert_int_equal(lib->hits[2].t_ns - lib->hits[1].t_ns, 200);
+    assert_int_equal(lib->hits[3].t_ns - lib->hits[2].t_ns, 600);
+    const latrec_instance *o = find_inst(&r, out, poai, 1, 0);
+    assert_int_equal(o->complete, 0);
+    assert_int_equal(o->hits[0].t_ns, BASE + 100);
+    assert_int_equal(o->hits[1].t_ns, 0);
+    assert_string_equal(latrec_legs_component_name(r.legs, o->component), "oai");
+    run_close(&r);
+}
+
+/* ---- (d) discovery of an uncatalogued chain --------------------------------------- */
+
+static void test_discovery(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("discovery");
+    static struct r v[303];
+    size_t n = 0;
+    for (uint64_t s = 1; s <= 100; s++) {
+        uint64_t t = BASE + s * 10000;
+        v[n++] = (struct r){ s, 0xA0, t, s, 0 };
+        v[n++] = (struct r){ s, 0xA1, t + 100 + s, 0, 0 };
+        v[n++] = (struct r){ s, 0xA2, t + 100 + s + 1000 + 2 * s, 0, s * 3 };
+    }
+    /* seq 101: a different chain (A0, A2) makes a second discovered leg */
+    v[n++] = (struct r){ 101, 0xA0, BASE + 2 * MS, 0, 0 };
+    v[n++] = (struct r){ 101, 0xA2, BASE + 2 * MS + 55, 0, 0 };
+    make_ring(dir, "myapp.1001", 3, 1000, 1001, v, n);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 0);
+    /* every record went to discovery; nothing ends before the groups do */
+    assert_int_equal(r.n_placed, 302);
+    for (size_t i = 0; i < r.n_placed; i++) assert_int_equal(r.placed[i], -1);
+    assert_int_equal(r.n_inst, 0);
+    assert_int_equal(latrec_legs_n_legs(r.legs), r.cat.n_legs);
+    latrec_legs_finish(r.legs);
+
+    assert_int_equal(latrec_legs_n_legs(r.legs), r.cat.n_legs + 2);
+    const int l3 = r.cat.n_legs;
+    const latrec_leg *leg = latrec_legs_leg(r.legs, l3);
+    assert_true(leg->discovered);
+    assert_string_equal(leg->name, "0xA0>0xA1>0xA2");
+    assert_int_equal(leg->n_chain, 3);
+    assert_int_equal(leg->chain[0], 0xA0);
+    assert_int_equal(leg->chain[1], 0xA1);
+    assert_int_equal(leg->chain[2], 0xA2);
+    assert_int_equal(leg->n_extras, 0);
+    const latrec_leg *l2 = latrec_legs_leg(r.legs, l3 + 1);
+    assert_string_equal(l2->name, "0xA0>0xA2");
+    assert_int_equal(l2->n_chain, 2);
+
+    assert_int_equal(count_leg(&r, l3), 100);
+    assert_int_equal(count_leg(&r, l3 + 1), 1);
+    const uint32_t proc = latrec_legs_ring_process(r.legs, 0);
+    for (uint64_t s = 1; s <= 100; s++) {
+        const latrec_instance *in = find_inst(&r, l3, proc, s, 0);
+        const uint64_t t = BASE + s * 10000;
+        assert_int_equal(in->complete, 1);
+        assert_int_equal(in->n_hits, 3);
+        assert_int_equal(in->hits[0].t_ns, t);
+        assert_int_equal(in->hits[0].aux, s);
+        assert_int_equal(in->hits[1].t_ns - in->hits[0].t_ns, 100 + s);
+        assert_int_equal(in->hits[2].t_ns - in->hits[1].t_ns, 1000 + 2 * s);
+        assert_int_equal(in->hits[2].aux2, s * 3);
+        assert_string_equal(latrec_legs_component_name(r.legs, in->component), "myapp");
+        int present;
+        assert_int_equal(latrec_instance_field(r.legs, in, 0xA2, LATREC_FIELD_AUX2, &present), s * 3);
+        assert_int_equal(present, 1);
+    }
+    const latrec_instance *odd = find_inst(&r, l3 + 1, proc, 101, 0);
+    assert_int_equal(odd->hits[1].t_ns - odd->hits[0].t_ns, 55);
+    /* ended at finish in order of first stamp */
+    for (size_t i = 1; i < r.n_inst; i++) assert_true(r.inst[i - 1]->first_t <= r.inst[i]->first_t);
+    /* discovery groups end at the horizon by design: not evictions */
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
+/* ---- (e) seq reuse ends the old instance --------------------------------------------- */
+
+static void test_seq_reuse(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("reuse");
+    struct r v[] = {
+        { 5, ENQUEUE, BASE + 0, 0, 0 },
+        { 5, DEQUEUE, BASE + 100, 0, 0 },
+        { 5, ENQUEUE, BASE + 1000, 0, 0 }, /* seq 5 again: a new message */
+        { 5, DEQUEUE, BASE + 1150, 0, 0 },
+        { 5, ENCODE_E3AP_DONE, BASE + 1400, 0, 0 },
+        { 5, SEND_DONE, BASE + 2000, 77, 0 },
+        /* uncatalogued: A0 A1 A0 for seq 7 is two groups */
+        { 7, 0xA0, BASE + 3000, 0, 0 },
+        { 7, 0xA1, BASE + 3010, 0, 0 },
+        { 7, 0xA0, BASE + 3100, 0, 0 },
+    };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, sizeof v / sizeof v[0]);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 0);
+    const int out = leg_of(&r, "outbound");
+    /* the reuse ended the first instance at once; the first discovery
+     * group ended when A0 came again */
+    assert_int_equal(r.n_inst, 2);
+    const latrec_instance *old = r.inst[0];
+    assert_int_equal(old->leg, out);
+    assert_int_equal(old->seq, 5);
+    assert_int_equal(old->complete, 0);
+    assert_int_equal(old->hits[0].t_ns, BASE);
+    assert_int_equal(old->hits[1].t_ns, BASE + 100);
+    assert_int_equal(old->hits[2].t_ns, 0);
+    assert_int_equal(old->hits[3].t_ns, 0);
+    assert_int_equal(r.inst[1]->leg, r.cat.n_legs);
+    assert_int_equal(r.inst[1]->n_hits, 2);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 4);
+    const latrec_instance *neu = find_inst(&r, out, 0, 5, 2);
+    assert_int_equal(neu->complete, 1);
+    assert_int_equal(neu->hits[0].t_ns, BASE + 1000);
+    assert_int_equal(neu->hits[1].t_ns - neu->hits[0].t_ns, 150);
+    assert_int_equal(neu->hits[2].t_ns - neu->hits[1].t_ns, 250);
+    assert_int_equal(neu->hits[3].t_ns - neu->hits[2].t_ns, 600);
+    assert_int_equal(neu->hits[3].aux, 77);
+    assert_string_equal(latrec_legs_leg(r.legs, r.cat.n_legs)->name, "0xA0>0xA1");
+    assert_string_equal(latrec_legs_leg(r.legs, r.cat.n_legs + 1)->name, "0xA0");
+    /* a reuse is not an eviction */
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
+/* ---- (f) horizon and max_open --------------------------------------------------------- */
+
+static void test_horizon(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("horizon");
+    struct r v[] = {
+        { 1, ENQUEUE, BASE, 0, 0 },
+        { 2, ENQUEUE, BASE + MS / 2, 0, 0 },
+        { 3, ENQUEUE, BASE + 2 * MS, 0, 0 },      /* 1 and 2 are older than 1 ms */
+        { 1, DEQUEUE, BASE + 2 * MS + 100, 0, 0 }, /* too late: a new instance */
+        { 9, ENQUEUE, BASE + 10 * MS, 0, 0 },     /* ends 3 and 1 */
+        { 9, DEQUEUE, BASE + 11 * MS, 0, 0 },     /* exactly the horizon: joins */
+    };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, sizeof v / sizeof v[0]);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, MS, 0);
+    run_feed(&r, 0);
+    const int out = leg_of(&r, "outbound");
+    assert_int_equal(latrec_legs_evicted(r.legs), 4);
+    assert_int_equal(r.n_inst, 4);
+    const uint64_t want_seq[] = { 1, 2, 3, 1 };
+    const uint64_t want_t[] = { BASE, BASE + MS / 2, BASE + 2 * MS, BASE + 2 * MS + 100 };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(r.inst[i]->leg, out);
+        assert_int_equal(r.inst[i]->seq, want_seq[i]);
+        assert_int_equal(r.inst[i]->complete, 0);
+        assert_int_equal(r.inst[i]->first_t, want_t[i]);
+    }
+    assert_int_equal(r.inst[3]->hits[0].t_ns, 0);
+    assert_int_equal(r.inst[3]->hits[1].t_ns, BASE + 2 * MS + 100);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 5);
+    assert_int_equal(r.inst[4]->seq, 9);
+    assert_int_equal(r.inst[4]->hits[1].t_ns - r.inst[4]->hits[0].t_ns, MS);
+    /* finish is not an eviction */
+    assert_int_equal(latrec_legs_evicted(r.legs), 4);
+    run_close(&r);
+}
+
+static void test_max_open(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("max_open");
+    struct r v[12];
+    for (uint64_t s = 1; s <= 10; s++) v[s - 1] = (struct r){ s, ENQUEUE, BASE + s * 1000, 0, 0 };
+    /* seq 10 completes: joins the open instance, no eviction */
+    v[10] = (struct r){ 10, DEQUEUE, BASE + 20000, 0, 0 };
+    /* one more key: the oldest open one (8) makes room */
+    v[11] = (struct r){ 11, ENQUEUE, BASE + 21000, 0, 0 };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, 12);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 3);
+    run_feed(&r, 0);
+    /* at most 3 open: seq 1..8 ended for room as 4..11 opened (oldest
+     * first); 9, 10, 11 are open */
+    assert_int_equal(r.n_inst, 8);
+    assert_int_equal(latrec_legs_evicted(r.legs), 8);
+    for (uint64_t s = 1; s <= 8; s++) {
+        assert_int_equal(r.inst[s - 1]->seq, s);
+        assert_int_equal(r.inst[s - 1]->complete, 0);
+    }
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 11);
+    assert_int_equal(r.inst[8]->seq, 9);
+    assert_int_equal(r.inst[9]->seq, 10);
+    assert_int_equal(r.inst[9]->hits[1].t_ns - r.inst[9]->hits[0].t_ns, 10000);
+    assert_int_equal(r.inst[10]->seq, 11);
+    assert_int_equal(latrec_legs_evicted(r.legs), 8);
+    run_close(&r);
+
+    /* a complete instance waiting for late extras ends for room uncounted */
+    dir = test_dir("max_open_grace");
+    struct r w[8];
+    put_outbound(&w[0], 1, BASE, 10, 10, 10); /* complete, then in its grace */
+    w[4] = (struct r){ 2, ENQUEUE, BASE + 100, 0, 0 };
+    w[5] = (struct r){ 3, ENQUEUE, BASE + 200, 0, 0 }; /* room: ends 1 (complete) */
+    w[6] = (struct r){ 4, ENQUEUE, BASE + 300, 0, 0 }; /* room: ends 2 (evicted) */
+    w[7] = (struct r){ 2, DEQUEUE, BASE + 400, 0, 0 }; /* room: ends 3 (evicted); new 2 */
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, w, 8);
+    const char *dirs2[] = { dir };
+    run_open(&r, dirs2, 1, 0, 2);
+    run_feed(&r, 1);
+    assert_int_equal(latrec_legs_evicted(r.legs), 2);
+    assert_int_equal(r.n_inst, 5);
+    assert_int_equal(r.inst[0]->seq, 1);
+    assert_int_equal(r.inst[0]->complete, 1);
+    assert_int_equal(r.inst[1]->seq, 2);
+    assert_int_equal(r.inst[2]->seq, 3);
+    run_close(&r);
+}
+
+/* ---- (g) DROP goes to the leg with an open instance ----------------------------------- */
+
+static void test_drop_routing(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("drop");
+    struct r v[] = {
+        { 7, RECV, BASE + 0, 64, 0 },          /* inbound 7 open */
+        { 7, DROP, BASE + 10, 0, 4 },          /* -> inbound */
+        { 8, SESSION_QUEUED, BASE + 20, 0, 0 }, /* session 8 open */
+        { 8, DROP, BASE + 30, 0, 7 },          /* -> session */
+        { 9, DROP, BASE + 40, 0, 1 },          /* none open -> outbound */
+        { 10, RECV, BASE + 50, 0, 0 },         /* inbound 10 and outbound 10 open */
+        { 10, ENQUEUE, BASE + 60, 0, 0 },
+        { 10, DROP, BASE + 70, 0, 3 },         /* first such leg: outbound */
+        { 8, SESSION_POLLED, BASE + 80, 0, 0 },
+    };
+    make_ring(dir, "libe3.inbound.1", 3, 1000, 1, v, sizeof v / sizeof v[0]);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    const int out = leg_of(&r, "outbound"), in = leg_of(&r, "inbound"), ses = leg_of(&r, "session");
+    const int want[] = { in, in, ses, ses, out, in, out, out, ses };
+    assert_int_equal(r.n_placed, 9);
+    for (int i = 0; i < 9; i++) assert_int_equal(r.placed[i], want[i]);
+
+    const latrec_instance *i7 = find_inst(&r, in, 0, 7, 0);
+    assert_int_equal(i7->complete, 0);
+    assert_int_equal(i7->hits[2].t_ns, BASE + 10); /* DROP: inbound's extra 0 */
+    assert_int_equal(i7->hits[2].aux2, 4);
+    const latrec_instance *s8 = find_inst(&r, ses, 0, 8, 0);
+    assert_int_equal(s8->complete, 1);
+    assert_int_equal(s8->hits[2].t_ns, BASE + 30);
+    assert_int_equal(s8->hits[2].aux2, 7);
+    assert_int_equal(s8->hits[1].t_ns - s8->hits[0].t_ns, 60);
+    const latrec_instance *o9 = find_inst(&r, out, 0, 9, 0);
+    assert_int_equal(o9->hits[5].t_ns, BASE + 40); /* outbound's extra 1 */
+    for (int i = 0; i < 5; i++) assert_int_equal(o9->hits[i].t_ns, 0);
+    const latrec_instance *o10 = find_inst(&r, out, 0, 10, 0);
+    assert_int_equal(o10->hits[0].t_ns, BASE + 60);
+    assert_int_equal(o10->hits[5].aux2, 3);
+    const latrec_instance *i10 = find_inst(&r, in, 0, 10, 0);
+    assert_int_equal(i10->hits[2].t_ns, 0);
+    run_close(&r);
+}
+
+/* ---- (h) a late WAIT_ENTER within the grace ------------------------------------------- */
+
+static void put_source(struct r *v, uint64_t s, uint64_t t)
+{
+    v[0] = (struct r){ s, RECORD_BEGIN, t, 0, 0 };
+    v[1] = (struct r){ s, PROCESS_BEGIN, t + 73, 0, 0 };
+    v[2] = (struct r){ s, ENCODE_E3SM_BEGIN, t + 73 + 69, 0, 0 };
+    v[3] = (struct r){ s, ENCODE_E3SM_DONE, t + 73 + 69 + 81, 0, 0 };
+}
+
+static void test_late_extra(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("late");
+    struct r v[22];
+    const uint64_t t1 = BASE, t2 = BASE + 100 * MS, t3 = BASE + 200 * MS, t4 = BASE + 300 * MS;
+    put_source(&v[0], 1, t1);
+    v[4] = (struct r){ 1, WAIT_ENTER, t1 + 223 + 5029, 0, 0 };          /* 5 us late */
+    put_source(&v[5], 2, t2);
+    v[9] = (struct r){ 2, WAIT_ENTER, t2 + 223 + 20 * MS, 0, 0 };       /* past the grace */
+    put_source(&v[10], 3, t3);
+    v[14] = (struct r){ 3, SKIPPED, t3 + 223 + 10, 0, 3 };
+    v[15] = (struct r){ 3, WAIT_ENTER, t3 + 223 + 20, 0, 0 };           /* all extras: ends */
+    put_source(&v[16], 4, t4);
+    v[20] = (struct r){ 4, WAIT_ENTER, t4 + 223 + LATREC_LEGS_GRACE_NS, 0, 0 }; /* at the edge */
+    v[21] = (struct r){ 0, CONTEXT, t4 + 223 + LATREC_LEGS_GRACE_NS + 1, 0, 0 };
+    make_ring(dir, "oai.1", 3, 1000, 1, v, 22);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 0);
+    const int src = leg_of(&r, "source");
+    /* by now: 1 (grace over when seq 2 came), 2 (grace over when its late
+     * WAIT_ENTER came), 3 (both extras), 4 (grace over at CONTEXT), then
+     * CONTEXT itself (a one-stage leg without extras ends at once) */
+    assert_int_equal(r.n_inst, 5);
+    assert_int_equal(r.inst[4]->leg, leg_of(&r, "context"));
+    assert_int_equal(r.inst[4]->complete, 1);
+    const latrec_instance *i1 = r.inst[0];
+    assert_int_equal(i1->seq, 1);
+    assert_int_equal(i1->complete, 1);
+    assert_int_equal(i1->hits[1].t_ns - i1->hits[0].t_ns, 73);
+    assert_int_equal(i1->hits[2].t_ns - i1->hits[1].t_ns, 69);
+    assert_int_equal(i1->hits[3].t_ns - i1->hits[2].t_ns, 81);
+    assert_int_equal(i1->hits[4].t_ns - i1->hits[3].t_ns, 5029); /* ENCODE_E3SM_DONE -> WAIT_ENTER */
+    assert_int_equal(i1->hits[5].t_ns, 0);
+    const latrec_instance *i2 = r.inst[1];
+    assert_int_equal(i2->seq, 2);
+    assert_int_equal(i2->complete, 1);
+    assert_int_equal(i2->hits[4].t_ns, 0);
+    const latrec_instance *i3 = r.inst[2];
+    assert_int_equal(i3->seq, 3);
+    assert_int_equal(i3->hits[5].t_ns - i3->hits[3].t_ns, 10); /* SKIPPED */
+    assert_int_equal(i3->hits[5].aux2, 3);
+    assert_int_equal(i3->hits[4].t_ns - i3->hits[3].t_ns, 20);
+    const latrec_instance *i4 = r.inst[3];
+    assert_int_equal(i4->seq, 4);
+    assert_int_equal(i4->hits[4].t_ns - i4->hits[3].t_ns, LATREC_LEGS_GRACE_NS);
+    latrec_legs_finish(r.legs);
+    /* the WAIT_ENTER past the grace is an instance of its own */
+    assert_int_equal(r.n_inst, 6);
+    const latrec_instance *late = find_inst(&r, src, 0, 2, 2);
+    assert_int_equal(late->complete, 0);
+    for (int i = 0; i < 4; i++) assert_int_equal(late->hits[i].t_ns, 0);
+    assert_int_equal(late->hits[4].t_ns, t2 + 223 + 20 * MS);
+    assert_string_equal(latrec_legs_component_name(r.legs, late->component), "oai");
+    assert_ptr_equal(r.inst[5], late);
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    mkdir(LATREC_TEST_TMP, 0755);
+    if (system("rm -rf '" TMPDIR "'") != 0)
+        return -1;
+    return mkdir(TMPDIR, 0755);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_two_threads_one_process),
+        cmocka_unit_test(test_two_processes_equal_seqs),
+        cmocka_unit_test(test_guessed_processes),
+        cmocka_unit_test(test_discovery),
+        cmocka_unit_test(test_seq_reuse),
+        cmocka_unit_test(test_horizon),
+        cmocka_unit_test(test_max_open),
+        cmocka_unit_test(test_drop_routing),
+        cmocka_unit_test(test_late_extra),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
