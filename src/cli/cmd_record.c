@@ -1,0 +1,208 @@
+/* latrec record: options (argp) -> record/record.h. */
+#include <argp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "record/priority.h"
+#include "record/record.h"
+
+#define MAX_ROLES 64
+#define MAX_EVENTS 32
+
+enum {
+    OPT_RINGS = 0x500,
+    OPT_ENTRIES,
+    OPT_ROLE_ENTRIES,
+    OPT_LIB,
+    OPT_RINGS_DIR,
+    OPT_GRACE,
+    OPT_TRACE_BUFFER,
+};
+
+struct record_cli {
+    latrec_record_opts o;
+    latrec_role_size roles[MAX_ROLES];
+    const char *events[MAX_EVENTS];
+    cpu_set_t cpus;
+    latrec_sched sched;
+    int cmd_index;
+};
+
+static const struct argp_option record_options[] = {
+    { 0, 0, 0, 0, "Run directory:", 1 },
+    { "output", 'o', "DIR", 0, "Run directory (default latrec.data); an existing one is kept as DIR.old", 1 },
+    { "force", 'f', 0, 0, "When DIR.old exists too, replace DIR (a run directory) instead of stopping; "
+                          "DIR.old is never deleted", 1 },
+    { "quiet", 'q', 0, 0, "No notes and no summary on stderr (errors are still printed)", 1 },
+    { 0, 0, 0, 0, "The command:", 2 },
+    { "duration", 'd', "TIME", 0, "Stop after TIME (s by default; ms, us, m): SIGINT, then SIGTERM and "
+                                  "SIGKILL after the grace period", 2 },
+    { "grace", OPT_GRACE, "TIME", 0, "Wait this long between stop signals (default 2s)", 2 },
+    { "cpus", 'c', "LIST", 0, "Run the command on these cpus (e.g. 0-2,5)", 2 },
+    { "priority", 'P', "o:NICE|r:PRIO|f:PRIO|d:RUNTIME:PERIOD", 0,
+      "Scheduling policy of the command, rtla's syntax (e.g. f:80, d:500us:1ms)", 2 },
+    { "lib", OPT_LIB, "DIR", 0, "Prepend DIR to LD_LIBRARY_PATH (an instrumented liblatrec build)", 2 },
+    { 0, 0, 0, 0, "Rings:", 3 },
+    { "entries-log2", OPT_ENTRIES, "N", 0, "Records per ring 2^N (12..28; sets LATREC_ENTRIES_LOG2)", 3 },
+    { "role-entries", OPT_ROLE_ENTRIES, "ROLE=N", 0, "2^N records for rings of ROLE (sets "
+                                                     "LATREC_ENTRIES_LOG2_<ROLE>); repeatable", 3 },
+    { "rings-dir", OPT_RINGS_DIR, "DIR", 0, "Write the rings under DIR/latrec-<run-id>/ during the run "
+                                            "(default /dev/shm, tmpfs); moved into the run directory at the end", 3 },
+    { 0, 0, 0, 0, "Attach:", 4 },
+    { "pid", 'p', "PID", 0, "Record a running process instead of launching a command; ends with -d, "
+                            "SIGINT or the process's exit", 4 },
+    { "rings", OPT_RINGS, "DIR", 0, "With -p: the directory its rings are in (default: found from "
+                                    "/proc/PID/maps or its LATREC_OUTPUT_DIR)", 4 },
+    { 0, 0, 0, 0, "tracefs:", 5 },
+    { "trace", 't', 0, 0, "Keep sched_switch and sched_wakeup of the command's threads in the run's "
+                          "tracefs instance and save them as trace.txt", 5 },
+    { "event", 'e', "SYSTEM:EVENT", 0, "Another event for -t (implies -t); repeatable", 5 },
+    { "trace-buffer-size", OPT_TRACE_BUFFER, "KB", 0, "Per-cpu buffer of the instance for -t", 5 },
+    { 0 }
+};
+
+static const char record_doc[] =
+    "Run COMMAND with its rings in a run directory, one start stamp for every collector.\v"
+    "The command is held at a barrier until the run's tracefs instance (latrec-<run-id>, clock mono) "
+    "exists and the start stamp 'latrec-start <run-id>' is written into its trace_marker and read back; "
+    "the analysis drops every record stamped before it. The command gets LATREC_OUTPUT_DIR (its rings "
+    "go to a tmpfs directory of the run's own and are moved into DIR/rings at the end) and otherwise "
+    "the caller's environment. SIGINT and SIGTERM are passed to the command; each repeat escalates "
+    "to SIGTERM, then SIGKILL. Exit status: the command's (128+N when it died of signal N); 125 when "
+    "latrec fails, 126 when the command cannot be executed, 127 when it is not found. See "
+    "latrec-record(1).";
+
+/* "3" = 3 s; "500ms", "2m" via latrec_parse_duration. */
+static int parse_time(const char *s, uint64_t *ns)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!errno && end != s && !*end && v >= 0 && v < 1.8e10) {
+        *ns = (uint64_t)(v * 1e9 + 0.5);
+        return 0;
+    }
+    return latrec_parse_duration(s, ns);
+}
+
+static long parse_long(struct argp_state *state, const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        argp_error(state, "%s: '%s' is not a number in %ld..%ld", opt, s, lo, hi);
+    return v;
+}
+
+static error_t parse_record(int key, char *arg, struct argp_state *state)
+{
+    struct record_cli *c = state->input;
+    latrec_record_opts *o = &c->o;
+    char err[256];
+    switch (key) {
+    case 'o': o->output = arg; break;
+    case 'f': o->force = 1; break;
+    case 'q': o->quiet = 1; break;
+    case 'd':
+        if (parse_time(arg, &o->duration_ns) < 0 || o->duration_ns == 0)
+            argp_error(state, "-d: '%s' is not a duration (e.g. 10, 10s, 500ms, 2m)", arg);
+        break;
+    case OPT_GRACE:
+        if (parse_time(arg, &o->grace_ns) < 0 || o->grace_ns == 0)
+            argp_error(state, "--grace: '%s' is not a duration", arg);
+        break;
+    case 'c':
+        if (latrec_cpulist_parse(arg, &c->cpus, err, sizeof(err)) < 0) argp_error(state, "-c: %s", err);
+        o->cpus = &c->cpus;
+        o->cpus_text = arg;
+        break;
+    case 'P':
+        if (latrec_sched_parse(arg, &c->sched, err, sizeof(err)) < 0) argp_error(state, "-P: %s", err);
+        o->sched = &c->sched;
+        break;
+    case OPT_LIB: o->lib_dir = arg; break;
+    case OPT_ENTRIES:
+        o->entries_log2 = (unsigned)parse_long(state, "--entries-log2", arg, 12, 28);
+        break;
+    case OPT_ROLE_ENTRIES: {
+        char *eq = strrchr(arg, '=');
+        if (!eq || eq == arg) argp_error(state, "--role-entries: '%s' is not ROLE=N", arg);
+        if (o->n_roles == MAX_ROLES) argp_error(state, "--role-entries: more than %d roles", MAX_ROLES);
+        *eq = '\0';
+        c->roles[o->n_roles].role = arg;
+        c->roles[o->n_roles].log2 = (unsigned)parse_long(state, "--role-entries", eq + 1, 12, 28);
+        o->n_roles++;
+        break;
+    }
+    case OPT_RINGS_DIR: o->rings_base = arg; break;
+    case 'p':
+        o->attach_pid = (pid_t)parse_long(state, "-p", arg, 1, 0x7fffffff);
+        break;
+    case OPT_RINGS: o->attach_rings = arg; break;
+    case 't': o->trace = 1; break;
+    case 'e': {
+        const char *colon = strchr(arg, ':');
+        if (!colon || colon == arg || !colon[1] || strchr(colon + 1, ':') || strchr(arg, '/'))
+            argp_error(state, "-e: '%s' is not SYSTEM:EVENT (e.g. irq:irq_handler_entry)", arg);
+        if (o->n_events == MAX_EVENTS) argp_error(state, "-e: more than %d events", MAX_EVENTS);
+        c->events[o->n_events++] = arg;
+        o->trace = 1;
+        break;
+    }
+    case OPT_TRACE_BUFFER:
+        o->trace_buffer_kb = (size_t)parse_long(state, "--trace-buffer-size", arg, 4, 64L * 1024 * 1024);
+        break;
+    case ARGP_KEY_ARG:
+        /* the command starts here; everything after it is its own */
+        c->cmd_index = state->next - 1;
+        state->next = state->argc;
+        break;
+    case ARGP_KEY_END:
+        if (!o->attach_pid && c->cmd_index <= 0)
+            argp_error(state, "no command given (latrec record [OPTION...] -- COMMAND [ARGS...], or -p PID)");
+        if (o->attach_pid && c->cmd_index > 0) argp_error(state, "-p takes no command");
+        if (!o->attach_pid && o->attach_rings) argp_error(state, "--rings is for -p; --rings-dir places a "
+                                                                 "launched command's rings");
+        if (o->attach_pid && (o->cpus || o->sched || o->lib_dir || o->entries_log2 || o->n_roles || o->rings_base))
+            argp_error(state, "-c, -P, --lib, --entries-log2, --role-entries and --rings-dir apply to a "
+                              "launched command, not to -p");
+        break;
+    default: return ARGP_ERR_UNKNOWN;
+    }
+    return 0;
+}
+
+int latrec_cmd_record(int argc, char **argv)
+{
+    struct record_cli *c = calloc(1, sizeof(*c));
+    char **args = calloc((size_t)argc + 1, sizeof(char *));
+    if (!c || !args) {
+        free(c);
+        free(args);
+        fprintf(stderr, "latrec record: out of memory\n");
+        return LATREC_RECORD_EXIT_FAIL;
+    }
+    for (int i = 0; i < argc; i++) args[i] = argv[i];
+    args[0] = "latrec record";
+    c->o.roles = c->roles;
+    c->o.events = c->events;
+    struct argp argp = { record_options, parse_record, "-- COMMAND [ARGS...]\n-p PID",
+                         record_doc, 0, 0, 0 };
+    argp_err_exit_status = LATREC_RECORD_EXIT_FAIL;
+    int status;
+    if (argp_parse(&argp, argc, args, ARGP_IN_ORDER, 0, c) != 0) {
+        status = LATREC_RECORD_EXIT_FAIL;
+    } else {
+        if (c->cmd_index > 0) c->o.argv = args + c->cmd_index;
+        status = latrec_record_run(&c->o);
+    }
+    free(args);
+    free(c);
+    return status;
+}

@@ -1,0 +1,79 @@
+/*
+ * record/manifest.h - run.json, the manifest of a run directory, written
+ * with jansson. Written when the run starts ("state": "running", with
+ * "rings_dir" naming where the rings are being written), again once the
+ * start stamp is known, and at the end ("state": "finished" or "failed").
+ * Each write goes to run.json.tmp and is renamed over run.json, so a reader
+ * never sees half a file.
+ *
+ * Schema (times are integers: *_real_ns CLOCK_REALTIME ns, *_mono_ns and
+ * mono_ns CLOCK_MONOTONIC ns; absent keys mean "not known"):
+ *   format "latrec-run", version 1, latrec_version
+ *   run_id, state, mode ("launch" | "attach")
+ *   command (string, shell-quoted), argv (array), cwd
+ *   pid (the launched child or the attached process)
+ *   host, kernel {sysname, release, version, machine}, boot_id
+ *   start_real_ns, start_mono_ns, stop_real_ns, stop_mono_ns  (latrec's own
+ *     clock reads around the run; for report's header)
+ *   start_stamp {mono_ns, marker, source: "trace_marker", instance}
+ *   stop_stamp  {mono_ns, marker, source, instance}
+ *   tracefs {available, instance, mounted_by_latrec, reason}
+ *   rings_dir (where the rings are: the tmpfs directory while running,
+ *     "rings" once moved), rings_tmp (the tmpfs directory used)
+ *   options {...}, launch {fork_to_ready_ns, ready_to_release_ns,
+ *     stamp_to_release_ns, release_to_exec_ns}
+ *   collectors {NAME: {ran, reason?, written, records, lost,
+ *     dropped_before_start, lost_lower_bound?, ...collector fields}}
+ *   exit {status (latrec's exit status), exited/code | signaled/signal/
+ *     signal_name/core_dumped | exec_failed/errno/error, stopped_by?}
+ */
+#ifndef LATREC_RECORD_MANIFEST_H
+#define LATREC_RECORD_MANIFEST_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct latrec_stamp {
+    int      have;
+    uint64_t mono_ns;
+    char     marker[128];
+} latrec_stamp;
+
+typedef struct latrec_manifest {
+    const char  *run_id;
+    const char  *state;      /* "running", "finished", "failed" */
+    const char  *mode;       /* "launch", "attach" */
+    char *const *argv;       /* launch: the command; attach: NULL (cmdline read from /proc) */
+    pid_t        pid;
+    uint64_t     start_real_ns, start_mono_ns, stop_real_ns, stop_mono_ns;
+    latrec_stamp start, stop;
+    const char  *instance;   /* tracefs instance name, NULL without one */
+    int          tracefs_ok;
+    int          mounted_by_latrec;
+    const char  *tracefs_reason; /* why there is no start stamp */
+    const char  *rings_dir;
+    const char  *rings_tmp;
+    json_t      *options;    /* borrowed, may be NULL */
+    json_t      *launch;     /* borrowed, may be NULL */
+    json_t      *collectors; /* borrowed, may be NULL */
+    json_t      *exit;       /* borrowed, may be NULL */
+    char         command[4096]; /* filled by latrec_manifest_init */
+    json_t      *argv_json;     /* filled by latrec_manifest_init */
+} latrec_manifest;
+
+/* Fill command/argv_json from argv (launch) or /proc/<pid>/cmdline
+ * (attach). */
+void latrec_manifest_init(latrec_manifest *m);
+void latrec_manifest_free(latrec_manifest *m);
+
+/* Write <run_dir>/run.json. 0, or -1 with "<path>: reason" in err. */
+int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *err, size_t errlen);
+
+/* Exit description: {"status": status, "exited": true, "code": c} or
+ * {"status", "signaled": true, "signal": n, "signal_name": "SIGSEGV",
+ * "core_dumped": bool} from a wait status. */
+json_t *latrec_manifest_wait_status(int wstatus, int status);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * record/rundir.h - the run directory: create it (keeping a previous one as
+ * DIR.old, like perf), choose where the rings live during the run (a tmpfs
+ * directory of the run's own), and bring them into DIR/rings at the end.
+ *
+ * Layout (DESIGN.md, "Runs and the run directory"):
+ *   DIR/run.json   manifest (record/manifest.h)
+ *   DIR/rings/     the target's rings; during the run a symbolic link to the
+ *                  tmpfs directory, so a reader finds them even if latrec dies
+ *   DIR/trace.txt  tracefs events with -t
+ *
+ * Errors: every function returning -1 leaves one line in err naming the path
+ * and the reason ("out.old: exists; move it away or use -f").
+ */
+#ifndef LATREC_RECORD_RUNDIR_H
+#define LATREC_RECORD_RUNDIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Create the run directory `dir` (trailing '/' ignored). When it exists:
+ *   - DIR.old absent: rename DIR to DIR.old (*rotated = 1);
+ *   - DIR.old present, force == 0: fail; DIR.old is never deleted;
+ *   - DIR.old present, force != 0: remove DIR itself, which must be a run
+ *     directory (run.json, rings/ with ring files, trace.txt, sched.latrec;
+ *     anything else makes it fail without deleting), then create it.
+ * Returns 0 or -1. */
+int latrec_rundir_create(const char *dir, int force, int *rotated, char *err, size_t errlen);
+
+/* Choose and create the directory the rings are written to during the run:
+ *   base NULL: /dev/shm when it is tmpfs, else NULL is returned in *out and
+ *              note says why (the caller then writes to DIR/rings directly);
+ *   base set:  that directory (created if missing).
+ * The rings go into "<base>/latrec-<run_id>" (created, mode 0700, must not
+ * exist). *tmpfs says whether it is on tmpfs (statfs). Returns 0 or -1. */
+int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, size_t outlen,
+                            int *tmpfs, char *note, size_t notelen, char *err, size_t errlen);
+
+/* Make DIR/rings: a symbolic link to `target` when target is set, else a
+ * directory. Returns 0 or -1. */
+int latrec_rundir_rings_link(const char *dir, const char *target, char *err, size_t errlen);
+
+/* Decide for one ring file whether to bring it: 1 yes, 0 no. */
+typedef int (*latrec_ring_filter)(void *ctx, const char *path, const char *name);
+
+typedef struct latrec_collect_stats {
+    unsigned moved;   /* renamed (same filesystem) */
+    unsigned copied;  /* copied (then unlinked when moving) */
+    unsigned skipped; /* refused by the filter */
+    unsigned failed;  /* could not be brought (said on stderr) */
+    unsigned left;    /* other entries left in the source directory */
+} latrec_collect_stats;
+
+/* Bring every "*.latrec" regular file of `src` into DIR/rings (replacing the
+ * DIR/rings symbolic link by a directory first). move != 0: rename where
+ * possible, else copy then unlink, and remove `src` when it ends up empty;
+ * move == 0: copy only (the rings of a live process). Never overwrites: a
+ * name already present in DIR/rings is reported and left. Copies go through
+ * "<name>.part" and are renamed into place. Per-file failures are printed
+ * ("latrec: PATH: reason") and counted; returns 0, or -1 when DIR/rings
+ * cannot be made or src cannot be read. */
+int latrec_rundir_collect(const char *dir, const char *src, int move, latrec_ring_filter filter,
+                          void *ctx, latrec_collect_stats *st, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,232 @@
+/* The run's tracefs instance, clock "mono", and the trace_marker start/stop
+ * stamps read back through libtracefs + libtraceevent. */
+#include "record/tracefs_sync.h"
+
+#include <errno.h>
+#include <event-parse.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <tracefs.h>
+
+struct latrec_tracefs {
+    struct tracefs_instance *inst;
+    struct tep_handle *tep;
+    char name[96];
+    char *dir;        /* instance directory (tracefs_instance_get_dir) */
+    char root[256];   /* tracefs mount point */
+    int mounted_here;
+    latrec_tracefs_sink sink;
+    void *sink_ctx;
+    uint64_t missed;
+    long nread;       /* events read by the current drain */
+    /* the marker being waited for */
+    const char *want;
+    int found;
+    uint64_t found_ns;
+};
+
+static void note_add(char *notes, size_t len, const char *fmt, const char *a, const char *b)
+{
+    size_t used = strlen(notes);
+    if (used >= len) return;
+    snprintf(notes + used, len - used, fmt, a, b);
+}
+
+/* Remove "latrec-*" instances whose latrec process (the number after the
+ * last '-') no longer exists. */
+static void sweep_stale(const char *own, char *notes, size_t noteslen)
+{
+    char **names = tracefs_instances("^latrec-");
+    for (int i = 0; names && names[i]; i++) {
+        if (strcmp(names[i], own) == 0) continue;
+        const char *dash = strrchr(names[i], '-');
+        char *end;
+        long pid = dash ? strtol(dash + 1, &end, 10) : 0;
+        if (!dash || *end || pid <= 0) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        struct tracefs_instance *old = tracefs_instance_alloc(NULL, names[i]);
+        if (old && tracefs_instance_destroy(old) == 0)
+            note_add(notes, noteslen, "removed the tracefs instance %s left by a latrec that is gone%s\n",
+                     names[i], "");
+        tracefs_instance_free(old);
+    }
+    tracefs_list_free(names);
+}
+
+latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *systems, char *notes,
+                                    size_t noteslen, char *err, size_t errlen)
+{
+    notes[0] = '\0';
+    latrec_tracefs *t = calloc(1, sizeof(*t));
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    const char *path = NULL;
+    int m = tracefs_tracing_dir_is_mounted(false, &path);
+    if (m <= 0) {
+        errno = 0;
+        m = tracefs_tracing_dir_is_mounted(true, &path);
+        if (m < 0 || !path || !tracefs_tracing_dir()) {
+            snprintf(err, errlen, "tracefs is not mounted and cannot be mounted at /sys/kernel/tracing: %s",
+                     errno ? strerror(errno) : "mount failed");
+            free(t);
+            return NULL;
+        }
+        t->mounted_here = 1;
+        note_add(notes, noteslen, "mounted tracefs at %s (unmounted again at the end)%s\n", path, "");
+    }
+    snprintf(t->root, sizeof(t->root), "%s", path ? path : tracefs_tracing_dir());
+    snprintf(t->name, sizeof(t->name), "latrec-%s", run_id);
+    sweep_stale(t->name, notes, noteslen);
+
+    errno = 0;
+    t->inst = tracefs_instance_create(t->name);
+    if (!t->inst) {
+        snprintf(err, errlen, "%s/instances/%s: cannot create the tracefs instance: %s", t->root, t->name,
+                 errno ? strerror(errno) : "unknown error");
+        goto fail;
+    }
+    if (!tracefs_instance_is_new(t->inst)) {
+        snprintf(err, errlen, "%s/instances/%s: already exists (another latrec with this run id?)", t->root,
+                 t->name);
+        tracefs_instance_free(t->inst);
+        t->inst = NULL;
+        goto fail;
+    }
+    t->dir = tracefs_instance_get_dir(t->inst);
+    if (tracefs_instance_file_write(t->inst, "trace_clock", "mono") < 0) {
+        snprintf(err, errlen, "%s/trace_clock: cannot select the mono clock: %s", t->dir ? t->dir : t->name,
+                 strerror(errno));
+        goto fail;
+    }
+    const char *sys[16];
+    size_t ns = 0;
+    sys[ns++] = "ftrace";
+    for (size_t i = 0; systems && systems[i] && ns + 1 < sizeof(sys) / sizeof(sys[0]); i++) {
+        int dup = 0;
+        for (size_t j = 0; j < ns; j++) dup |= strcmp(sys[j], systems[i]) == 0;
+        if (!dup) sys[ns++] = systems[i];
+    }
+    sys[ns] = NULL;
+    t->tep = tracefs_local_events_system(t->root, sys);
+    if (!t->tep) {
+        snprintf(err, errlen, "%s/events: cannot read the event formats: %s", t->root, strerror(errno));
+        goto fail;
+    }
+    return t;
+fail:
+    latrec_tracefs_close(t);
+    return NULL;
+}
+
+static int is_print(const struct tep_event *ev)
+{
+    return ev && ev->system && ev->name && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0;
+}
+
+/* The text of an ftrace "print" record ("buf" runs to the end of the record). */
+static const char *print_text(struct tep_event *ev, struct tep_record *rec, int *len)
+{
+    struct tep_format_field *f = tep_find_field(ev, "buf");
+    if (!f || f->offset < 0 || f->offset >= rec->size) return NULL;
+    const char *p = (const char *)rec->data + f->offset;
+    *len = (int)strnlen(p, (size_t)(rec->size - f->offset));
+    return p;
+}
+
+static int on_event(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+{
+    latrec_tracefs *t = ctx;
+    t->nread++;
+    if (rec->missed_events > 0) t->missed += (uint64_t)rec->missed_events;
+    if (t->want && !t->found && is_print(ev)) {
+        int len;
+        const char *txt = print_text(ev, rec, &len);
+        size_t wl = strlen(t->want);
+        if (txt && (size_t)len >= wl && strncmp(txt, t->want, wl) == 0 &&
+            ((size_t)len == wl || txt[wl] == '\n')) {
+            t->found = 1;
+            t->found_ns = rec->ts;
+        }
+    }
+    if (t->sink) t->sink(t->sink_ctx, ev, rec, cpu);
+    return 0;
+}
+
+long latrec_tracefs_drain(latrec_tracefs *t)
+{
+    if (!t || !t->inst) return -1;
+    t->nread = 0;
+    if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, on_event, t) < 0) return -1;
+    return t->nread;
+}
+
+int latrec_tracefs_mark(latrec_tracefs *t, const char *text, unsigned timeout_ms, uint64_t *mono_ns,
+                        char *err, size_t errlen)
+{
+    t->want = text;
+    t->found = 0;
+    if (tracefs_printf(t->inst, "%s\n", text) < 0) {
+        snprintf(err, errlen, "%s/trace_marker: cannot write: %s", t->dir ? t->dir : t->name, strerror(errno));
+        t->want = NULL;
+        return -1;
+    }
+    struct timespec nap = { 0, 200000 }; /* 200 us between reads */
+    unsigned waited_us = 0;
+    for (;;) {
+        if (latrec_tracefs_drain(t) < 0) {
+            snprintf(err, errlen, "%s/per_cpu: cannot read the trace buffers: %s", t->dir ? t->dir : t->name,
+                     strerror(errno));
+            t->want = NULL;
+            return -1;
+        }
+        if (t->found) break;
+        if (waited_us >= timeout_ms * 1000u) {
+            snprintf(err, errlen, "%s: the marker '%s' was written but not read back within %u ms",
+                     t->dir ? t->dir : t->name, text, timeout_ms);
+            t->want = NULL;
+            return -1;
+        }
+        nanosleep(&nap, NULL);
+        waited_us += 200;
+    }
+    t->want = NULL;
+    *mono_ns = t->found_ns;
+    return 0;
+}
+
+void latrec_tracefs_set_sink(latrec_tracefs *t, latrec_tracefs_sink sink, void *ctx)
+{
+    t->sink = sink;
+    t->sink_ctx = ctx;
+}
+
+uint64_t latrec_tracefs_missed(const latrec_tracefs *t) { return t->missed; }
+struct tracefs_instance *latrec_tracefs_instance(latrec_tracefs *t) { return t->inst; }
+struct tep_handle *latrec_tracefs_tep(latrec_tracefs *t) { return t->tep; }
+const char *latrec_tracefs_name(const latrec_tracefs *t) { return t->name; }
+const char *latrec_tracefs_dir(const latrec_tracefs *t) { return t->dir; }
+const char *latrec_tracefs_root(const latrec_tracefs *t) { return t->root; }
+int latrec_tracefs_mounted_here(const latrec_tracefs *t) { return t->mounted_here; }
+
+void latrec_tracefs_close(latrec_tracefs *t)
+{
+    if (!t) return;
+    if (t->inst) {
+        tracefs_print_close(t->inst);
+        if (tracefs_instance_destroy(t->inst) != 0)
+            fprintf(stderr, "latrec: %s: cannot remove the tracefs instance: %s\n", t->dir ? t->dir : t->name,
+                    strerror(errno));
+        tracefs_instance_free(t->inst);
+    }
+    if (t->tep) tep_free(t->tep);
+    free(t->dir);
+    if (t->mounted_here && umount(t->root) != 0)
+        fprintf(stderr, "latrec: %s: cannot unmount the tracefs latrec mounted: %s\n", t->root, strerror(errno));
+    free(t);
+}
