@@ -1,5 +1,6 @@
 /* latrec hist: latency histograms in rtla's layout, or power-of-two buckets. */
 #include <argp.h>
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ enum {
 };
 
 #define MAX_ENTRIES 1000000
+#define MAX_BUCKET_SIZE 1000000000ull
 #define LOG2_SLOTS 64
 
 struct hist_opts {
@@ -64,8 +66,13 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
         break;
     case OPT_TOTALS: o->totals = 1; break;
     case 'b':
+        /* strtoull takes "-1" as 2^64 - 1: refuse a sign, and sizes whose
+         * buckets would overflow in ns (the cap is 10^9 units). */
         o->bucket_size = strtoull(arg, &end, 10);
-        if (*end || !o->bucket_size) argp_error(state, "--bucket-size takes a positive integer, not '%s'", arg);
+        if (*end || end == arg || !isdigit((unsigned char)arg[0]) || !o->bucket_size ||
+            o->bucket_size > MAX_BUCKET_SIZE)
+            argp_error(state, "--bucket-size takes an integer 1..%llu, not '%s'", (unsigned long long)MAX_BUCKET_SIZE,
+                       arg);
         break;
     case 'E':
         o->entries = strtoull(arg, &end, 10);

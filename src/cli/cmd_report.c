@@ -1,5 +1,6 @@
 /* latrec report: per component and leg, a table of hop latencies. */
 #include <argp.h>
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <libsmartcols.h>
@@ -75,6 +76,24 @@ static int copy_field(char *dst, size_t len, const char *src)
     return 0;
 }
 
+/* count|min|max|mean|stddev|skewness|outliers|regressions|pNN: a gate on
+ * any other name is a malformed spec (usage error), not a missing figure. */
+static int figure_known(const char *f)
+{
+    static const char *const names[] = { "count", "min", "max", "mean", "stddev", "skewness", "outliers",
+                                         "regressions" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(f, names[i]) == 0) return 1;
+    if (f[0] != 'p' || !f[1]) return 0;
+    char *end;
+    double p = strtod(f + 1, &end);
+    if (*end || p < 0 || p > 100 || !isdigit((unsigned char)f[1])) return 0;
+    /* Spelt as the column names it ("p99.9", not "p99.90"). */
+    char canon[32];
+    snprintf(canon, sizeof(canon), "p%g", p);
+    return strcmp(canon, f) == 0;
+}
+
 static int parse_gate(struct gate *g, const char *spec)
 {
     memset(g, 0, sizeof(*g));
@@ -95,6 +114,7 @@ static int parse_gate(struct gate *g, const char *spec)
         copy_field(g->leg, sizeof(g->leg), slash + 1) < 0 || copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0 ||
         copy_field(g->figure, sizeof(g->figure), fig) < 0)
         return -1;
+    if (!figure_known(g->figure)) return -1;
     const char *limit = op + 1;
     int plain = strcmp(fig, "count") == 0 || strcmp(fig, "skewness") == 0 || strcmp(fig, "outliers") == 0 ||
                 strcmp(fig, "regressions") == 0;
@@ -209,6 +229,7 @@ struct report_run {
     int pass_no;         /* 1: first pass, 2: outlier pass */
     struct interval_row *rows;
     size_t n_rows, cap_rows;
+    uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
     int oom;
 };
 
@@ -278,7 +299,8 @@ static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
 static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
 {
     if (rt->rank_hop < 0) return;
-    const latrec_leg *leg = latrec_legs_leg(latrec_pass_legs(r->pass), inst->leg);
+    /* The table's copy of the leg: r->pass is not set while the pass runs. */
+    const latrec_leg *leg = &t->legdef;
     struct top_entry e;
     memset(&e, 0, sizeof(e));
     uint32_t ring;
@@ -330,9 +352,21 @@ static void close_interval(struct report_run *r, const latrec_leg_table *table, 
     rt->open[i] = rt->open[--rt->n_open];
 }
 
+/* The byte count an instance carries (the catalog's `bytes` field of the
+ * leg), 0 when that stage is absent. Same rule as latrec_instance_field(),
+ * from the table's copy of the leg. */
+static uint64_t instance_bytes(const latrec_leg *leg, const latrec_instance *inst)
+{
+    int idx = latrec_leg_chain_pos(leg, leg->bytes_stage);
+    if (idx < 0 && (idx = latrec_leg_extra_pos(leg, leg->bytes_stage)) >= 0) idx += leg->n_chain;
+    if (idx < 0 || idx >= inst->n_hits || !inst->hits[idx].t_ns) return 0;
+    if (leg->bytes_field == LATREC_FIELD_SEQ) return inst->seq;
+    return leg->bytes_field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+}
+
 static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
 {
-    const uint64_t begin = latrec_pass_begin(r->pass);
+    const uint64_t begin = r->begin;
     if (inst->first_t < begin) return;
     const uint64_t idx = (inst->first_t - begin) / r->o->interval_ns;
     const latrec_leg_table *table = t;
@@ -371,12 +405,8 @@ static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtabl
     }
     struct interval *iv = &rt->open[slot];
     iv->count++;
-    const latrec_leg *leg = latrec_legs_leg(latrec_pass_legs(r->pass), inst->leg);
-    if (leg->has_bytes) {
-        int present;
-        uint64_t b = latrec_instance_field(latrec_pass_legs(r->pass), inst, leg->bytes_stage, leg->bytes_field, &present);
-        if (present) iv->bytes += b;
-    }
+    const latrec_leg *leg = &t->legdef;
+    if (leg->has_bytes) iv->bytes += instance_bytes(leg, inst);
     for (int h = 0; h < t->n_hops; h++) {
         int64_t v;
         uint32_t ring;
@@ -398,6 +428,13 @@ static int cmp_tables(const void *a, const void *b)
     const latrec_leg_table *x = *(latrec_leg_table *const *)a, *y = *(latrec_leg_table *const *)b;
     int c = strcmp(x->component_name, y->component_name);
     return c ? c : x->leg - y->leg;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct interval_row *x = a, *y = b;
+    if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
+    return cmp_tables(&x->table, &y->table);
 }
 
 static void free_run(struct report_run *r)
@@ -427,6 +464,11 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
             return LATREC_EXIT_ERROR;
         }
     latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage };
+    /* The callbacks run inside latrec_pass_run(), before r->pass is set:
+     * they take the run's beginning from here (pass.c's rule). */
+    latrec_input_totals tot;
+    latrec_input_totals_get(&r->in, &tot);
+    r->begin = r->in.have_start && r->in.start_ns > tot.first_t ? r->in.start_ns : tot.first_t;
     r->pass_no = 1;
     if (!(r->pass = latrec_pass_run(&r->in, &popts, &sinks)) || r->oom) return LATREC_EXIT_ERROR;
     int n;
@@ -469,6 +511,9 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
         }
     }
     qsort(tables, (size_t)n, sizeof(*tables), cmp_tables);
+    /* Intervals close in no useful order (late ones, several legs, the
+     * rest at the end): print them by time, then component and leg. */
+    if (r->n_rows) qsort(r->rows, r->n_rows, sizeof(*r->rows), cmp_rows);
     return 0;
 }
 
@@ -501,6 +546,9 @@ static void fmt_value(char *buf, size_t len, double v, int time, const latrec_un
 {
     if (time) snprintf(buf, len, "%.*f", u->decimals, v / u->div);
     else snprintf(buf, len, "%.3f", v);
+    /* A tiny negative value (a skewness of -1e-17) rounds to zero: print
+     * "0.000", not "-0.000". */
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
 }
 
 static void fmt_delta(char *buf, size_t len, double v, double base, int time, const latrec_units *u)

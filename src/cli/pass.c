@@ -7,6 +7,23 @@
 
 #include "analyze/stats.h"
 
+/* Where the first-stage stamps of a leg go for its inter-arrival row. An
+ * instance belongs to the component of the ring that stamped its last chain
+ * stage, and its leg's first stage is often stamped by a ring of another
+ * component (ENQUEUE on the producer's oai.* thread, the rest on
+ * libe3.outbound.*). So the stamps of (first-stage ring's component c0, leg)
+ * go to the table of the component that the first ended instance of that
+ * pair was given; until one ends (a leg with extras ends 10 ms of stream
+ * time after completing), up to ROUTE_PENDING_MAX stamps wait in order, and
+ * when none ends in time they go to c0's own table. */
+#define ROUTE_PENDING_MAX 65536
+struct route {
+    int       c0, leg;
+    int       dest; /* component index, or -1: not known yet */
+    size_t    n_pending, cap_pending;
+    uint64_t *pending;
+};
+
 struct latrec_pass {
     latrec_input *in;
     latrec_pass_opts opts;
@@ -17,6 +34,8 @@ struct latrec_pass {
     latrec_leg_table **index; /* [component * index_legs + leg], grown on demand */
     int index_comps, index_legs;
     uint64_t begin, warm_skipped;
+    struct route *routes;
+    int n_routes, cap_routes, last_route;
     int failed;
 };
 
@@ -86,9 +105,75 @@ static latrec_leg_table *table_for(latrec_pass *p, int component, int leg)
     return t;
 }
 
+static struct route *route_for(latrec_pass *p, int c0, int leg)
+{
+    if (p->last_route < p->n_routes && p->routes[p->last_route].c0 == c0 && p->routes[p->last_route].leg == leg)
+        return &p->routes[p->last_route];
+    for (int i = 0; i < p->n_routes; i++)
+        if (p->routes[i].c0 == c0 && p->routes[i].leg == leg) return &p->routes[p->last_route = i];
+    if (p->n_routes == p->cap_routes) {
+        int cap = p->cap_routes ? p->cap_routes * 2 : 16;
+        struct route *r = realloc(p->routes, (size_t)cap * sizeof(*r));
+        if (!r) {
+            p->failed = 1;
+            return NULL;
+        }
+        p->routes = r;
+        p->cap_routes = cap;
+    }
+    struct route *r = &p->routes[p->n_routes];
+    memset(r, 0, sizeof(*r));
+    r->c0 = c0;
+    r->leg = leg;
+    r->dest = -1;
+    return &p->routes[p->last_route = p->n_routes++];
+}
+
+static void first_stage_to(latrec_pass *p, int component, int leg, uint64_t t_ns)
+{
+    latrec_leg_table *t = table_for(p, component, leg);
+    if (t) p->sinks.first_stage(p->sinks.ctx, t, t_ns);
+}
+
+/* The route's destination is known (or given up on): hand it what waited. */
+static void route_settle(latrec_pass *p, struct route *r, int dest)
+{
+    r->dest = dest;
+    for (size_t i = 0; i < r->n_pending; i++) first_stage_to(p, dest, r->leg, r->pending[i]);
+    free(r->pending);
+    r->pending = NULL;
+    r->n_pending = r->cap_pending = 0;
+}
+
+static void on_first_stage(latrec_pass *p, uint32_t ring, int leg, uint64_t t_ns)
+{
+    int c0 = latrec_legs_ring_component(p->legs, ring);
+    struct route *r = route_for(p, c0, leg);
+    if (!r) return;
+    if (r->dest < 0 && r->n_pending == r->cap_pending) {
+        uint64_t *more = NULL;
+        if (r->cap_pending < ROUTE_PENDING_MAX) {
+            size_t cap = r->cap_pending ? r->cap_pending * 2 : 64;
+            more = realloc(r->pending, cap * sizeof(*more));
+            if (more) {
+                r->pending = more;
+                r->cap_pending = cap;
+            }
+        }
+        if (!more) route_settle(p, r, c0);
+    }
+    if (r->dest >= 0) first_stage_to(p, r->dest, leg, t_ns);
+    else r->pending[r->n_pending++] = t_ns;
+}
+
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
+    if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns) {
+        /* hits[0] is the first chain stage: learn where its stamps go. */
+        struct route *r = route_for(p, latrec_legs_ring_component(p->legs, inst->hits[0].ring), inst->leg);
+        if (r && r->dest < 0) route_settle(p, r, inst->component);
+    }
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
         p->warm_skipped++;
         return;
@@ -138,12 +223,12 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
         if ((int)ev.ring == in->sched_ring) continue;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
-            ev.rec.t_ns >= p->begin + p->opts.warmup_ns) {
-            latrec_leg_table *t = table_for(p, latrec_legs_ring_component(p->legs, ev.ring), leg);
-            if (t) p->sinks.first_stage(p->sinks.ctx, t, ev.rec.t_ns);
-        }
+            ev.rec.t_ns >= p->begin + p->opts.warmup_ns)
+            on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
     }
     latrec_legs_finish(p->legs);
+    for (int i = 0; i < p->n_routes; i++)
+        if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&m);
     if (p->failed) {
         fprintf(stderr, "latrec: out of memory\n");
@@ -169,6 +254,8 @@ void latrec_pass_free(latrec_pass *p)
     for (int i = 0; i < p->n_tables; i++) free(p->tables[i]);
     free(p->tables);
     free(p->index);
+    for (int i = 0; i < p->n_routes; i++) free(p->routes[i].pending);
+    free(p->routes);
     latrec_legs_free(p->legs);
     free(p);
 }
