@@ -37,8 +37,18 @@ static void sink(void *ctx, struct tep_event *ev, struct tep_record *rec, int cp
     if (!p->f) return;
     struct trace_seq s;
     trace_seq_init(&s);
-    tep_print_event(latrec_tracefs_tep(p->tfs), &s, rec, "%s-%d [%03d] %s: %s", TEP_PRINT_COMM,
-                    TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_NAME, TEP_PRINT_INFO);
+    int len;
+    const char *marker = latrec_tracefs_print_text(ev, rec, &len);
+    if (marker) {
+        /* trace_marker text as written (without kallsyms the ip means nothing) */
+        tep_print_event(latrec_tracefs_tep(p->tfs), &s, rec, "%s-%d [%03d] print: ", TEP_PRINT_COMM,
+                        TEP_PRINT_PID, TEP_PRINT_CPU);
+        while (len > 0 && marker[len - 1] == '\n') len--;
+        trace_seq_printf(&s, "%.*s", len, marker);
+    } else {
+        tep_print_event(latrec_tracefs_tep(p->tfs), &s, rec, "%s-%d [%03d] %s: %s", TEP_PRINT_COMM,
+                        TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_NAME, TEP_PRINT_INFO);
+    }
     trace_seq_terminate(&s);
     /* one line per event: a marker's text ends in a newline */
     for (char *q = s.buffer; q && *q; q++)
@@ -127,7 +137,10 @@ static void trace_told_start(latrec_collector *c, uint64_t start_ns)
 static void trace_poll(latrec_collector *c)
 {
     struct trace_priv *p = c->priv;
-    if (p->tfs) latrec_tracefs_drain(p->tfs);
+    if (!p->tfs) return;
+    /* comms of threads that appeared since (names in trace.txt) */
+    tracefs_load_cmdlines(latrec_tracefs_root(p->tfs), latrec_tracefs_tep(p->tfs));
+    latrec_tracefs_drain(p->tfs);
 }
 
 /* trace.txt.part -> trace.txt, keeping [start, stop]. */

@@ -34,7 +34,8 @@ void latrec_pidlist_free(latrec_pidlist *l)
     memset(l, 0, sizeof(*l));
 }
 
-pid_t latrec_proc_ppid(pid_t pid)
+/* ppid and state letter of pid; -1 when gone. */
+static pid_t proc_stat(pid_t pid, char *state_out)
 {
     char path[64], buf[512];
     snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -48,7 +49,13 @@ pid_t latrec_proc_ppid(pid_t pid)
     int ppid;
     char state;
     if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2) return -1;
+    if (state_out) *state_out = state;
     return (pid_t)ppid;
+}
+
+pid_t latrec_proc_ppid(pid_t pid)
+{
+    return proc_stat(pid, NULL);
 }
 
 static int numeric(const char *s)
@@ -70,8 +77,9 @@ int latrec_proc_descendants(pid_t root, latrec_pidlist *out)
     while ((e = readdir(d))) {
         if (!numeric(e->d_name)) continue;
         pid_t pid = (pid_t)atoi(e->d_name);
-        pid_t pp = latrec_proc_ppid(pid);
-        if (pp < 0) continue;
+        char state = '?';
+        pid_t pp = proc_stat(pid, &state);
+        if (pp < 0 || state == 'Z' || state == 'X') continue; /* gone, or dead and unreaped */
         /* parallel arrays: pidlist_add dedups, so append by hand */
         if (latrec_pidlist_add(&pids, pid) < 0) { rc = -1; break; }
         if (ppids.n == ppids.cap) {

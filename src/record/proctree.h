@@ -22,7 +22,7 @@ int latrec_pidlist_has(const latrec_pidlist *l, pid_t pid);
 void latrec_pidlist_free(latrec_pidlist *l);
 
 /* Add every live descendant of `root` (children, their children, ...; not
- * root itself) to *out, from one scan of /proc/<pid>/stat. Processes that
+ * root itself; zombies left out) to *out, from one scan of /proc/<pid>/stat. Processes that
  * appear or exit during the scan may be missed. 0, or -1 when /proc cannot
  * be read or out of memory. */
 int latrec_proc_descendants(pid_t root, latrec_pidlist *out);

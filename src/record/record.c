@@ -356,6 +356,8 @@ static void wait_run(struct run *r)
  * SIGTERM, then SIGKILL after the grace period. */
 static void stop_leftovers(struct run *r)
 {
+    int st;
+    while (waitpid(-1, &st, WNOHANG) > 0) {}
     latrec_pidlist l = { 0 };
     latrec_proc_descendants(getpid(), &l);
     if (l.n == 0) {
@@ -370,7 +372,6 @@ static void stop_leftovers(struct run *r)
     for (size_t i = 0; i < l.n; i++) kill(l.pids[i], SIGTERM);
     uint64_t until = mono_ns() + r->grace_ns;
     for (;;) {
-        int st;
         while (waitpid(-1, &st, WNOHANG) > 0) {}
         latrec_pidlist left = { 0 };
         latrec_proc_descendants(getpid(), &left);
@@ -443,8 +444,13 @@ static void summary(const struct run *r, int status)
         if (strcmp(r->coll[i]->ops->name, "trace") == 0) trace = r->coll[i];
     }
     char what[256] = "";
-    if (r->o->attach_pid) snprintf(what, sizeof(what), "pid %d", (int)r->pid);
-    else if (r->have_status && WIFSIGNALED(r->wstatus)) {
+    if (r->o->attach_pid) {
+        snprintf(what, sizeof(what), "pid %d", (int)r->pid);
+    } else if (!r->have_status && r->interrupted) {
+        char nb[16];
+        snprintf(what, sizeof(what), "%s before the command ran (exit %d)", sig_name(r->interrupted, nb, sizeof(nb)),
+                 status);
+    } else if (r->have_status && WIFSIGNALED(r->wstatus)) {
         char nb[16];
         snprintf(what, sizeof(what), "the command died of %s (exit %d)", sig_name(WTERMSIG(r->wstatus), nb, sizeof(nb)),
                  status);

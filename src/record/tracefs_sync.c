@@ -11,6 +11,7 @@
 #include <sys/mount.h>
 #include <time.h>
 #include <tracefs.h>
+#include <unistd.h>
 
 struct latrec_tracefs {
     struct tracefs_instance *inst;
@@ -55,6 +56,44 @@ static void sweep_stale(const char *own, char *notes, size_t noteslen)
         tracefs_instance_free(old);
     }
     tracefs_list_free(names);
+}
+
+/* A tep handle with the header page and the formats of `systems` only.
+ * (tracefs_local_events_system() would also parse /proc/kallsyms: half a
+ * second, and megabytes that a forked child at its barrier shares copy on
+ * write.) */
+static struct tep_handle *load_tep(const char *root, const char *const *systems)
+{
+    struct tep_handle *tep = tep_alloc();
+    if (!tep) return NULL;
+    int size = 0;
+    char *hdr = tracefs_instance_file_read(NULL, "events/header_page", &size);
+    if (!hdr || size <= 0 || tep_parse_header_page(tep, hdr, size, sizeof(long)) != 0) {
+        free(hdr);
+        tep_free(tep);
+        if (!errno) errno = EINVAL;
+        return NULL;
+    }
+    free(hdr);
+    int parsed = 0;
+    for (size_t i = 0; systems[i]; i++) {
+        char **events = tracefs_system_events(root, systems[i]);
+        for (int e = 0; events && events[e]; e++) {
+            char *fmt = tracefs_event_file_read(NULL, systems[i], events[e], "format", &size);
+            if (fmt && size > 0 && tep_parse_event(tep, fmt, (unsigned long)size, systems[i]) == 0) parsed++;
+            free(fmt);
+        }
+        tracefs_list_free(events);
+    }
+    if (!tep_find_event_by_name(tep, "ftrace", "print")) {
+        tep_free(tep);
+        errno = ENOENT;
+        return NULL;
+    }
+    tep_set_long_size(tep, tep_get_header_page_size(tep));
+    tep_set_cpus(tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+    tracefs_load_cmdlines(root, tep);
+    return tep;
 }
 
 latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *systems, char *notes,
@@ -113,7 +152,7 @@ latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *syste
         if (!dup) sys[ns++] = systems[i];
     }
     sys[ns] = NULL;
-    t->tep = tracefs_local_events_system(t->root, sys);
+    t->tep = load_tep(t->root, sys);
     if (!t->tep) {
         snprintf(err, errlen, "%s/events: cannot read the event formats: %s", t->root, strerror(errno));
         goto fail;
@@ -124,9 +163,16 @@ fail:
     return NULL;
 }
 
+static const char *print_text(struct tep_event *ev, struct tep_record *rec, int *len);
+
 static int is_print(const struct tep_event *ev)
 {
     return ev && ev->system && ev->name && strcmp(ev->system, "ftrace") == 0 && strcmp(ev->name, "print") == 0;
+}
+
+const char *latrec_tracefs_print_text(struct tep_event *ev, struct tep_record *rec, int *len)
+{
+    return is_print(ev) ? print_text(ev, rec, len) : NULL;
 }
 
 /* The text of an ftrace "print" record ("buf" runs to the end of the record). */

@@ -60,6 +60,10 @@ int latrec_tracefs_mark(latrec_tracefs *t, const char *text, unsigned timeout_ms
  * the number of events read, or -1 when the buffers cannot be read. */
 long latrec_tracefs_drain(latrec_tracefs *t);
 
+/* The text written into trace_marker that an ftrace "print" record holds
+ * (*len bytes, newline included), or NULL when `ev` is another event. */
+const char *latrec_tracefs_print_text(struct tep_event *ev, struct tep_record *rec, int *len);
+
 void latrec_tracefs_set_sink(latrec_tracefs *t, latrec_tracefs_sink sink, void *ctx);
 
 /* Events whose per-cpu buffer reported missed events (overwritten before

@@ -1,0 +1,261 @@
+/* e3loop's RAN process: source threads, the outbound thread, the control
+ * thread; spawns the dApp. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <latrec/latrec.h>
+
+#include "e3loop.h"
+#include "hops.h"
+#include "queue.h"
+#include "wire.h"
+
+struct out_item {
+    uint64_t oseq;     /* outbound seq (latrec_seq_next at EMIT_ENTER) */
+    uint64_t src_seq;  /* the source's seq, from latrec_ctx() */
+    uint64_t checksum;
+    uint8_t  payload[];
+};
+
+struct ran {
+    const e3loop_cfg *cfg;
+    int sock;
+    e3loop_queue out_q;   /* struct out_item + payload */
+    e3loop_queue live_q;  /* control ids waiting for LIVE_ON_AIR */
+    atomic_uint_fast64_t src_seq, msg_id, control_value;
+};
+
+struct source_arg {
+    struct ran *r;
+    unsigned idx;
+};
+
+/* emit(): what a RAN calls to hand an indication to libE3. */
+static void emit(struct ran *r, struct out_item *it)
+{
+    uint64_t oseq = latrec_seq_next();
+    it->oseq = oseq;
+    it->src_seq = latrec_ctx();
+    e3loop_stamp(oseq, LATREC_EMIT_ENTER, it->src_seq, E3LOOP_RAN_FUNCTION);
+    e3loop_stamp(oseq, LATREC_ENQUEUE, 0, 0);
+    if (e3loop_queue_push(&r->out_q, it) < 0) latrec_tstamp(oseq, LATREC_DROP, 0, LATREC_DROP_QUEUE_PUSH);
+}
+
+static void *source_main(void *arg)
+{
+    struct source_arg *a = arg;
+    struct ran *r = a->r;
+    const unsigned len = r->cfg->payload;
+    char name[16];
+    snprintf(name, sizeof(name), "oai-src%u", a->idx);
+    pthread_setname_np(pthread_self(), name);
+    latrec_tls_open_as("oai");
+    struct out_item *it = calloc(1, sizeof(*it) + len);
+    uint8_t *samples = calloc(1, len ? len : 1);
+    if (!it || !samples) {
+        fprintf(stderr, "e3loop: out of memory\n");
+        atomic_store(&e3loop_stop, 1);
+        free(it);
+        free(samples);
+        return NULL;
+    }
+    const uint64_t period = (uint64_t)(1e9 / r->cfg->rate_hz);
+    uint64_t next = e3loop_now(), hb = next;
+    while (!atomic_load(&e3loop_stop)) {
+        uint64_t ctrl;
+        while (e3loop_queue_try_pop(&r->live_q, &ctrl) == 1)
+            e3loop_stamp(ctrl, LATREC_LIVE_ON_AIR, atomic_load(&r->control_value), 0);
+
+        uint64_t seq = atomic_fetch_add(&r->src_seq, 1) + 1;
+        e3loop_stamp(seq, LATREC_RECORD_BEGIN, a->idx, 0);
+        e3loop_sm_encode(samples, len, seq);            /* capture */
+        e3loop_stamp(seq, LATREC_PROCESS_BEGIN, 0, 0);
+        uint8_t gain = (uint8_t)atomic_load(&r->control_value);
+        for (unsigned i = 0; i < len; i++) samples[i] ^= gain; /* process with the applied control */
+        e3loop_stamp(seq, LATREC_ENCODE_E3SM_BEGIN, 0, 0);
+        memcpy(it->payload, samples, len);                /* encode */
+        it->checksum = e3loop_sm_checksum(it->payload, len);
+        e3loop_stamp(seq, LATREC_ENCODE_E3SM_DONE, len, 0);
+        latrec_ctx_set(seq);
+        emit(r, it);
+        e3loop_stamp(seq, LATREC_WAIT_ENTER, 0, 0);
+        e3loop_heartbeat(&hb);
+
+        next += period;
+        uint64_t now = e3loop_now();
+        if (next + period < now) next = now; /* fell behind: no burst to catch up */
+        struct timespec ts = { (time_t)(next / 1000000000u), (long)(next % 1000000000u) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+    }
+    free(it);
+    free(samples);
+    return NULL;
+}
+
+static void *outbound_main(void *arg)
+{
+    struct ran *r = arg;
+    const unsigned len = r->cfg->payload;
+    pthread_setname_np(pthread_self(), "libe3-out");
+    latrec_tls_open_as("libe3.outbound");
+    struct out_item *it = calloc(1, sizeof(*it) + len);
+    size_t cap = sizeof(e3loop_hdr) + len;
+    uint8_t *buf = malloc(cap);
+    uint64_t hb = e3loop_now();
+    for (;;) {
+        int rc = e3loop_queue_pop(&r->out_q, it, 100);
+        e3loop_heartbeat(&hb);
+        if (rc < 0) break;
+        if (rc == 0) continue;
+        e3loop_stamp(it->oseq, LATREC_DEQUEUE, 0, 0);
+        uint64_t id = atomic_fetch_add(&r->msg_id, 1) + 1;
+        e3loop_hdr h = { E3LOOP_MAGIC, E3LOOP_IND, E3LOOP_RAN_FUNCTION, id, it->src_seq, it->checksum, len, 0 };
+        size_t n = e3loop_wire_put(buf, cap, &h, it->payload);
+        e3loop_stamp(it->oseq, LATREC_ENCODE_E3AP_DONE, n, 0);
+        e3loop_hop(LATREC_SEND_DONE);
+        if (send(r->sock, buf, n, MSG_NOSIGNAL) != (ssize_t)n) {
+            latrec_tstamp(it->oseq, LATREC_DROP, id, LATREC_DROP_SEND);
+            if (errno == EPIPE || errno == ECONNRESET) {
+                fprintf(stderr, "e3loop: the dApp is gone (send: %s)\n", strerror(errno));
+                atomic_store(&e3loop_stop, 1);
+            }
+            continue;
+        }
+        latrec_tstamp(it->oseq, LATREC_SEND_DONE, id, 0);
+    }
+    free(it);
+    free(buf);
+    return NULL;
+}
+
+static void *control_main(void *arg)
+{
+    struct ran *r = arg;
+    pthread_setname_np(pthread_self(), "oai-ctrl");
+    latrec_tls_open_as("oai.ctrl");
+    uint8_t buf[sizeof(e3loop_hdr) + 64];
+    uint64_t hb = e3loop_now();
+    for (;;) {
+        struct pollfd pf = { r->sock, POLLIN, 0 };
+        int p = poll(&pf, 1, 100);
+        e3loop_heartbeat(&hb);
+        if (p == 0 || (p < 0 && errno == EINTR)) continue;
+        ssize_t n = recv(r->sock, buf, sizeof(buf), 0);
+        if (n == 0) break; /* the dApp closed its end */
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            break;
+        }
+        e3loop_hdr h;
+        if (e3loop_wire_get(buf, (size_t)n, &h) < 0 || h.type != E3LOOP_CTRL) continue;
+        atomic_store(&r->control_value, h.value); /* apply */
+        e3loop_stamp(h.msg_id, LATREC_APPLY_CONTROL_DONE, h.ref_id, h.value);
+        e3loop_queue_push(&r->live_q, &h.msg_id);
+    }
+    return NULL;
+}
+
+static pid_t spawn_dapp(int fd, int argc, char **argv)
+{
+    char **av = calloc((size_t)argc + 3, sizeof(char *));
+    char fdarg[16];
+    if (!av) return -1;
+    snprintf(fdarg, sizeof(fdarg), "%d", fd);
+    for (int i = 0; i < argc; i++) av[i] = argv[i];
+    av[argc] = "--dapp-fd";
+    av[argc + 1] = fdarg;
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv("/proc/self/exe", av);
+        fprintf(stderr, "e3loop: cannot start the dApp: /proc/self/exe: %s\n", strerror(errno));
+        _exit(127);
+    }
+    free(av);
+    return pid;
+}
+
+int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
+{
+    struct ran r;
+    memset(&r, 0, sizeof(r));
+    r.cfg = cfg;
+    *stop_sig = 0;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
+        fprintf(stderr, "e3loop: socketpair: %s\n", strerror(errno));
+        return 1;
+    }
+    fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+    r.sock = sv[0];
+    sigset_t stopset;
+    sigemptyset(&stopset);
+    sigaddset(&stopset, SIGINT);
+    sigaddset(&stopset, SIGTERM);
+    sigaddset(&stopset, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stopset, NULL); /* every thread inherits it; main waits for them */
+
+    pid_t dapp = spawn_dapp(sv[1], argc, argv);
+    close(sv[1]);
+    if (dapp < 0) {
+        fprintf(stderr, "e3loop: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    if (e3loop_queue_init(&r.out_q, sizeof(struct out_item) + cfg->payload, cfg->queue) < 0 ||
+        e3loop_queue_init(&r.live_q, sizeof(uint64_t), 4096) < 0) {
+        fprintf(stderr, "e3loop: out of memory\n");
+        kill(dapp, SIGKILL);
+        return 1;
+    }
+    pthread_t src[E3LOOP_MAX_THREADS], out, ctl;
+    struct source_arg args[E3LOOP_MAX_THREADS];
+    pthread_create(&ctl, NULL, control_main, &r);
+    pthread_create(&out, NULL, outbound_main, &r);
+    for (unsigned i = 0; i < cfg->threads; i++) {
+        args[i].r = &r;
+        args[i].idx = i;
+        pthread_create(&src[i], NULL, source_main, &args[i]);
+    }
+
+    uint64_t end = cfg->duration_s > 0 ? e3loop_now() + (uint64_t)(cfg->duration_s * 1e9) : 0;
+    while (!atomic_load(&e3loop_stop)) {
+        uint64_t left = 200000000u; /* look at the stop flag every 200 ms */
+        if (end) {
+            uint64_t now = e3loop_now();
+            if (now >= end) break;
+            if (end - now < left) left = end - now;
+        }
+        struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+        int sig = sigtimedwait(&stopset, NULL, &ts);
+        if (sig > 0) {
+            *stop_sig = sig;
+            break;
+        }
+    }
+    atomic_store(&e3loop_stop, 1);
+    for (unsigned i = 0; i < cfg->threads; i++) pthread_join(src[i], NULL);
+    e3loop_queue_close(&r.out_q);
+    pthread_join(out, NULL);
+    shutdown(r.sock, SHUT_WR); /* the dApp sees end-of-file, finishes, closes */
+    pthread_join(ctl, NULL);
+    int st = 0;
+    while (waitpid(dapp, &st, 0) < 0 && errno == EINTR) {}
+    close(r.sock);
+    e3loop_queue_free(&r.out_q);
+    e3loop_queue_free(&r.live_q);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "e3loop: the dApp (pid %d) failed (wait status 0x%x)\n", (int)dapp, st);
+        return 1;
+    }
+    return 0;
+}
