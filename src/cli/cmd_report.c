@@ -1032,7 +1032,8 @@ static int check_gate(struct report_run *r, const struct gate *g)
         if (h < 0) break;
         const latrec_figures *f = &((const struct rtable *)t->user)->fig[h];
         double v = 0;
-        int has = 1, time = 0;
+        int has = 1, time = 0, h_count = strcmp(g->figure, "count") == 0 || strcmp(g->figure, "outliers") == 0 ||
+                                         strcmp(g->figure, "regressions") == 0;
         char buf[32];
         if (strcmp(g->figure, "count") == 0) v = (double)f->count;
         else if (strcmp(g->figure, "outliers") == 0) v = (double)f->outliers, has = f->outliers_known;
@@ -1050,14 +1051,25 @@ static int check_gate(struct report_run *r, const struct gate *g)
             time = is_time_figure(idx, o->n_pct);
         }
         if (!has) {
-            fprintf(stderr, "latrec report: %s: no value (no complete instance): failed\n", g->spec);
+            /* A gate that cannot be judged fails: say why. */
+            if (f->count && strcmp(g->figure, "outliers") == 0)
+                fprintf(stderr, "latrec report: %s: no value (fewer than %u chunks of %u samples for the "
+                                "outlier rule): failed\n", g->spec, LATREC_OUTLIER_MIN_CHUNKS, LATREC_OUTLIER_CHUNK);
+            else
+                fprintf(stderr, "latrec report: %s: no value (%s): failed\n", g->spec,
+                        f->count ? "too few samples for this figure" : "no complete instance");
             return 1;
         }
         int crossed = g->over ? v > g->limit : v < g->limit;
         if (crossed) {
             char vb[64], lb[64];
-            fmt_value(vb, sizeof(vb), v, time, &o->units);
-            fmt_value(lb, sizeof(lb), g->limit, time, &o->units);
+            if (h_count) { /* count, outliers, regressions: whole numbers */
+                snprintf(vb, sizeof(vb), "%.0f", v);
+                snprintf(lb, sizeof(lb), "%g", g->limit);
+            } else {
+                fmt_value(vb, sizeof(vb), v, time, &o->units);
+                fmt_value(lb, sizeof(lb), g->limit, time, &o->units);
+            }
             fprintf(stderr, "latrec report: %s/%s:%s:%s = %s%s %s %s%s: limit crossed\n", g->component, g->leg,
                     g->hop, g->figure, vb, time ? o->units.name : "", g->over ? ">" : "<", lb,
                     time ? o->units.name : "");

@@ -1,0 +1,672 @@
+#!/usr/bin/env bats
+# latrec report on synthetic rings with known hop deltas, and on the libE3
+# fixture rings against the reference converter's output.
+#
+# Environment (set by tests/unit/report.cmake): LATREC = the latrec binary,
+# GEN = gen_synthetic, FIXTURES = tests/fixtures.
+#
+# Synthetic run A (all times ns, T0 = 2 s, one process, pid 1000):
+#   outbound, i = 1..100, period 1 ms: ENQUEUE at T0 + i ms on oai.104
+#     (clock 30 ns/call), DEQUEUE +2000, ENCODE_E3AP_DONE + d2 (aux = i bytes),
+#     SEND_DONE +3000, all three on libe3.outbound.101 (clock 25), with
+#     d2 = 500 + (37 i mod 100): a permutation of 500..599, so the three
+#     slowest totals are seqs 27, 54, 81 (5599, 5598, 5597 ns).
+#   inbound, i = 1..50, period 2 ms: RECV at T0 + 2i ms + 100 us (aux = 100
+#     bytes), DECODE_E3AP_DONE +700, on libe3.inbound.102 (clock 40).
+#   apply_ctrl, i = 1..10, period 10 ms: APPLY_CONTROL_DONE at
+#     T0 + 5 ms + 10i ms, LIVE_ON_AIR +250 us, on oai.104.
+# Run B is run A with every delta and period doubled.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    : "${LATREC:?LATREC must name the latrec binary}" "${GEN:?GEN must name gen_synthetic}"
+    : "${FIXTURES:?FIXTURES must name tests/fixtures}"
+    export D="$BATS_FILE_TMPDIR"
+    # The system interpreter when there is one (a version-manager shim can
+    # take a second to start).
+    if [ -x /usr/bin/python3 ]; then export PY=/usr/bin/python3; else export PY=python3; fi
+    "$PY" - "$D" <<'EOF'
+import random, sys
+D = sys.argv[1]
+T0 = 2_000_000_000
+
+def write(name, rings, recs):
+    recs.sort(key=lambda r: r[2])
+    with open(f"{D}/spec_{name}", "w") as f:
+        for r in rings:
+            f.write(f"ring {r}\n")
+        f.write("".join(f"rec {ring} {st} {seq} {t} {aux}\n" for ring, st, t, seq, aux in recs))
+
+def run_a(k):
+    rings = ["oai.104 clock=30", "libe3.outbound.101 clock=25", "libe3.inbound.102 clock=40"]
+    recs = []
+    for i in range(1, 101):
+        t = T0 + i * 1_000_000 * k
+        d2 = (500 + (37 * i) % 100) * k
+        recs += [("oai.104", "ENQUEUE", t, i, 0),
+                 ("libe3.outbound.101", "DEQUEUE", t + 2000 * k, i, 0),
+                 ("libe3.outbound.101", "ENCODE_E3AP_DONE", t + 2000 * k + d2, i, i),
+                 ("libe3.outbound.101", "SEND_DONE", t + 2000 * k + d2 + 3000 * k, i, 0)]
+    for i in range(1, 51):
+        t = T0 + i * 2_000_000 * k + 100_000 * k
+        recs += [("libe3.inbound.102", "RECV", t, i, 100),
+                 ("libe3.inbound.102", "DECODE_E3AP_DONE", t + 700 * k, i, 0)]
+    for i in range(1, 11):
+        t = T0 + 5_000_000 * k + i * 10_000_000 * k
+        recs += [("oai.104", "APPLY_CONTROL_DONE", t, i, 0), ("oai.104", "LIVE_ON_AIR", t + 250_000 * k, i, 0)]
+    return rings, recs
+
+write("A", *run_a(1))
+write("B", *run_a(2))
+
+# E: one inbound instance with its first stage only: every column empty.
+write("E", ["libe3.inbound.102"], [("libe3.inbound.102", "RECV", T0, 1, 0)])
+
+# R: 10 outbound instances; seqs 3 and 7 have DEQUEUE stamped 500 ns
+# before ENQUEUE (another thread's clock): two clock regressions.
+recs = []
+for i in range(1, 11):
+    t = T0 + i * 1_000_000
+    if i in (3, 7):
+        recs += [("oai.104", "ENQUEUE", t, i, 0), ("libe3.outbound.101", "DEQUEUE", t - 500, i, 0),
+                 ("libe3.outbound.101", "ENCODE_E3AP_DONE", t + 1000, i, 0),
+                 ("libe3.outbound.101", "SEND_DONE", t + 2000, i, 0)]
+    else:
+        recs += [("oai.104", "ENQUEUE", t, i, 0), ("libe3.outbound.101", "DEQUEUE", t + 2000, i, 0),
+                 ("libe3.outbound.101", "ENCODE_E3AP_DONE", t + 2500, i, 0),
+                 ("libe3.outbound.101", "SEND_DONE", t + 5500, i, 0)]
+write("R", ["oai.104", "libe3.outbound.101"], recs)
+
+def inbound(name, values, period):
+    recs = []
+    for i, v in enumerate(values, 1):
+        t = T0 + i * period
+        recs += [("libe3.inbound.102", "RECV", t, i, 0), ("libe3.inbound.102", "DECODE_E3AP_DONE", t + v, i, 0)]
+    write(name, ["libe3.inbound.102"], recs)
+
+rnd = random.Random(1)
+u = list(range(1, 100_001)); rnd.shuffle(u)
+inbound("U", u, 200_000)                      # uniform 1..100000 ns
+p = list(range(1, 2001)); rnd.shuffle(p)
+inbound("P", p, 10_000)                       # 2000 distinct values
+inbound("S", [1000, 1000, 10000, 1000, 1000], 1_000_000)   # skewness sqrt(5)
+spikes = [1500, 7200, 13000, 20500, 26000, 33333, 39000]
+o = [50_000 if i in spikes else 1000 + (7919 * i) % 1000 for i in range(1, 40_001)]
+inbound("O", o, 100_000)                      # 7 planted spikes of 50 us
+EOF
+    for s in A B E R U P S O; do
+        "$GEN" "$D/$s" < "$D/spec_$s"
+    done
+}
+
+# Field `col` (a column name of the CSV header) of the row component,leg,hop
+# (names here hold no comma or quote, so plain splitting is enough).
+csvval() {
+    awk -F, -v c="$2" -v l="$3" -v h="$4" -v k="$5" '
+        NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == c && $2 == l && $3 == h { print $(idx[k]); n++ }
+        END { if (n != 1) exit 1 }' "$1"
+}
+
+# Lines of one text table: from "COMP/LEG  instances:" to the blank line.
+section() {
+    awk -v h="$2  instances:" 'index($0, h) == 1 { p = 1 } p && /^$/ { exit } p' "$1"
+}
+
+# Cell of a text table: row name, column name (from the HOP header line).
+textval() {
+    awk -v row="$2" -v col="$3" '
+        $1 == "HOP" { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == row { print $(idx[col]); exit }' "$1"
+}
+
+@test "report: text header lines" {
+    run --separate-stderr "$LATREC" report "$D/A"
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "# latrec report" ]
+    [[ "${lines[1]}" == "# duration: 0.10"*" s (first to last record)" ]]
+    [ "${lines[2]}" = "# rings: 3 (0 skipped, 0 wrapped)  records: 520  lost: 0  dropped before start: 0" ]
+    [ "${lines[3]}" = "# clock cost per call: 25..40 ns" ]
+    [ "${lines[4]}" = "# catalog: e3 (built in)" ]
+    [ "${lines[5]}" = "# start stamp: none (every record kept)" ]
+}
+
+@test "report: one table per component/leg, hop rows, total and inter-arrival" {
+    "$LATREC" report "$D/A" > "$D/a.txt"
+    # Tables in component order, then catalog leg order.
+    run grep -E '^[a-z0-9_]+/[a-z0-9_]+  instances:' "$D/a.txt"
+    [ "${lines[0]}" = "libe3/outbound  instances: 100  complete: 100" ]
+    [ "${lines[1]}" = "libe3/inbound  instances: 50  complete: 50" ]
+    [ "${lines[2]}" = "oai/apply_ctrl  instances: 10  complete: 10" ]
+    [ "${#lines[@]}" -eq 3 ]
+    section "$D/a.txt" libe3/outbound > "$D/out.txt"
+    run awk 'NR > 1 { print $1 }' "$D/out.txt"
+    [ "${lines[*]}" = "HOP ENQUEUE->DEQUEUE DEQUEUE->ENCODE_E3AP_DONE ENCODE_E3AP_DONE->SEND_DONE EMIT_ENTER->ENQUEUE total inter-arrival" ]
+    run head -2 "$D/out.txt"
+    [[ "${lines[1]}" == "HOP"*"COUNT"*"MIN_us"*"P50_us"*"P90_us"*"P99_us"*"P99.9_us"*"P99.99_us"*"MAX_us"*"MEAN_us"*"STDDEV_us"*"SKEWNESS"*"OUTLIERS"*"REGRESSIONS" ]]
+    [ "$(textval "$D/out.txt" ENQUEUE-\>DEQUEUE COUNT)" = 100 ]
+    [ "$(textval "$D/out.txt" ENQUEUE-\>DEQUEUE MIN_us)" = 2.000 ]
+    [ "$(textval "$D/out.txt" ENQUEUE-\>DEQUEUE MAX_us)" = 2.000 ]
+    # 500..599 ns: nearest rank p50 = 549, p90 = 589, p99 = 598, p99.9 = 599.
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE MIN_us)" = 0.500 ]
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE P50_us)" = 0.549 ]
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE P90_us)" = 0.589 ]
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE P99_us)" = 0.598 ]
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE P99.9_us)" = 0.599 ]
+    [ "$(textval "$D/out.txt" DEQUEUE-\>ENCODE_E3AP_DONE MAX_us)" = 0.599 ]
+    [ "$(textval "$D/out.txt" total MIN_us)" = 5.500 ]
+    [ "$(textval "$D/out.txt" total MAX_us)" = 5.599 ]
+    [ "$(textval "$D/out.txt" total COUNT)" = 100 ]
+    # No stamp for EMIT_ENTER: an empty column.
+    [ "$(textval "$D/out.txt" EMIT_ENTER-\>ENQUEUE COUNT)" = 0 ]
+    [ "$(textval "$D/out.txt" EMIT_ENTER-\>ENQUEUE MIN_us)" = - ]
+    [ "$(textval "$D/out.txt" EMIT_ENTER-\>ENQUEUE MEAN_us)" = - ]
+    # The period: 99 gaps of exactly 1 ms, in the leg's own table (its
+    # first stage is stamped by an oai ring, its instances end in libe3).
+    [ "$(textval "$D/out.txt" inter-arrival COUNT)" = 99 ]
+    [ "$(textval "$D/out.txt" inter-arrival MIN_us)" = 1000.000 ]
+    [ "$(textval "$D/out.txt" inter-arrival MAX_us)" = 1000.000 ]
+    [ "$(textval "$D/out.txt" inter-arrival MEAN_us)" = 1000.000 ]
+    section "$D/a.txt" libe3/inbound > "$D/in.txt"
+    [ "$(textval "$D/in.txt" RECV-\>DECODE_E3AP_DONE P50_us)" = 0.700 ]
+    [ "$(textval "$D/in.txt" inter-arrival COUNT)" = 49 ]
+    [ "$(textval "$D/in.txt" inter-arrival P99_us)" = 2000.000 ]
+    section "$D/a.txt" oai/apply_ctrl > "$D/ap.txt"
+    [ "$(textval "$D/ap.txt" total MAX_us)" = 250.000 ]
+    [ "$(textval "$D/ap.txt" inter-arrival MIN_us)" = 10000.000 ]
+}
+
+@test "report --format csv: stable columns and values" {
+    run --separate-stderr "$LATREC" report "$D/A" --format csv
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us,mean_us,stddev_us,skewness,outliers,regressions" ]
+    # 3 tables: outbound 5 hops + inter-arrival, inbound 2 + 1, apply_ctrl 2 + 1.
+    [ "${#lines[@]}" -eq $((1 + 6 + 3 + 3)) ]
+    [ "${lines[1]}" = "libe3,outbound,ENQUEUE->DEQUEUE,100,100,100,2.000,2.000,2.000,2.000,2.000,2.000,2.000,2.000,0.000,,,0" ]
+    [ "${lines[4]}" = "libe3,outbound,EMIT_ENTER->ENQUEUE,100,100,0,,,,,,,,,,,,0" ]
+    printf '%s\n' "${lines[@]}" > "$D/a.csv"
+    [ "$(csvval "$D/a.csv" libe3 outbound total min_us)" = 5.500 ]
+    [ "$(csvval "$D/a.csv" libe3 outbound total p50_us)" = 5.549 ]
+    [ "$(csvval "$D/a.csv" libe3 outbound total max_us)" = 5.599 ]
+    [ "$(csvval "$D/a.csv" libe3 outbound inter-arrival count)" = 99 ]
+    [ "$(csvval "$D/a.csv" libe3 outbound inter-arrival p50_us)" = 1000.000 ]
+    [ "$(csvval "$D/a.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE count)" = 50 ]
+    [ "$(csvval "$D/a.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE max_us)" = 0.700 ]
+    [ "$(csvval "$D/a.csv" oai apply_ctrl total mean_us)" = 250.000 ]
+    # mean and stddev of 5500..5599 ns, computed here.
+    "$PY" - "$D/a.csv" <<'EOF'
+import csv, statistics, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["leg"] == "outbound" and x["hop"] == "total"][0]
+v = [5500 + (37 * i) % 100 for i in range(1, 101)]
+assert abs(float(r["mean_us"]) - statistics.mean(v) / 1e3) <= 0.0005, r
+assert abs(float(r["stddev_us"]) - statistics.stdev(v) / 1e3) <= 0.0005, r
+assert abs(float(r["skewness"])) < 0.0005, r
+EOF
+}
+
+@test "report --format json: values, nulls for empty figures" {
+    "$LATREC" report "$D/A" --format json > "$D/a.json"
+    "$PY" - "$D/a.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+h = j["header"]
+assert h["rings"] == 3 and h["records"] == 520 and h["unit"] == "us", h
+assert h["clock_ns_per_call_min"] == 25 and h["clock_ns_per_call_max"] == 40, h
+legs = {(l["component"], l["leg"]): l for l in j["legs"]}
+assert list(legs) == [("libe3", "outbound"), ("libe3", "inbound"), ("oai", "apply_ctrl")], list(legs)
+ob = legs[("libe3", "outbound")]
+assert ob["instances"] == 100 and ob["complete"] == 100
+hops = {x["hop"]: x for x in ob["hops"]}
+d = hops["DEQUEUE->ENCODE_E3AP_DONE"]
+assert d["count"] == 100 and d["min_us"] == 0.5 and d["p50_us"] == 0.549 and d["max_us"] == 0.599, d
+assert d["p99_us"] == 0.598 and d["p99.9_us"] == 0.599 and d["regressions"] == 0, d
+assert abs(d["mean_us"] - 0.5495) < 1e-9, d
+e = hops["EMIT_ENTER->ENQUEUE"]
+assert e["count"] == 0 and all(e[k] is None for k in ("min_us", "p50_us", "max_us", "mean_us", "stddev_us", "skewness", "outliers")), e
+ia = hops["inter-arrival"]
+assert ia["count"] == 99 and ia["min_us"] == 1000.0 and ia["max_us"] == 1000.0, ia
+assert hops["ENQUEUE->DEQUEUE"]["skewness"] is None      # all equal: no skewness
+assert hops["ENQUEUE->DEQUEUE"]["stddev_us"] == 0.0
+EOF
+}
+
+@test "report: an all-empty table prints '-', empty CSV fields and JSON null, never a sentinel" {
+    run --separate-stderr "$LATREC" report "$D/E"
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}" > "$D/e.txt"
+    section "$D/e.txt" libe3/inbound > "$D/e_in.txt"
+    [ "$(wc -l < "$D/e_in.txt")" -eq 5 ]
+    for row in RECV-\>DECODE_E3AP_DONE total inter-arrival; do
+        [ "$(textval "$D/e_in.txt" "$row" COUNT)" = 0 ]
+        for col in MIN_us P50_us P99.9_us MAX_us MEAN_us STDDEV_us SKEWNESS OUTLIERS; do
+            [ "$(textval "$D/e_in.txt" "$row" "$col")" = - ]
+        done
+    done
+    "$LATREC" report "$D/E" --format csv > "$D/e.csv"
+    [ "$(sed -n 2p "$D/e.csv")" = "libe3,inbound,RECV->DECODE_E3AP_DONE,1,0,0,,,,,,,,,,,,0" ]
+    [ "$(sed -n 4p "$D/e.csv")" = "libe3,inbound,inter-arrival,1,0,0,,,,,,,,,,,,0" ]
+    "$LATREC" report "$D/E" --format json > "$D/e.json"
+    "$PY" - "$D/e.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for h in j["legs"][0]["hops"]:
+    assert h["count"] == 0 and h["regressions"] == 0, h
+    for k, v in h.items():
+        if k not in ("hop", "count", "regressions"):
+            assert v is None, (k, v)
+EOF
+    for f in "$D/e.txt" "$D/e.csv" "$D/e.json"; do
+        ! grep -Eiq 'nan|inf|18446744073709551615|9223372036854775807|1844674407370955' "$f"
+    done
+}
+
+@test "report: negative hops are clock regressions, never wrapped" {
+    "$LATREC" report "$D/R" --format csv > "$D/r.csv"
+    [ "$(csvval "$D/r.csv" libe3 outbound ENQUEUE-\>DEQUEUE regressions)" = 2 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound ENQUEUE-\>DEQUEUE count)" = 8 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound ENQUEUE-\>DEQUEUE min_us)" = 2.000 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound ENQUEUE-\>DEQUEUE max_us)" = 2.000 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound DEQUEUE-\>ENCODE_E3AP_DONE max_us)" = 1.500 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound total min_us)" = 2.000 ]
+    [ "$(csvval "$D/r.csv" libe3 outbound total regressions)" = 0 ]
+    run "$LATREC" report "$D/R"
+    printf '%s\n' "${lines[@]}" > "$D/r.txt"
+    section "$D/r.txt" libe3/outbound > "$D/r_out.txt"
+    [ "$(textval "$D/r_out.txt" ENQUEUE-\>DEQUEUE REGRESSIONS)" = 2 ]
+    ! grep -q 18446744073709 "$D/r.txt" "$D/r.csv"
+    # A gate on the regressions.
+    run "$LATREC" report "$D/R" --fail-over 'libe3/outbound:ENQUEUE->DEQUEUE:regressions>0'
+    [ "$status" -eq 4 ]
+}
+
+@test "report: uniform 1..100000 ns gives p50/p99/p99.9 within 0.1%, inside [min, max]" {
+    "$LATREC" report "$D/U" --unit ns --format csv --percentiles 50,99,99.9,0,100 > "$D/u.csv"
+    "$PY" - "$D/u.csv" <<'EOF'
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1])) if x["hop"] == "RECV->DECODE_E3AP_DONE"][0]
+assert r["count"] == "100000" and r["min_ns"] == "1" and r["max_ns"] == "100000", r
+for p, exact in ((50, 50000), (99, 99000), (99.9, 99900)):
+    v = float(r["p%g_ns" % p])
+    assert exact <= v <= exact * 1.001, (p, v)      # never under, at most 0.1 % high
+assert r["p0_ns"] == "1" and r["p100_ns"] == "100000", r
+for k, v in r.items():
+    if k.startswith("p") and k.endswith("_ns"):
+        assert 1 <= float(v) <= 100000, (k, v)
+assert abs(float(r["mean_ns"]) - 50000.5) <= 0.5, r
+EOF
+}
+
+@test "report: 2000 distinct values give exact nearest-rank percentiles (p99.9 is not p99)" {
+    run --separate-stderr "$LATREC" report "$D/P" --unit ns --format csv
+    printf '%s\n' "${lines[@]}" > "$D/p.csv"
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p50_ns)" = 1000 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p90_ns)" = 1800 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p99_ns)" = 1980 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p99.9_ns)" = 1998 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p99.99_ns)" = 2000 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE min_ns)" = 1 ]
+    [ "$(csvval "$D/p.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE max_ns)" = 2000 ]
+}
+
+@test "report: skewness of a known skewed set (1,1,1,1,10 us) is sqrt(5)" {
+    "$LATREC" report "$D/S" --format json > "$D/s.json"
+    "$PY" - "$D/s.json" <<'EOF'
+import json, math, sys
+h = {x["hop"]: x for x in json.load(open(sys.argv[1]))["legs"][0]["hops"]}["RECV->DECODE_E3AP_DONE"]
+# n = 5, mean 2.8; m2 = 12.96, m3 = 69.984; g1 = 1.5; G1 = sqrt(20)/3 x 1.5 = sqrt(5)
+assert abs(h["skewness"] - math.sqrt(5)) < 1e-9, h
+assert abs(h["mean_us"] - 2.8) < 1e-9 and abs(h["stddev_us"] - math.sqrt(16.2)) < 1e-9, h
+EOF
+}
+
+@test "report: the outlier rule flags exactly the 7 planted spikes; --drop-outliers leaves them out" {
+    "$LATREC" report "$D/O" --format csv > "$D/o.csv"
+    [ "$(csvval "$D/o.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE outliers)" = 7 ]
+    [ "$(csvval "$D/o.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE max_us)" = 50.000 ]
+    [ "$(csvval "$D/o.csv" libe3 inbound inter-arrival outliers)" = 0 ]
+    # The 7 slowest instances are the planted seqs.
+    "$LATREC" report "$D/O" --top 7 --format json > "$D/o.json"
+    "$PY" - "$D/o.json" <<'EOF'
+import json, sys
+top = json.load(open(sys.argv[1]))["legs"][0]["top"]
+assert sorted(e["seq"] for e in top) == [1500, 7200, 13000, 20500, 26000, 33333, 39000], top
+assert all(e["hops"]["total"] == 50.0 for e in top), top
+EOF
+    run --separate-stderr "$LATREC" report "$D/O" --drop-outliers
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"# outliers: dropped from every figure but the outlier count"* ]]
+    "$LATREC" report "$D/O" --drop-outliers --format csv > "$D/od.csv"
+    [ "$(csvval "$D/od.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE count)" = 39993 ]
+    [ "$(csvval "$D/od.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE max_us)" = 1.999 ]
+    [ "$(csvval "$D/od.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE min_us)" = 1.000 ]
+    [ "$(csvval "$D/od.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE outliers)" = 7 ]
+    "$LATREC" report "$D/O" --drop-outliers --format json > "$D/od.json"
+    "$PY" -c 'import json,sys; assert json.load(open(sys.argv[1]))["header"]["outliers_dropped"] is True' "$D/od.json"
+}
+
+@test "report --calibrate subtracts each ring's clock_ns_per_call" {
+    run --separate-stderr "$LATREC" report "$D/A" --calibrate --unit ns --format csv
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}" > "$D/c.csv"
+    # DEQUEUE.. on libe3.outbound.101 (25 ns), RECV/DECODE on
+    # libe3.inbound.102 (40 ns), LIVE_ON_AIR on oai.104 (30 ns).
+    [ "$(csvval "$D/c.csv" libe3 outbound ENQUEUE-\>DEQUEUE min_ns)" = 1975 ]
+    [ "$(csvval "$D/c.csv" libe3 outbound DEQUEUE-\>ENCODE_E3AP_DONE min_ns)" = 475 ]
+    [ "$(csvval "$D/c.csv" libe3 outbound DEQUEUE-\>ENCODE_E3AP_DONE max_ns)" = 574 ]
+    [ "$(csvval "$D/c.csv" libe3 outbound ENCODE_E3AP_DONE-\>SEND_DONE max_ns)" = 2975 ]
+    [ "$(csvval "$D/c.csv" libe3 outbound total min_ns)" = 5475 ]
+    [ "$(csvval "$D/c.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE p50_ns)" = 660 ]
+    [ "$(csvval "$D/c.csv" oai apply_ctrl APPLY_CONTROL_DONE-\>LIVE_ON_AIR max_ns)" = 249970 ]
+    # Inter-arrival is not a hop: not calibrated.
+    [ "$(csvval "$D/c.csv" libe3 outbound inter-arrival min_ns)" = 1000000 ]
+    run "$LATREC" report "$D/A" --calibrate
+    [[ "$output" == *"# calibration: on"* ]]
+    run "$LATREC" report "$D/A" --calibrate --format json
+    "$PY" -c 'import json,sys; assert json.loads(sys.argv[1])["header"]["calibrated"] is True' "$output"
+}
+
+@test "report --top N: the N slowest instances by total, in order, with seq" {
+    run --separate-stderr "$LATREC" report "$D/A" --top 3 --leg outbound
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}" > "$D/t.txt"
+    grep -q '^  slowest 3 by total:$' "$D/t.txt"
+    run awk '/slowest 3 by total/ { p = 1; next } p && $1 ~ /^[0-9]+$/ { print $1, $2, $NF }' "$D/t.txt"
+    [ "${lines[0]}" = "1 27 5.599" ]
+    [ "${lines[1]}" = "2 54 5.598" ]
+    [ "${lines[2]}" = "3 81 5.597" ]
+    [ "${#lines[@]}" -eq 3 ]
+    run "$LATREC" report "$D/A" --top 2 --leg outbound --format json
+    "$PY" -c '
+import json, sys
+top = json.loads(sys.argv[1])["legs"][0]["top"]
+assert [e["seq"] for e in top] == [27, 54], top
+assert [e["hops"]["total"] for e in top] == [5.599, 5.598], top
+assert top[0]["process"] == "pid 1000" and top[0]["ring"] == "oai.104", top' "$output"
+    run "$LATREC" report "$D/A" --top 1 --leg outbound --format csv
+    [ "${lines[0]}" = "component,leg,rank,seq,process,ring,start_s,hop,value_us" ]
+    [[ "${lines[5]}" == "libe3,outbound,1,27,pid 1000,oai.104,"*",total,5.599" ]]
+    run "$LATREC" report "$D/A" --top -1
+    [ "$status" -eq 2 ]
+}
+
+@test "report --component / --leg select tables" {
+    run "$LATREC" report "$D/A" --component oai --format csv
+    [ "${#lines[@]}" -eq 4 ]
+    [[ "${lines[1]}" == oai,apply_ctrl,* ]]
+    run "$LATREC" report "$D/A" --leg inbound --format csv
+    [ "${#lines[@]}" -eq 4 ]
+    [[ "${lines[3]}" == libe3,inbound,inter-arrival,* ]]
+    run "$LATREC" report "$D/A" --component libe3 --leg apply_ctrl
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"no leg instances match the selection"* ]]
+}
+
+@test "report --hop A:B, adjacent and not" {
+    run --separate-stderr "$LATREC" report "$D/A" --hop ENQUEUE:ENCODE_E3AP_DONE --format csv
+    [ "$status" -eq 0 ]
+    [ "${#lines[@]}" -eq 3 ]
+    [[ "${lines[1]}" == "libe3,outbound,ENQUEUE->ENCODE_E3AP_DONE,100,100,100,2.500,2.549,"*",2.599,"* ]]
+    [[ "${lines[2]}" == "libe3,outbound,inter-arrival,"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --hop DEQUEUE:SEND_DONE --hop RECV:DECODE_E3AP_DONE --format csv --unit ns
+    [ "${#lines[@]}" -eq 5 ]
+    [[ "${lines[1]}" == "libe3,outbound,DEQUEUE->SEND_DONE,100,100,100,3500,"*",3599,"* ]]
+    [[ "${lines[3]}" == "libe3,inbound,RECV->DECODE_E3AP_DONE,50,50,50,700,"* ]]
+    # By id: 0x21 is ENQUEUE, 0x22 DEQUEUE.
+    run --separate-stderr "$LATREC" report "$D/A" --hop 0x21:0x22 --format csv
+    [[ "${lines[1]}" == "libe3,outbound,ENQUEUE->DEQUEUE,"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --hop NOPE:SEND_DONE
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"--hop NOPE:SEND_DONE: unknown stage"* ]]
+    run "$LATREC" report "$D/A" --hop ENQUEUE
+    [ "$status" -eq 2 ]
+}
+
+@test "report --unit ns|ms" {
+    run "$LATREC" report "$D/A" --leg outbound --unit ns --format csv
+    [[ "${lines[0]}" == "component,leg,hop,instances,complete,count,min_ns,p50_ns,"* ]]
+    [[ "${lines[2]}" == "libe3,outbound,DEQUEUE->ENCODE_E3AP_DONE,100,100,100,500,549,589,598,599,599,599,"* ]]
+    run "$LATREC" report "$D/A" --leg outbound --unit ms --format csv
+    [[ "${lines[0]}" == *",min_ms,"* ]]
+    [[ "${lines[2]}" == "libe3,outbound,DEQUEUE->ENCODE_E3AP_DONE,100,100,100,0.000500,0.000549,"* ]]
+    run "$LATREC" report "$D/A" --unit ns
+    [[ "$output" == *"MIN_ns"* ]]
+    run "$LATREC" report "$D/A" --unit s
+    [ "$status" -eq 2 ]
+}
+
+@test "report --warm-up drops the instances that start early" {
+    run --separate-stderr "$LATREC" report "$D/A" --warm-up 10ms
+    [ "$status" -eq 0 ]
+    # begin = T0 + 1 ms: outbound 1..10 and inbound 1..5 start before T0 + 11 ms.
+    [[ "$output" == *"# warm-up: first 10.000 ms ignored (15 instances)"* ]]
+    run "$LATREC" report "$D/A" --warm-up 10ms --format csv
+    printf '%s\n' "${lines[@]}" > "$D/w.csv"
+    [ "$(csvval "$D/w.csv" libe3 outbound total count)" = 90 ]
+    [ "$(csvval "$D/w.csv" libe3 outbound inter-arrival count)" = 89 ]
+    [ "$(csvval "$D/w.csv" libe3 inbound total count)" = 45 ]
+    [ "$(csvval "$D/w.csv" oai apply_ctrl total count)" = 10 ]
+    run "$LATREC" report "$D/A" --warm-up 1x
+    [ "$status" -eq 2 ]
+}
+
+@test "report --percentiles chooses the columns" {
+    run "$LATREC" report "$D/A" --leg outbound --percentiles 50,75 --format csv
+    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p75_us,max_us,mean_us,stddev_us,skewness,outliers,regressions" ]
+    [[ "${lines[2]}" == "libe3,outbound,DEQUEUE->ENCODE_E3AP_DONE,100,100,100,0.500,0.549,0.574,0.599,"* ]]
+    run "$LATREC" report "$D/A" --percentiles 99.99,50
+    grep -Eq 'MIN_us +P99.99_us +P50_us +MAX_us' <<< "$output"
+    ! [[ "$output" == *"P90_us"* ]]
+    run "$LATREC" report "$D/A" --percentiles 101
+    [ "$status" -eq 2 ]
+    run "$LATREC" report "$D/A" --percentiles 50,x
+    [ "$status" -eq 2 ]
+}
+
+@test "report --fail-over: 4 when crossed (one line naming the figure), 0 when not, 1 no leg, 2 malformed" {
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:p99>5us'
+    [ "$status" -eq 4 ]
+    [ "${#stderr_lines[@]}" -eq 1 ]
+    [ "$stderr" = "latrec report: libe3/outbound:total:p99 = 5.598us > 5.000us: limit crossed" ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:p99>6us'
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:p99.9>5599ns'
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:p99.9>5598ns'
+    [ "$status" -eq 4 ]
+    # A percentile not among --percentiles is computed for the gate.
+    run --separate-stderr "$LATREC" report "$D/A" --percentiles 50 --fail-over 'libe3/outbound:DEQUEUE->ENCODE_E3AP_DONE:p75>573ns'
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *":p75 = 0.574us > 0.573us"* ]]
+    # Lower limits, counts, the A__B spelling, inter-arrival, plain figures.
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:inter-arrival:count<100'
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"inter-arrival:count = 99 < 100: limit crossed"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:ENQUEUE__DEQUEUE:max>2us'
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:ENQUEUE->DEQUEUE:max>1999ns'
+    [ "$status" -eq 4 ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:mean<5ms'
+    [ "$status" -eq 4 ]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:total:skewness>1'
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" report "$D/O" --fail-over 'libe3/inbound:total:outliers>7'
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" report "$D/O" --fail-over 'libe3/inbound:total:outliers>6'
+    [ "$status" -eq 4 ]
+    [ "$stderr" = "latrec report: libe3/inbound:total:outliers = 7 > 6: limit crossed" ]
+    # A figure that cannot be judged fails the gate, saying why: 50 samples
+    # are too few for the outlier rule, an empty column has no p99.
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/inbound:total:outliers>0'
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"fewer than 4 chunks of 1000 samples"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:EMIT_ENTER->ENQUEUE:p99>1us'
+    [ "$status" -eq 4 ]
+    [[ "$stderr" == *"no value (no complete instance): failed"* ]]
+    # Names no leg / hop: 1.
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/nosuch:total:p99>1us'
+    [ "$status" -eq 1 ]
+    [[ "$stderr" == *"no such component/leg/hop"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:RECV->SEND_DONE:p99>1us'
+    [ "$status" -eq 1 ]
+    # Malformed: 2.
+    for spec in 'libe3/outbound:total:p99' 'garbage' 'libe3/outbound:total:p99>abc' \
+                'libe3/outbound:total:bogus>1us' 'libe3:total:p99>1us' 'libe3/outbound:total:count>x'; do
+        run --separate-stderr "$LATREC" report "$D/A" --fail-over "$spec"
+        [ "$status" -eq 2 ]
+    done
+}
+
+@test "report --baseline DIR: every hop exactly 2x gives delta = baseline value, +100.0%" {
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/A" --format csv
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}" > "$D/bl.csv"
+    "$PY" - "$D/bl.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 12, len(rows)
+checked = 0
+for r in rows:
+    for fig in ("min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean", "stddev"):
+        v, b = r[f"{fig}_us"], r[f"base_{fig}_us"]
+        if v == "":
+            assert b == "" and r[f"delta_{fig}_us"] == "", r
+            continue
+        assert float(v) == 2 * float(b) or abs(float(v) - 2 * float(b)) <= 0.0015, (r["hop"], fig, v, b)
+        assert r[f"delta_{fig}_us"] == b, (r["hop"], fig, r[f"delta_{fig}_us"], b)
+        if float(b) != 0:
+            assert r[f"delta_{fig}_pct"] == "100.000", (r["hop"], fig, r[f"delta_{fig}_pct"])
+            checked += 1
+    assert r["count"] == r["base_count"], r
+    if r["skewness"]:
+        assert r["delta_skewness"] in ("0.000",), r
+assert checked > 60, checked
+EOF
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/A"
+    printf '%s\n' "${lines[@]}" > "$D/bl.txt"
+    grep -q -- 'ENQUEUE->DEQUEUE *100 (+0) *4.000 +2.000 (+100.0%)' "$D/bl.txt"
+    grep -q -- 'inter-arrival *99 (+0) *2000.000 +1000.000 (+100.0%)' "$D/bl.txt"
+    run "$LATREC" report "$D/B" --baseline "$D/A" --format json
+    "$PY" -c '
+import json, sys
+ob = json.loads(sys.argv[1])["legs"][0]
+t = [h for h in ob["hops"] if h["hop"] == "total"][0]
+assert t["max_us"] == 11.198 and t["baseline"]["max_us"] == 5.599, t' "$output"
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/nonexistent"
+    [ "$status" -eq 1 ]
+}
+
+@test "report --interval: count, rate and bytes per interval" {
+    run --separate-stderr "$LATREC" report "$D/A" --interval 20ms --format csv
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "start_s,component,leg,count,rate_per_s,p50_us,p99_us,bytes" ]
+    printf '%s\n' "${lines[@]}" > "$D/iv.csv"
+    "$PY" - "$D/iv.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+# Rows in time order, then component and leg.
+keys = [(float(r["start_s"]), r["component"], r["leg"]) for r in rows]
+order = {"outbound": 0, "inbound": 1, "apply_ctrl": 2}
+assert keys == sorted(keys, key=lambda k: (k[0], k[1], order[k[2]])), keys
+ob = [r for r in rows if r["leg"] == "outbound"]
+# begin = T0 + 1 ms: seqs 20k+1 .. 20k+20 start in interval k.
+assert [r["start_s"] for r in ob] == ["0.000", "0.020", "0.040", "0.060", "0.080"], ob
+for k, r in enumerate(ob):
+    assert r["count"] == "20" and r["rate_per_s"] == "1000.000", r
+    assert int(r["bytes"]) == sum(range(20 * k + 1, 20 * k + 21)), r       # ENCODE_E3AP_DONE.aux = seq
+    assert 5.5 <= float(r["p50_us"]) <= float(r["p99_us"]) <= 5.599, r
+ib = [r for r in rows if r["leg"] == "inbound"]
+assert [(r["count"], r["rate_per_s"], r["bytes"]) for r in ib] == [("10", "500.000", "1000")] * 5, ib
+ap = [r for r in rows if r["leg"] == "apply_ctrl"]
+assert [r["count"] for r in ap] == ["1", "2", "2", "2", "2", "1"] and all(r["bytes"] == "" for r in ap), ap
+EOF
+    run "$LATREC" report "$D/A" --interval 20ms
+    [[ "$output" == *"time series, interval 20.000 ms:"* ]]
+    grep -Eq '^ *0\.000 +libe3 +outbound +20 +1000\.0 ' <<< "$output"
+    grep -Eq '^ *0\.080 +oai +apply_ctrl +2 +100\.0 +250\.000 +250\.000 +- *$' <<< "$output"
+    run "$LATREC" report "$D/A" --interval 50ms --format json
+    "$PY" -c '
+import json, sys
+iv = json.loads(sys.argv[1])["intervals"]
+ob = [r for r in iv if r["leg"] == "outbound"]
+assert [r["count"] for r in ob] == [50, 50] and ob[0]["rate_per_s"] == 1000.0 and ob[0]["bytes"] == 1275, ob
+assert all(r["bytes"] is None for r in iv if r["leg"] == "apply_ctrl")' "$output"
+    run "$LATREC" report "$D/A" --interval 0
+    [ "$status" -eq 2 ]
+}
+
+@test "report: a bad ring next to good ones: tables still printed, exit 3" {
+    cp -r "$D/A" "$D/A3"
+    printf 'not a ring' > "$D/A3/junk.latrec"
+    run --separate-stderr "$LATREC" report "$D/A3"
+    [ "$status" -eq 3 ]
+    [[ "$stderr" == *"junk.latrec: "* ]]
+    [[ "$output" == *"libe3/outbound  instances: 100  complete: 100"* ]]
+    [[ "$output" == *"# rings: 3 (1 skipped, 0 wrapped)"* ]]
+    run --separate-stderr "$LATREC" report "$D/nothing-here"
+    [ "$status" -eq 1 ]
+}
+
+@test "report on the libE3 fixture b1_loop_clean agrees with the reference converter" {
+    local ref="$FIXTURES/libe3-reference/b1_loop_clean"
+    run --separate-stderr "$LATREC" report "$FIXTURES/libe3/b1_loop_clean" --format csv
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${lines[@]}" > "$D/b1.csv"
+    [ "$(csvval "$D/b1.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE count)" = 392 ]
+    [ "$(csvval "$D/b1.csv" libe3 inbound total instances)" = 392 ]
+    [ "$(csvval "$D/b1.csv" libe3 inbound total complete)" = 392 ]
+    "$PY" - "$D/b1.csv" "$ref" <<'EOF'
+import csv, gzip, io, sys
+ours = {(r["component"], r["leg"], r["hop"]): r for r in csv.DictReader(open(sys.argv[1]))}
+ref = sys.argv[2]
+# Per-leg rows / complete of the reference converter's console table.
+n = 0
+for line in open(f"{ref}/latrec2csv.stdout.txt"):
+    f = line.split()
+    if len(f) < 5 or not f[0].endswith(".csv"):
+        continue
+    comp, leg, rows, complete = f[0][:-4], f[1], int(f[-2]), int(f[-1])
+    r = [x for k, x in ours.items() if k[0] == comp and k[1] == leg][0]
+    assert int(r["instances"]) == rows, (comp, leg, r["instances"], rows)
+    if comp == "libe3":     # the reference's chain is the leg's whole chain there
+        assert int(r["complete"]) == complete, (comp, leg, r["complete"], complete)
+    n += 1
+assert n == 15, n
+# Every hop column of the reference tables: count, min and max agree.
+m = 0
+for comp in ("libe3", "oai", "dapp"):
+    text = "".join(l for l in gzip.open(f"{ref}/csv/{comp}.csv.gz", "rt") if not l.startswith("#"))
+    rd = csv.reader(io.StringIO(text))
+    hdr = next(rd)
+    rows = list(rd)
+    for ci, h in enumerate(hdr):
+        if not h.endswith("_us"):
+            continue
+        by_leg = {}
+        for row in rows:
+            if row[ci] != "":
+                by_leg.setdefault(row[0], []).append(float(row[ci]))
+        for leg, v in by_leg.items():
+            name = h[:-3]
+            hop = "total" if name == leg + "_total" else name.replace("__", "->")
+            if (comp, leg, hop) == ("dapp", "source", "total"):
+                continue    # the reference's total spans the stages this component stamps only
+            o = ours[(comp, leg, hop)]
+            assert int(o["count"]) == len(v), (comp, leg, hop, o["count"], len(v))
+            assert abs(float(o["min_us"]) - min(v)) < 1e-9 and abs(float(o["max_us"]) - max(v)) < 1e-9, (comp, leg, hop)
+            m += 1
+assert m >= 25, m
+EOF
+}
+
+@test "report on every libE3 fixture scenario: no crash, documented exit status" {
+    for s in a2_real_bench_log2_12 b1_loop_clean b2_loop_wrap b4_limits; do
+        for fmt in text csv json; do
+            run --separate-stderr "$LATREC" report "$FIXTURES/libe3/$s" --format "$fmt" --top 2 --interval 10ms
+            [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+        done
+    done
+    run --separate-stderr "$LATREC" report "$FIXTURES/libe3/b6_derived_malformed"
+    [ "$status" -eq 1 ]
+}

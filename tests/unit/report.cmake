@@ -1,0 +1,43 @@
+# latrec report / hist tests.
+#   test_report_figures  figures of a column: empty, regressions, percentiles,
+#                        skewness, the outlier rule, names and option parsing
+#   test_report_pass     one analysis pass over ringgen rings: hop values,
+#                        calibration, regressions, warm-up, --hop, inter-arrival
+#   cli_report, cli_hist tests/cli/{report,hist}.bats against the built latrec,
+#                        on rings that gen_synthetic writes from a text spec
+#                        (known hop deltas) and on the libE3 fixtures
+latrec_unit_test(test_report_figures
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_figures.c
+          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
+          ${CMAKE_SOURCE_DIR}/src/analyze/stats.c
+          ${CMAKE_SOURCE_DIR}/src/analyze/loghist.c
+          ${CMAKE_SOURCE_DIR}/src/analyze/outliers.c
+  LIBS m)
+target_include_directories(test_report_figures PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+pkg_check_modules(LATREC_REPORT_JANSSON REQUIRED IMPORTED_TARGET jansson)
+latrec_unit_test(test_report_pass
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_pass.c
+          ${CMAKE_SOURCE_DIR}/src/cli/pass.c
+          ${CMAKE_SOURCE_DIR}/src/cli/input.c
+  LIBS latrec_analyze latrec_read PkgConfig::LATREC_REPORT_JANSSON m)
+target_include_directories(test_report_pass PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+# Writes synthetic rings from a text spec (see its header comment).
+add_executable(gen_synthetic ${CMAKE_SOURCE_DIR}/tests/cli/gen_synthetic.c)
+target_include_directories(gen_synthetic PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tests/unit)
+
+if(TARGET latrec_cli)
+  find_program(LATREC_REPORT_BATS bats)
+  if(LATREC_REPORT_BATS)
+    foreach(area report hist)
+      add_test(NAME cli_${area} COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/${area}.bats)
+      set_tests_properties(cli_${area} PROPERTIES
+        ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;FIXTURES=${CMAKE_SOURCE_DIR}/tests/fixtures;GEN=$<TARGET_FILE:gen_synthetic>"
+        LABELS cli
+        TIMEOUT 600)
+    endforeach()
+  else()
+    message(STATUS "bats not found: cli_report and cli_hist are not registered")
+  endif()
+endif()
