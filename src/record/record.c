@@ -97,6 +97,10 @@ static int setup_signals(struct run *r)
     sa.sa_handler = SIG_DFL;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    /* A closed stderr pipe must not kill latrec mid-run (the command and
+     * the instance would be left behind); the command gets SIGPIPE back. */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
     r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     return r->sfd < 0 ? -1 : 0;
 }

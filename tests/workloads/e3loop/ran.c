@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -60,6 +61,7 @@ static void *source_main(void *arg)
     char name[16];
     snprintf(name, sizeof(name), "oai-src%u", a->idx);
     pthread_setname_np(pthread_self(), name);
+    prctl(PR_SET_TIMERSLACK, 1UL); /* wake at the tick, not up to 50 us later */
     latrec_tls_open_as("oai");
     struct out_item *it = calloc(1, sizeof(*it) + len);
     uint8_t *samples = calloc(1, len ? len : 1);
