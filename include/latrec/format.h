@@ -21,7 +21,9 @@
  *   104     4 u32       rec_size           32 (0 in v1: treat as 32)
  *   108     4 u32       clock_ns_per_call  mean cost of one CLOCK_MONOTONIC
  *                                          read, ns: mean of 1000 reads at
- *                                          open (0 = not measured)
+ *                                          open (0 = not measured); a mean
+ *                                          over 100 ns is re-measured, up to
+ *                                          5 tries, and the lowest kept
  *   112     8 u64       t1_mono_ns         CLOCK_MONOTONIC at last heartbeat/close
  *   120     8 u64       t1_real_ns         CLOCK_REALTIME paired with t1_mono_ns
  *   --- v2 ends at 128 ---
@@ -41,20 +43,29 @@
  *
  * rec_count and loss. The writer stores rec_count exactly at heartbeat,
  * close and process exit, and also on the stamp path each time the write
- * index reaches a multiple of `entries` (no syscall, no lock). So between
- * flushes the header is never more than one capacity behind the truth, and
- * for a writer killed at any moment the exact number written is
+ * index reaches a multiple of half the capacity, entries / 2 (every stamp
+ * when entries is 2; no syscall, no lock), right after that record's t_ns.
+ * So between flushes the header is at most entries / 2 behind the truth,
+ * always less than one capacity, and for a writer killed at any moment -
+ * even between a record's t_ns and the rec_count store after it - the exact
+ * number written is
  *
  *   N = the smallest n >= rec_count with (n - 1) mod entries == newest slot
  *
- * where "newest slot" is the slot of the newest valid record (the one before
- * the wrap point, or the last valid slot of an unwrapped ring). Lost records
+ * where "newest slot" is the slot of the newest valid record (taking the
+ * valid records in slot order: the one before the wrap point, or the last
+ * valid one of an unwrapped ring). A refresh only at multiples of entries
+ * would not do: killed in that window, the header would read one capacity
+ * behind, and N and N - entries would look alike. Lost records
  * are max(0, N - entries).
  *
  * Record (32 bytes):
  *     0  u64  sc    seq (bits 0-47) | cpu (bits 48-55) | stage (bits 56-63)
  *     8  u64  t_ns  CLOCK_MONOTONIC ns; stored last with release ordering;
- *                   nonzero <=> the record is valid
+ *                   nonzero <=> the record is valid. The writer zeroes a
+ *                   slot's t_ns before overwriting its payload, so a slot
+ *                   caught mid-write (writer killed, or a live reader) reads
+ *                   as invalid, never as a mix of two records
  *    16  u64  aux   stage payload
  *    24  u64  aux2  stage payload
  */

@@ -2,8 +2,9 @@
  * latrec/latrec.h - the latrec writer: per-thread, lock-free, mmap-backed
  * stage-stamp rings.
  *
- * A stamp is one CLOCK_MONOTONIC read, the cpu id, and four stores into a
- * pre-faulted shared mapping: no syscall, no allocation, no lock, no
+ * A stamp is one CLOCK_MONOTONIC read, the cpu id, and the record's four
+ * stores (after one store that invalidates the slot, all in one cache line)
+ * into a pre-faulted shared mapping: no syscall, no allocation, no lock, no
  * formatting. Records are 32 bytes (seq:48 | cpu:8 | stage:8, t_ns, aux,
  * aux2); a ring file is a 4 KiB header and `entries` records. The on-disk
  * layout, every header offset and the loss rule are in <latrec/format.h> and
@@ -164,23 +165,32 @@ static inline uint64_t latrec_cpu_(const latrec_t *r)
  * or latrec_tnow(); 0 means "now"). Use it when the instant that matters was
  * read before a handoff: stamping afterwards could order the producer's
  * record after the consumer's. seq keeps its low 48 bits, the cpu id its low
- * 8. t_ns is stored last with release ordering. Each time the write index
- * reaches a multiple of the capacity, the header's rec_count is refreshed
- * (see the loss rule in <latrec/format.h>). No-op on a closed ring. */
+ * 8. The slot's old t_ns is zeroed before its payload is overwritten, and the
+ * new t_ns is stored last with release ordering: a writer killed mid-stamp
+ * leaves that slot invalid (never the new payload under the old timestamp),
+ * and a live reader that loads t_ns, the payload, then t_ns again (acquire
+ * fence between) and sees the same nonzero value read one whole record. Each
+ * time the write index reaches a multiple of half the capacity, the header's
+ * rec_count is refreshed (see the loss rule in <latrec/format.h>). No-op on a
+ * closed ring. */
 static inline void latrec_stamp_at(latrec_t *r, uint64_t seq, uint8_t stage,
                                    uint64_t aux, uint64_t aux2, uint64_t t_ns)
 {
     if (LATREC_UNLIKELY(!r->enabled)) return;
     const uint64_t i   = r->idx;
     latrec_rec    *rec = &r->recs[i & r->mask];
+    LATREC_STORE_RELAXED(&rec->t_ns, 0);      /* invalidate the slot ...       */
+    __atomic_thread_fence(__ATOMIC_RELEASE);  /* ... before its payload changes */
     rec->sc   = (seq & LATREC_SEQ_MASK) | ((latrec_cpu_(r) & 0xFFull) << 48) |
                 ((uint64_t)stage << 56);
     rec->aux  = aux;
     rec->aux2 = aux2;
     LATREC_STORE_RELEASE(&rec->t_ns, t_ns ? t_ns : latrec_now_ns());
     LATREC_STORE_RELAXED(&r->idx, i + 1);
-    if (LATREC_UNLIKELY(((i + 1) & r->mask) == 0))
-        LATREC_STORE_RELAXED(&((latrec_hdr *)r->map)->rec_count, i + 1);
+    /* every entries/2 records: keeps the header's count less than one
+     * capacity behind, even for a writer killed right here */
+    if (LATREC_UNLIKELY(((i + 1) & (r->mask >> 1)) == 0))
+        LATREC_STORE_RELEASE(&((latrec_hdr *)r->map)->rec_count, i + 1);
     LATREC_PREFETCH_W(&r->recs[(i + 1) & r->mask]);
 }
 

@@ -37,16 +37,26 @@ static int make_dirs(const char *dir)
     return 0;
 }
 
-/* Mean cost of one CLOCK_MONOTONIC read over 1000 reads, ns. */
+/* Mean cost of one CLOCK_MONOTONIC read over 1000 reads, ns. A thread
+ * preempted during those ~25 us would charge the preemption to the clock and
+ * trip the slow-clock warning on a healthy vDSO clock, so a mean above
+ * LATREC_CLOCK_SLOW_NS is measured again (up to 5 times) and the lowest mean
+ * is kept; a clock that really is slow stays slow on every try. */
 static uint32_t measure_clock_ns(void)
 {
-    enum { ITERS = 1000 };
-    uint64_t sink = 0;
-    const uint64_t t0 = latrec_now_ns();
-    for (int i = 0; i < ITERS; i++) sink += latrec_now_ns();
-    const uint64_t t1 = latrec_now_ns();
-    if (sink == 0 || t1 <= t0) return 0;
-    return (uint32_t)((t1 - t0 + ITERS / 2) / ITERS);
+    enum { ITERS = 1000, TRIES = 5 };
+    uint32_t best = 0;
+    for (int k = 0; k < TRIES; k++) {
+        uint64_t sink = 0;
+        const uint64_t t0 = latrec_now_ns();
+        for (int i = 0; i < ITERS; i++) sink += latrec_now_ns();
+        const uint64_t t1 = latrec_now_ns();
+        if (sink == 0 || t1 <= t0) continue;
+        const uint32_t mean = (uint32_t)((t1 - t0 + ITERS / 2) / ITERS);
+        if (best == 0 || mean < best) best = mean;
+        if (best <= LATREC_CLOCK_SLOW_NS) break;
+    }
+    return best;
 }
 
 static int hexval(int c)

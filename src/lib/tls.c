@@ -50,11 +50,13 @@ static void thread_exit(void *arg)
 }
 
 /* Process exit: flush every ring still open (threads still running keep
- * their mapping; only the header is refreshed). */
+ * their mapping; only the header is refreshed). A ring its thread closed by
+ * hand (latrec_close(latrec_tls)) is already flushed and unmapped. */
 static void process_exit(void)
 {
     pthread_mutex_lock(&registry_lock);
     for (struct tls_ring *t = registry; t; t = t->next) {
+        if (!t->ring.enabled) continue;
         latrec_heartbeat(&t->ring);
         ((latrec_hdr *)t->ring.map)->flags |= LATREC_F_CLEAN_CLOSE;
     }
