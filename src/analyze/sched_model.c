@@ -1,0 +1,1158 @@
+/*
+ * analyze/sched_model.c - scheduler timelines of the target's threads and
+ * the on-CPU / runqueue / blocked split of a hop. Rules: sched_model.h.
+ */
+#include "analyze/sched_model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/sched_catalog.h"
+
+#define NO_T     UINT64_MAX
+#define N_KINDS  16
+#define AGG_STACK 32
+
+typedef struct u64vec {
+    uint64_t *v;
+    size_t    n, cap;
+} u64vec;
+
+/* One thread generation. */
+typedef struct gen {
+    uint32_t idx; /* own index in m->g */
+    uint32_t tid, gen_no, tgid;
+    /* live state */
+    uint8_t  state, cause;
+    uint8_t  wait_cause, wait_mig;
+    uint16_t cpu;      /* cpu of the open interval */
+    uint16_t task_cpu; /* where the kernel has it (MIGRATE while blocked) */
+    uint8_t  born;     /* FORK, WAKEUP_NEW or EXEC began it */
+    uint8_t  exited;   /* EXIT seen */
+    uint8_t  closed;   /* timeline ended */
+    uint8_t  woken_new;
+    uint64_t since, wait_start;
+    uint64_t first_t, end_t;
+    /* timeline */
+    latrec_sched_interval *iv;
+    uint64_t *ends; /* iv[i].end_ns, packed for the searches */
+    size_t   n_iv, cap_iv, cap_ends;
+    uint64_t tot[3];
+    u64vec   pre, mig; /* preemption and migration times */
+} gen;
+
+typedef struct name_ent {
+    uint64_t t;
+    char     comm[LATREC_SCHED_COMM_LEN];
+} name_ent;
+
+typedef struct tident {
+    uint32_t  tid;
+    int32_t   cur;   /* latest generation, -1 none */
+    int32_t   dying; /* exited generation replaced before its final switch-out */
+    uint32_t *gens;  /* generation indices, in time order */
+    size_t    n_gens, cap_gens;
+    name_ent *names; /* in time order */
+    size_t    n_names, cap_names;
+} tident;
+
+typedef struct occ {
+    uint64_t start, end; /* [start, end); end NO_T while open */
+    uint32_t tid;
+    int32_t  gen; /* target generation, or -1 */
+} occ;
+
+typedef struct cpustate {
+    occ     *v;
+    uint64_t *ends; /* v[i].end, packed for the searches (open: NO_T) */
+    size_t   n, cap, cap_ends;
+    int      open; /* v[n - 1] is the task on the CPU now */
+    uint32_t open_prev;
+    int32_t  running_gen; /* target generation RUNNING here, or -1 */
+    uint32_t waiters;     /* target generations RUNNABLE here */
+    uint64_t wait_edge;   /* when waiters last went from 0 to 1 */
+} cpustate;
+
+struct latrec_sched_model {
+    gen     *g;
+    size_t   n_g, cap_g;
+    tident  *td;
+    size_t   n_td, cap_td;
+    int32_t *hash; /* tid -> td index; -1 empty */
+    size_t   hash_cap;
+    cpustate cpu[LATREC_SCHED_MAX_CPUS];
+    latrec_sched_wait *w;
+    size_t   n_w, cap_w;
+    latrec_rec *grp; /* records of one t_ns, awaiting replay */
+    uint8_t    *defer;
+    size_t   n_grp, cap_grp;
+    uint64_t cur_t;
+    int      finished, oom;
+    latrec_sched_counts c;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 8;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+static int u64_push(u64vec *v, uint64_t x)
+{
+    if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v)) return -1;
+    v->v[v->n++] = x;
+    return 0;
+}
+
+/* first index with v[i] >= x */
+static size_t u64_lower(const u64vec *v, uint64_t x)
+{
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->v[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* first index i >= lo with v[i] >= x, galloping from lo */
+static size_t u64_gallop(const u64vec *v, size_t lo, uint64_t x)
+{
+    if (lo >= v->n || v->v[lo] >= x) return lo;
+    size_t prev = lo, step = 1;
+    while (lo + step < v->n && v->v[lo + step] < x) {
+        prev = lo + step;
+        step *= 2;
+    }
+    size_t a = prev + 1, b = lo + step < v->n ? lo + step : v->n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (v->v[mid] < x) a = mid + 1;
+        else b = mid;
+    }
+    return a;
+}
+
+static uint32_t u64_count(const u64vec *v, uint64_t a, uint64_t b)
+{
+    if (v->n == 0 || v->v[0] >= b || v->v[v->n - 1] < a) return 0;
+    size_t i = u64_lower(v, a);
+    return (uint32_t)(u64_gallop(v, i, b) - i);
+}
+
+static inline size_t hslot(uint32_t tid, size_t cap)
+{
+    return (size_t)((tid * 0x9E3779B1u) ^ (tid >> 15)) & (cap - 1);
+}
+
+static const tident *td_find(const latrec_sched_model *m, uint32_t tid)
+{
+    if (!m->hash) return NULL;
+    for (size_t s = hslot(tid, m->hash_cap);; s = (s + 1) & (m->hash_cap - 1)) {
+        int32_t i = m->hash[s];
+        if (i < 0) return NULL;
+        if (m->td[i].tid == tid) return &m->td[i];
+    }
+}
+
+/* index of the tident of tid, created if needed; -1 when out of memory */
+static int32_t td_get(latrec_sched_model *m, uint32_t tid)
+{
+    if (m->hash) {
+        const tident *t = td_find(m, tid);
+        if (t) return (int32_t)(t - m->td);
+    }
+    if ((m->n_td + 1) * 2 > m->hash_cap) {
+        size_t nc = m->hash_cap ? m->hash_cap * 2 : 1024;
+        int32_t *h = malloc(nc * sizeof *h);
+        if (!h) return -1;
+        for (size_t i = 0; i < nc; i++) h[i] = -1;
+        for (size_t i = 0; i < m->n_td; i++) {
+            size_t s = hslot(m->td[i].tid, nc);
+            while (h[s] >= 0) s = (s + 1) & (nc - 1);
+            h[s] = (int32_t)i;
+        }
+        free(m->hash);
+        m->hash = h;
+        m->hash_cap = nc;
+    }
+    if (grow((void **)&m->td, &m->cap_td, m->n_td + 1, sizeof *m->td)) return -1;
+    int32_t i = (int32_t)m->n_td++;
+    memset(&m->td[i], 0, sizeof m->td[i]);
+    m->td[i].tid = tid;
+    m->td[i].cur = -1;
+    m->td[i].dying = -1;
+    size_t s = hslot(tid, m->hash_cap);
+    while (m->hash[s] >= 0) s = (s + 1) & (m->hash_cap - 1);
+    m->hash[s] = i;
+    return i;
+}
+
+static const gen *gen_at(const latrec_sched_model *m, const tident *td, uint64_t t)
+{
+    if (td->n_gens == 0) return NULL;
+    if (td->n_gens == 1) return &m->g[td->gens[0]];
+    size_t lo = 0, hi = td->n_gens; /* last k with first_t <= t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->g[td->gens[mid]].first_t <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return &m->g[td->gens[lo ? lo - 1 : 0]];
+}
+
+/* the tid's current generation if it is still open, else NULL */
+static gen *live(latrec_sched_model *m, int32_t tdi)
+{
+    int32_t c = m->td[tdi].cur;
+    if (c < 0 || m->g[c].closed) return NULL;
+    return &m->g[c];
+}
+
+static gen *dying(latrec_sched_model *m, int32_t tdi)
+{
+    int32_t d = m->td[tdi].dying;
+    if (d < 0 || m->g[d].closed) return NULL;
+    return &m->g[d];
+}
+
+/* ---- state changes ---------------------------------------------------- */
+
+static int iv_push(latrec_sched_model *m, gen *g, uint64_t s, uint64_t e)
+{
+    if (e <= s) return 0;
+    if (grow((void **)&g->iv, &g->cap_iv, g->n_iv + 1, sizeof *g->iv) ||
+        grow((void **)&g->ends, &g->cap_ends, g->n_iv + 1, sizeof *g->ends))
+        return -1;
+    g->ends[g->n_iv] = e;
+    latrec_sched_interval *iv = &g->iv[g->n_iv++];
+    iv->start_ns = s;
+    iv->end_ns = e;
+    memcpy(iv->before_ns, g->tot, sizeof iv->before_ns);
+    iv->cpu = g->cpu;
+    iv->state = g->state;
+    iv->cause = g->cause;
+    iv->reserved = 0;
+    g->tot[g->state - 1] += e - s;
+    m->c.intervals++;
+    return 0;
+}
+
+/* End the open state at t: stored when keep, else dropped to UNKNOWN. */
+static int g_leave(latrec_sched_model *m, gen *g, uint64_t t, int keep)
+{
+    int rc = 0;
+    if (g->state != LATREC_SCHED_UNKNOWN && g->cpu < LATREC_SCHED_MAX_CPUS) {
+        cpustate *cs = &m->cpu[g->cpu];
+        if (g->state == LATREC_SCHED_RUNNABLE && cs->waiters > 0) cs->waiters--;
+        if (g->state == LATREC_SCHED_RUNNING && cs->running_gen == (int32_t)g->idx) cs->running_gen = -1;
+    }
+    if (g->state != LATREC_SCHED_UNKNOWN && keep) rc = iv_push(m, g, g->since, t);
+    if (!keep) g->cpu = g->task_cpu = LATREC_SCHED_NO_CPU;
+    g->state = LATREC_SCHED_UNKNOWN;
+    g->cause = LATREC_SCHED_C_NONE;
+    g->since = t;
+    return rc;
+}
+
+static void g_enter(latrec_sched_model *m, gen *g, uint64_t t, unsigned state, unsigned cpu, unsigned cause)
+{
+    g->state = (uint8_t)state;
+    g->cpu = g->task_cpu = (uint16_t)cpu;
+    g->cause = (uint8_t)cause;
+    g->since = t;
+    cpustate *cs = &m->cpu[cpu];
+    if (state == LATREC_SCHED_RUNNABLE && cs->waiters++ == 0) cs->wait_edge = t;
+    if (state == LATREC_SCHED_RUNNING) cs->running_gen = (int32_t)g->idx;
+}
+
+/* Close a generation's timeline at t. */
+static int close_gen(latrec_sched_model *m, gen *g, uint64_t t, int keep)
+{
+    int rc = g_leave(m, g, t, keep);
+    g->closed = 1;
+    g->end_t = t;
+    tident *td = (tident *)td_find(m, g->tid);
+    if (td && td->dying == (int32_t)g->idx) td->dying = -1;
+    return rc;
+}
+
+/* Start a new generation of td[tdi] at t, retiring the current one.
+ * Returns its index, -1 when out of memory. */
+static int32_t new_gen(latrec_sched_model *m, int32_t tdi, uint64_t t, int born)
+{
+    tident *td = &m->td[tdi];
+    if (td->cur >= 0 && !m->g[td->cur].closed) {
+        gen *o = &m->g[td->cur];
+        if (o->exited && o->state != LATREC_SCHED_UNKNOWN) {
+            gen *d = dying(m, tdi);
+            if (d) {
+                m->c.inconsistent++;
+                close_gen(m, d, t, 0);
+            }
+            td->dying = td->cur; /* still on its way out */
+        } else {
+            if (!o->exited) m->c.lost_exits++;
+            close_gen(m, o, t, 0);
+        }
+    }
+    if (grow((void **)&m->g, &m->cap_g, m->n_g + 1, sizeof *m->g)) return -1;
+    if (grow((void **)&td->gens, &td->cap_gens, td->n_gens + 1, sizeof *td->gens)) return -1;
+    int32_t gi = (int32_t)m->n_g++;
+    gen *g = &m->g[gi];
+    memset(g, 0, sizeof *g);
+    g->idx = (uint32_t)gi;
+    g->tid = td->tid;
+    g->gen_no = (uint32_t)td->n_gens;
+    g->cpu = g->task_cpu = LATREC_SCHED_NO_CPU;
+    g->born = (uint8_t)born;
+    g->since = t;
+    g->first_t = t;
+    g->end_t = NO_T;
+    td->gens[td->n_gens++] = (uint32_t)gi;
+    td->cur = gi;
+    m->c.threads++;
+    if (td->n_gens == 1) m->c.tids++;
+    if (td->n_gens == 2) m->c.reused_tids++;
+    return gi;
+}
+
+/* The open generation of tid, created (not born) if there is none. */
+static gen *cur_or_new(latrec_sched_model *m, int32_t tdi, uint64_t t)
+{
+    gen *g = live(m, tdi);
+    if (g) return g;
+    int32_t gi = new_gen(m, tdi, t, 0);
+    return gi < 0 ? NULL : &m->g[gi];
+}
+
+static int32_t live_gen_of(latrec_sched_model *m, uint32_t tid)
+{
+    const tident *td = td_find(m, tid);
+    if (!td || td->cur < 0 || m->g[td->cur].closed) return -1;
+    return td->cur;
+}
+
+/* A target generation still RUNNING on cpu c that the record shows is not
+ * there (its switch-out was lost): drop its state to UNKNOWN. */
+static void drop_stale_runner(latrec_sched_model *m, unsigned c, uint64_t t, int32_t keep_gi)
+{
+    int32_t gi = m->cpu[c].running_gen;
+    if (gi < 0 || gi == keep_gi) return;
+    gen *g = &m->g[gi];
+    m->c.inconsistent++;
+    if (g->exited) close_gen(m, g, t, 0);
+    else g_leave(m, g, t, 0);
+}
+
+/* ---- per-CPU occupancy ------------------------------------------------ */
+
+static int occ_push(latrec_sched_model *m, cpustate *cs, uint64_t s, uint64_t e, uint32_t tid, int32_t gi)
+{
+    if (grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof *cs->v) ||
+        grow((void **)&cs->ends, &cs->cap_ends, cs->n + 1, sizeof *cs->ends))
+        return -1;
+    cs->ends[cs->n] = e;
+    cs->v[cs->n++] = (occ){ s, e, tid, gi };
+    m->c.occupancy++;
+    return 0;
+}
+
+static void occ_pop_empty(latrec_sched_model *m, cpustate *cs)
+{
+    if (cs->n && cs->v[cs->n - 1].end == cs->v[cs->n - 1].start) {
+        cs->n--;
+        m->c.occupancy--;
+    }
+}
+
+/* End the open occupancy at t (and drop it if that leaves it empty). */
+static void occ_end(latrec_sched_model *m, cpustate *cs, uint64_t t)
+{
+    cs->v[cs->n - 1].end = t;
+    cs->ends[cs->n - 1] = t;
+    occ_pop_empty(m, cs);
+}
+
+/* A switch on cpu c at t: prev left, next entered. */
+static int occ_switch(latrec_sched_model *m, unsigned c, uint64_t t, uint32_t prev, uint32_t next, int32_t next_gen)
+{
+    cpustate *cs = &m->cpu[c];
+    if (cs->open) {
+        occ *o = &cs->v[cs->n - 1];
+        if (o->tid == next && o->start == t && cs->open_prev == prev) {
+            if (next_gen >= 0) o->gen = next_gen; /* the same switch, seen twice */
+            return 0;
+        }
+        if (o->tid == prev) {
+            occ_end(m, cs, t);
+        } else {
+            /* switches nobody recorded: prev ran since a target began
+             * waiting here (or since the last record) */
+            uint64_t u = t;
+            if (cs->waiters > 0) u = cs->wait_edge > o->start ? cs->wait_edge : o->start;
+            occ_end(m, cs, u);
+            if (u < t && occ_push(m, cs, u, t, prev, live_gen_of(m, prev))) return -1;
+        }
+    } else if (cs->waiters > 0 && cs->wait_edge < t) {
+        if (occ_push(m, cs, cs->wait_edge, t, prev, live_gen_of(m, prev))) return -1;
+    }
+    if (occ_push(m, cs, t, NO_T, next, next_gen)) return -1;
+    cs->open = 1;
+    cs->open_prev = prev;
+    return 0;
+}
+
+/* ---- one record ------------------------------------------------------- */
+
+static unsigned cpu_arg(latrec_sched_model *m, uint64_t v, unsigned fallback)
+{
+    if (v < LATREC_SCHED_MAX_CPUS) return (unsigned)v;
+    m->c.bad_cpu++;
+    return fallback;
+}
+
+static int running_on(const gen *g, unsigned c)
+{
+    return g && g->state == LATREC_SCHED_RUNNING && g->cpu == c;
+}
+
+static int wait_push(latrec_sched_model *m, const gen *g, uint64_t t, unsigned c)
+{
+    if (grow((void **)&m->w, &m->cap_w, m->n_w + 1, sizeof *m->w)) return -1;
+    m->w[m->n_w++] = (latrec_sched_wait){
+        .t_ns = g->wait_start, .wait_ns = t - g->wait_start, .tid = g->tid, .gen = g->gen_no,
+        .cpu = c, .cause = g->wait_cause, .migrated = g->wait_mig,
+    };
+    m->c.waits++;
+    return 0;
+}
+
+static int do_switch_out(latrec_sched_model *m, const latrec_rec *r, uint64_t t, unsigned kind)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = live(m, tdi), *d = dying(m, tdi);
+    if (!running_on(g, c) && running_on(d, c)) g = d;
+    if (!g && !(g = cur_or_new(m, tdi, t))) return -1;
+    int32_t gi = (int32_t)g->idx;
+    if (occ_switch(m, c, t, tid, (uint32_t)r->aux, live_gen_of(m, (uint32_t)r->aux))) return -1;
+    drop_stale_runner(m, c, t, gi);
+    g = &m->g[gi];
+    if (kind == LATREC_K_SWITCH_OUT_PREEMPTED && u64_push(&g->pre, t)) return -1;
+    if (running_on(g, c)) {
+        if (g_leave(m, g, t, 1)) return -1;
+    } else if (g->state != LATREC_SCHED_UNKNOWN) {
+        m->c.inconsistent++;
+        g_leave(m, g, t, 0);
+    }
+    if (kind == LATREC_K_SWITCH_OUT_PREEMPTED) {
+        g_enter(m, g, t, LATREC_SCHED_RUNNABLE, c, LATREC_SCHED_C_PREEMPT);
+        g->wait_start = t;
+        g->wait_cause = LATREC_SCHED_C_PREEMPT;
+        g->wait_mig = 0;
+    } else if (g->exited) {
+        return close_gen(m, g, t, 1); /* the final switch-out */
+    } else {
+        g_enter(m, g, t, LATREC_SCHED_BLOCKED, c, LATREC_SCHED_C_BLOCK);
+    }
+    return 0;
+}
+
+static int do_switch_in(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = live(m, tdi), *d = dying(m, tdi);
+    if (d && d->state == LATREC_SCHED_RUNNABLE && (!g || g->state != LATREC_SCHED_RUNNABLE)) g = d;
+    if (!g && !(g = cur_or_new(m, tdi, t))) return -1;
+    int32_t gi = (int32_t)g->idx;
+    if (occ_switch(m, c, t, (uint32_t)r->aux, tid, gi)) return -1;
+    drop_stale_runner(m, c, t, gi);
+    g = &m->g[gi];
+    switch (g->state) {
+    case LATREC_SCHED_RUNNABLE:
+        if (g->cpu != c) {
+            if (u64_push(&g->mig, t)) return -1;
+            m->c.implicit_migrations++;
+            g->wait_mig = 1;
+        }
+        if (wait_push(m, g, t, c) || g_leave(m, g, t, 1)) return -1;
+        break;
+    case LATREC_SCHED_UNKNOWN:
+        break;
+    default: /* BLOCKED (wakeup lost) or RUNNING (switch-out lost) */
+        m->c.inconsistent++;
+        g_leave(m, g, t, 0);
+        break;
+    }
+    g_enter(m, g, t, LATREC_SCHED_RUNNING, c, LATREC_SCHED_C_SWITCH_IN);
+    return 0;
+}
+
+static int do_wakeup(latrec_sched_model *m, const latrec_rec *r, uint64_t t, unsigned kind)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    unsigned tc = cpu_arg(m, r->aux2, c);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = live(m, tdi);
+    if (kind == LATREC_K_WAKEUP_NEW) {
+        if (!g || g->woken_new || g->exited || g->state != LATREC_SCHED_UNKNOWN || g->n_iv) {
+            int32_t gi = new_gen(m, tdi, t, 1);
+            if (gi < 0) return -1;
+            g = &m->g[gi];
+        }
+        g->born = 1;
+        g->woken_new = 1;
+    } else if (!g && !(g = cur_or_new(m, tdi, t))) {
+        return -1;
+    }
+    switch (g->state) {
+    case LATREC_SCHED_RUNNING:
+    case LATREC_SCHED_RUNNABLE:
+        m->c.spurious_wakeups++;
+        return 0;
+    case LATREC_SCHED_BLOCKED:
+        if (g->task_cpu != tc) {
+            if (u64_push(&g->mig, t)) return -1;
+            m->c.implicit_migrations++;
+        }
+        if (g_leave(m, g, t, 1)) return -1;
+        break;
+    default:
+        break;
+    }
+    unsigned cause = kind == LATREC_K_WAKEUP_NEW ? LATREC_SCHED_C_WAKEUP_NEW : LATREC_SCHED_C_WAKEUP;
+    g_enter(m, g, t, LATREC_SCHED_RUNNABLE, tc, cause);
+    g->wait_start = t;
+    g->wait_cause = (uint8_t)cause;
+    g->wait_mig = 0;
+    return 0;
+}
+
+static int do_migrate(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    if (r->aux == r->aux2) return 0; /* not a move */
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = cur_or_new(m, tdi, t);
+    if (!g) return -1;
+    if (u64_push(&g->mig, t)) return -1;
+    if (r->aux2 >= LATREC_SCHED_MAX_CPUS) {
+        m->c.bad_cpu++;
+        return 0;
+    }
+    unsigned dest = (unsigned)r->aux2;
+    if (g->state == LATREC_SCHED_RUNNABLE) {
+        m->c.runnable_migrations++;
+        if (dest != g->cpu) {
+            if (g_leave(m, g, t, 1)) return -1;
+            g_enter(m, g, t, LATREC_SCHED_RUNNABLE, dest, LATREC_SCHED_C_MIGRATE);
+            g->wait_mig = 1;
+        }
+    } else {
+        g->task_cpu = (uint16_t)dest;
+    }
+    return 0;
+}
+
+static int do_fork(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = live(m, tdi);
+    if (!(g && g->born && g->first_t == t && g->state == LATREC_SCHED_UNKNOWN && g->n_iv == 0)) {
+        int32_t gi = new_gen(m, tdi, t, 1);
+        if (gi < 0) return -1;
+        g = &m->g[gi];
+    }
+    g->tgid = (uint32_t)r->aux2;
+    return 0;
+}
+
+static int do_exec(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    if (r->aux == tid || r->aux > UINT32_MAX) {
+        gen *g = cur_or_new(m, tdi, t);
+        if (!g) return -1;
+        if (r->aux2) g->tgid = (uint32_t)r->aux2;
+        return 0;
+    }
+    /* a non-leader thread exec'd: it goes on as tid */
+    int32_t ogi = live_gen_of(m, (uint32_t)r->aux);
+    int32_t ngi = new_gen(m, tdi, t, 1);
+    if (ngi < 0) return -1;
+    gen *ng = &m->g[ngi];
+    ng->tgid = (uint32_t)r->aux2;
+    if (ogi < 0) return 0;
+    gen *og = &m->g[ogi];
+    unsigned st = og->state, cpu = og->cpu;
+    ng->wait_start = og->wait_start;
+    ng->wait_cause = og->wait_cause;
+    ng->wait_mig = og->wait_mig;
+    if (close_gen(m, og, t, 1)) return -1;
+    if (st != LATREC_SCHED_UNKNOWN) {
+        g_enter(m, ng, t, st, cpu, LATREC_SCHED_C_EXEC);
+        cpustate *cs = &m->cpu[cpu];
+        if (st == LATREC_SCHED_RUNNING && cs->open && cs->v[cs->n - 1].gen == ogi) {
+            occ_end(m, cs, t);
+            if (occ_push(m, cs, t, NO_T, tid, ngi)) return -1;
+            cs->open_prev = (uint32_t)r->aux;
+        }
+    }
+    return 0;
+}
+
+static int do_exit(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    gen *g = cur_or_new(m, tdi, t);
+    if (!g) return -1;
+    g->exited = 1;
+    if (r->aux) g->tgid = (uint32_t)r->aux;
+    if (running_on(g, c) || (g->state == LATREC_SCHED_RUNNABLE && g->since == t))
+        return 0; /* on its way out: the final switch-out closes it */
+    if (g->state == LATREC_SCHED_BLOCKED && g->since == t)
+        return close_gen(m, g, t, 1); /* switched out for good at this ns */
+    /* The exiting task runs on c: whatever the model had was lost. */
+    if (g->state != LATREC_SCHED_UNKNOWN) {
+        m->c.inconsistent++;
+        g_leave(m, g, t, 0);
+    }
+    drop_stale_runner(m, c, t, (int32_t)g->idx);
+    g_enter(m, g, t, LATREC_SCHED_RUNNING, c, LATREC_SCHED_C_NONE);
+    return 0;
+}
+
+static int do_comm(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    uint32_t tid = (uint32_t)latrec_rec_seq(r->sc);
+    int32_t tdi = td_get(m, tid);
+    if (tdi < 0) return -1;
+    tident *td = &m->td[tdi];
+    name_ent e;
+    e.t = t;
+    for (int i = 0; i < 8; i++) {
+        e.comm[i] = (char)(r->aux >> (8 * i));
+        e.comm[8 + i] = (char)(r->aux2 >> (8 * i));
+    }
+    e.comm[LATREC_SCHED_COMM_LEN - 1] = '\0';
+    if (td->n_names && strcmp(td->names[td->n_names - 1].comm, e.comm) == 0) return 0;
+    if (grow((void **)&td->names, &td->cap_names, td->n_names + 1, sizeof *td->names)) return -1;
+    td->names[td->n_names++] = e;
+    return 0;
+}
+
+static int do_other_run(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    if (occ_switch(m, c, t, (uint32_t)r->aux, (uint32_t)latrec_rec_seq(r->sc), -1)) return -1;
+    drop_stale_runner(m, c, t, -1);
+    return 0;
+}
+
+static int process(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
+{
+    unsigned kind = latrec_rec_stage(r->sc);
+    switch (kind) {
+    case LATREC_K_SWITCH_OUT_PREEMPTED:
+    case LATREC_K_SWITCH_OUT_BLOCKED: return do_switch_out(m, r, t, kind);
+    case LATREC_K_SWITCH_IN: return do_switch_in(m, r, t);
+    case LATREC_K_WAKEUP:
+    case LATREC_K_WAKEUP_NEW: return do_wakeup(m, r, t, kind);
+    case LATREC_K_MIGRATE: return do_migrate(m, r, t);
+    case LATREC_K_FORK: return do_fork(m, r, t);
+    case LATREC_K_EXEC: return do_exec(m, r, t);
+    case LATREC_K_EXIT: return do_exit(m, r, t);
+    case LATREC_K_COMM: return do_comm(m, r, t);
+    case LATREC_K_OTHER_RUN: return do_other_run(m, r, t);
+    default: return 0;
+    }
+}
+
+/* ---- equal-time groups ------------------------------------------------ */
+
+static unsigned phase_of(unsigned kind)
+{
+    switch (kind) {
+    case LATREC_K_SWITCH_OUT_PREEMPTED:
+    case LATREC_K_SWITCH_OUT_BLOCKED: return 1;
+    case LATREC_K_EXIT: return 2;
+    case LATREC_K_FORK:
+    case LATREC_K_EXEC: return 3;
+    case LATREC_K_COMM: return 4;
+    case LATREC_K_MIGRATE: return 5;
+    case LATREC_K_WAKEUP_NEW:
+    case LATREC_K_WAKEUP: return 6;
+    default: return 7; /* SWITCH_IN, OTHER_RUN */
+    }
+}
+
+#define CMP3(a, b) (((a) > (b)) - ((a) < (b)))
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+    const latrec_rec *a = pa, *b = pb;
+    unsigned ka = latrec_rec_stage(a->sc), kb = latrec_rec_stage(b->sc);
+    int d;
+    if ((d = CMP3(phase_of(ka), phase_of(kb)))) return d;
+    if ((d = CMP3(latrec_rec_cpu(a->sc), latrec_rec_cpu(b->sc)))) return d;
+    if ((d = CMP3(ka, kb))) return d;
+    if ((d = CMP3(latrec_rec_seq(a->sc), latrec_rec_seq(b->sc)))) return d;
+    if ((d = CMP3(a->aux, b->aux))) return d;
+    return CMP3(a->aux2, b->aux2);
+}
+
+/* A switch-out of a thread not running on that CPU that the same group
+ * switches in there: a 0 ns run, replayed after the switch-in. */
+static int defer_out(latrec_sched_model *m, const latrec_rec *r)
+{
+    unsigned c = latrec_rec_cpu(r->sc);
+    uint64_t tid = latrec_rec_seq(r->sc);
+    const tident *td = td_find(m, (uint32_t)tid);
+    if (td) {
+        int32_t tdi = (int32_t)(td - m->td);
+        if (running_on(live(m, tdi), c) || running_on(dying(m, tdi), c)) return 0;
+    }
+    for (size_t i = 0; i < m->n_grp; i++) {
+        const latrec_rec *o = &m->grp[i];
+        if (latrec_rec_stage(o->sc) == LATREC_K_SWITCH_IN && latrec_rec_seq(o->sc) == tid &&
+            latrec_rec_cpu(o->sc) == c)
+            return 1;
+    }
+    return 0;
+}
+
+static int flush(latrec_sched_model *m)
+{
+    size_t n = m->n_grp;
+    if (n == 0) return 0;
+    if (n > 1) qsort(m->grp, n, sizeof *m->grp, rec_cmp);
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const latrec_rec *r = &m->grp[i];
+        unsigned k = latrec_rec_stage(r->sc);
+        m->defer[i] = 0;
+        if (n > 1 && (k == LATREC_K_SWITCH_OUT_PREEMPTED || k == LATREC_K_SWITCH_OUT_BLOCKED) && defer_out(m, r)) {
+            m->defer[i] = 1;
+            any = 1;
+            continue;
+        }
+        if (process(m, r, m->cur_t)) return -1;
+    }
+    for (size_t i = 0; any && i < n; i++)
+        if (m->defer[i] && process(m, &m->grp[i], m->cur_t)) return -1;
+    m->n_grp = 0;
+    return 0;
+}
+
+/* ---- public: building ------------------------------------------------- */
+
+latrec_sched_model *latrec_sched_model_new(void)
+{
+    latrec_sched_model *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    for (int i = 0; i < LATREC_SCHED_MAX_CPUS; i++) m->cpu[i].running_gen = -1;
+    return m;
+}
+
+void latrec_sched_model_free(latrec_sched_model *m)
+{
+    if (!m) return;
+    for (size_t i = 0; i < m->n_g; i++) {
+        free(m->g[i].iv);
+        free(m->g[i].ends);
+        free(m->g[i].pre.v);
+        free(m->g[i].mig.v);
+    }
+    for (size_t i = 0; i < m->n_td; i++) {
+        free(m->td[i].gens);
+        free(m->td[i].names);
+    }
+    for (int i = 0; i < LATREC_SCHED_MAX_CPUS; i++) {
+        free(m->cpu[i].v);
+        free(m->cpu[i].ends);
+    }
+    free(m->g);
+    free(m->td);
+    free(m->hash);
+    free(m->w);
+    free(m->grp);
+    free(m->defer);
+    free(m);
+}
+
+static int fail(latrec_sched_model *m)
+{
+    m->oom = 1;
+    errno = ENOMEM;
+    return -1;
+}
+
+int latrec_sched_feed(latrec_sched_model *m, const latrec_rec *rec)
+{
+    if (m->finished) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (m->oom) return fail(m);
+    m->c.records++;
+    unsigned kind = latrec_rec_stage(rec->sc);
+    if (kind < N_KINDS) m->c.by_kind[kind]++;
+    if (rec->t_ns == 0 || kind < LATREC_K_SWITCH_OUT_PREEMPTED || kind > LATREC_K_OTHER_RUN) {
+        m->c.ignored++;
+        return 0;
+    }
+    uint64_t t = rec->t_ns;
+    if (t < m->cur_t) {
+        m->c.out_of_order++;
+        t = m->cur_t;
+    }
+    if (m->n_grp && t > m->cur_t && flush(m)) return fail(m);
+    if (m->c.first_ns == 0) m->c.first_ns = t;
+    m->c.last_ns = t;
+    m->cur_t = t;
+    size_t cap = m->cap_grp;
+    if (grow((void **)&m->grp, &m->cap_grp, m->n_grp + 1, sizeof *m->grp)) return fail(m);
+    if (m->cap_grp != cap) {
+        uint8_t *d = realloc(m->defer, m->cap_grp);
+        if (!d) return fail(m);
+        m->defer = d;
+    }
+    m->grp[m->n_grp++] = *rec;
+    return 0;
+}
+
+int latrec_sched_finish(latrec_sched_model *m)
+{
+    if (m->finished) return 0;
+    if (m->oom || flush(m)) return fail(m);
+    uint64_t t = m->cur_t;
+    for (size_t i = 0; i < m->n_g; i++) {
+        gen *g = &m->g[i];
+        if (g->closed) continue;
+        if (g_leave(m, g, t, 1)) return fail(m);
+        g->end_t = t;
+    }
+    for (int c = 0; c < LATREC_SCHED_MAX_CPUS; c++) {
+        cpustate *cs = &m->cpu[c];
+        if (!cs->open) continue;
+        occ_end(m, cs, t);
+        cs->open = 0;
+    }
+    m->finished = 1;
+    return 0;
+}
+
+int latrec_sched_load(latrec_sched_model *m, const latrec_ring *ring)
+{
+    if (!ring || ring->status != LATREC_RING_OK || m->finished ||
+        (ring->catalog[0] && strcmp(ring->catalog, LATREC_SCHED_CATALOG) != 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+    m->c.ring_lost += ring->lost;
+    latrec_cursor cur;
+    latrec_rec rec;
+    latrec_ring_cursor_init(&cur);
+    while (latrec_ring_next(ring, &cur, &rec))
+        if (latrec_sched_feed(m, &rec)) return -1;
+    return latrec_sched_finish(m);
+}
+
+/* ---- public: queries -------------------------------------------------- */
+
+/* first i in [lo, hi) with ends[i] > t, or hi */
+static size_t end_upper(const uint64_t *ends, size_t lo, size_t hi, uint64_t t)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* as end_upper over [lo, n), galloping from lo (t is usually close) */
+static size_t end_gallop(const uint64_t *ends, size_t lo, size_t n, uint64_t t)
+{
+    if (lo >= n || ends[lo] > t) return lo;
+    size_t prev = lo, step = 1;
+    while (lo + step < n && ends[lo + step] <= t) {
+        prev = lo + step;
+        step *= 2;
+    }
+    size_t hi = lo + step < n ? lo + step + 1 : n;
+    return end_upper(ends, prev + 1, hi, t);
+}
+
+/* ns per state before t; i = iv_upper(.., t) */
+static void prefix_at(const gen *g, size_t i, uint64_t t, uint64_t f[3])
+{
+    if (i >= g->n_iv) {
+        memcpy(f, g->tot, 3 * sizeof *f);
+        return;
+    }
+    const latrec_sched_interval *iv = &g->iv[i];
+    memcpy(f, iv->before_ns, 3 * sizeof *f);
+    if (t > iv->start_ns) f[iv->state - 1] += t - iv->start_ns;
+}
+
+static const char *names_at(const tident *td, uint64_t t, uint64_t lo, uint64_t hi)
+{
+    if (!td || td->n_names == 0) return NULL;
+    size_t a = 0, b = td->n_names; /* first name with t_n > t */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (td->names[mid].t <= t) a = mid + 1;
+        else b = mid;
+    }
+    if (a > 0 && td->names[a - 1].t >= lo) return td->names[a - 1].comm;
+    for (size_t j = a; j < td->n_names; j++) { /* its first name, later on */
+        if (td->names[j].t >= hi) break;
+        if (td->names[j].t >= lo) return td->names[j].comm;
+    }
+    return NULL;
+}
+
+static const char *gen_name(const latrec_sched_model *m, const gen *g, uint64_t t)
+{
+    const tident *td = td_find(m, g->tid);
+    uint64_t lo = (g->born || g->gen_no > 0) ? g->first_t : 0;
+    uint64_t hi = NO_T;
+    if (td && g->gen_no + 1 < td->n_gens) hi = m->g[td->gens[g->gen_no + 1]].first_t;
+    return names_at(td, t, lo, hi);
+}
+
+typedef struct agg {
+    uint32_t tid, cpu;
+    int32_t  gen;
+    uint64_t ns, t_first;
+} agg;
+
+static int agg_better(const agg *a, const agg *b)
+{
+    if (a->ns != b->ns) return a->ns > b->ns;
+    if (a->tid != b->tid) return a->tid < b->tid;
+    if (a->gen != b->gen) return a->gen < b->gen;
+    return a->cpu < b->cpu;
+}
+
+/* Who ran on the thread's CPU while it was runnable in [a, b). */
+static int others(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
+                  latrec_sched_breakdown *out)
+{
+    agg stack[AGG_STACK], *v = stack;
+    size_t n = 0, cap = AGG_STACK;
+    int rc = 0;
+    unsigned last_cpu = LATREC_SCHED_NO_CPU;
+    size_t last_j = 0;
+    for (size_t i = i0; i < g->n_iv && g->iv[i].start_ns < b; i++) {
+        const latrec_sched_interval *iv = &g->iv[i];
+        if (iv->state != LATREC_SCHED_RUNNABLE || iv->cpu >= LATREC_SCHED_MAX_CPUS) continue;
+        uint64_t s = iv->start_ns > a ? iv->start_ns : a, e = iv->end_ns < b ? iv->end_ns : b;
+        if (s >= e) continue;
+        const cpustate *cs = &m->cpu[iv->cpu];
+        /* first occupancy ending after s; the thread's runnable intervals
+         * rise in time, so on the same CPU gallop on from the last one */
+        size_t lo = iv->cpu == last_cpu ? end_gallop(cs->ends, last_j, cs->n, s) : end_upper(cs->ends, 0, cs->n, s);
+        last_cpu = iv->cpu;
+        last_j = lo;
+        for (size_t j = lo; j < cs->n && cs->v[j].start < e; j++) {
+            const occ *o = &cs->v[j];
+            if (o->gen == (int32_t)g->idx) continue;
+            uint64_t os = o->start > s ? o->start : s, oe = o->end < e ? o->end : e;
+            if (os >= oe) continue;
+            uint32_t kcpu = o->tid == 0 ? iv->cpu : 0;
+            size_t k;
+            for (k = 0; k < n; k++)
+                if (v[k].tid == o->tid && v[k].gen == o->gen && (o->tid != 0 || v[k].cpu == kcpu)) break;
+            if (k == n) {
+                if (n == cap) {
+                    agg *nv = malloc(2 * cap * sizeof *nv);
+                    if (!nv) {
+                        rc = -1;
+                        goto done;
+                    }
+                    memcpy(nv, v, n * sizeof *v);
+                    if (v != stack) free(v);
+                    v = nv;
+                    cap *= 2;
+                }
+                v[n++] = (agg){ o->tid, iv->cpu, o->gen, 0, os };
+            }
+            v[k].ns += oe - os;
+            out->instead_ns += oe - os;
+        }
+    }
+    out->n_tasks = (uint32_t)n;
+    for (int r = 0; r < LATREC_SCHED_TOP && (size_t)r < n; r++) {
+        size_t best = (size_t)r;
+        for (size_t k = (size_t)r + 1; k < n; k++)
+            if (agg_better(&v[k], &v[best])) best = k;
+        agg tmp = v[r];
+        v[r] = v[best];
+        v[best] = tmp;
+        latrec_sched_other *o = &out->others[r];
+        o->tid = v[r].tid;
+        o->cpu = v[r].cpu;
+        o->target = v[r].gen >= 0;
+        o->ns = v[r].ns;
+        const char *nm = v[r].gen >= 0 ? gen_name(m, &m->g[v[r].gen], v[r].t_first)
+                                       : names_at(td_find(m, v[r].tid), v[r].t_first, 0, NO_T);
+        if (nm) snprintf(o->comm, sizeof o->comm, "%s", nm);
+        else if (v[r].tid == 0) snprintf(o->comm, sizeof o->comm, "swapper/%u", v[r].cpu);
+        else o->comm[0] = '\0';
+        out->n_others = r + 1;
+    }
+done:
+    if (v != stack) free(v);
+    if (rc) {
+        out->n_others = 0;
+        out->n_tasks = 0;
+        out->instead_ns = 0;
+    }
+    return rc;
+}
+
+int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                       latrec_sched_breakdown *out)
+{
+    out->on_cpu_ns = out->runnable_ns = out->blocked_ns = 0;
+    out->preemptions = out->migrations = 0;
+    out->n_tasks = 0;
+    out->instead_ns = out->unattributed_ns = 0;
+    out->n_others = 0;
+    out->gen = -1;
+    if (t_b < t_a) {
+        out->unknown_ns = 0;
+        errno = EINVAL;
+        return -1;
+    }
+    out->unknown_ns = t_b - t_a;
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_b) : NULL;
+    if (!g) return 0;
+    out->gen = (int32_t)g->gen_no;
+    out->preemptions = u64_count(&g->pre, t_a, t_b);
+    out->migrations = u64_count(&g->mig, t_a, t_b);
+    if (g->n_iv == 0 || t_a == t_b) return 0;
+    size_t ia = end_upper(g->ends, 0, g->n_iv, t_a);
+    size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
+    uint64_t fa[3], fb[3];
+    prefix_at(g, ia, t_a, fa);
+    prefix_at(g, ib, t_b, fb);
+    out->on_cpu_ns = fb[0] - fa[0];
+    out->runnable_ns = fb[1] - fa[1];
+    out->blocked_ns = fb[2] - fa[2];
+    out->unknown_ns -= out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
+    int rc = 0;
+    if (out->runnable_ns) {
+        rc = others(m, g, ia, t_a, t_b, out);
+        if (rc) errno = ENOMEM;
+    }
+    out->unattributed_ns = out->runnable_ns - out->instead_ns;
+    return rc;
+}
+
+latrec_sched_state latrec_sched_state_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns,
+                                         unsigned *cpu)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    if (cpu) *cpu = LATREC_SCHED_NO_CPU;
+    if (!g) return LATREC_SCHED_UNKNOWN;
+    size_t i = end_upper(g->ends, 0, g->n_iv, t_ns);
+    if (i == g->n_iv || g->iv[i].start_ns > t_ns) return LATREC_SCHED_UNKNOWN;
+    if (cpu) *cpu = g->iv[i].cpu;
+    return (latrec_sched_state)g->iv[i].state;
+}
+
+const char *latrec_sched_comm(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns)
+{
+    const tident *td = td_find(m, tid);
+    if (!td) return NULL;
+    const gen *g = gen_at(m, td, t_ns);
+    return g ? gen_name(m, g, t_ns) : names_at(td, t_ns, 0, NO_T);
+}
+
+const latrec_sched_interval *latrec_sched_intervals(const latrec_sched_model *m, uint32_t tid,
+                                                    uint64_t t_ns, size_t *n, uint32_t *gen_no)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    *n = 0;
+    if (!g) return NULL;
+    if (gen_no) *gen_no = g->gen_no;
+    *n = g->n_iv;
+    return g->iv;
+}
+
+int latrec_sched_foreach_wait(const latrec_sched_model *m, latrec_sched_wait_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < m->n_w; i++) {
+        int rc = fn(ctx, &m->w[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+size_t latrec_sched_n_threads(const latrec_sched_model *m)
+{
+    return m->n_g;
+}
+
+void latrec_sched_thread_info(const latrec_sched_model *m, size_t i, latrec_sched_thread *out)
+{
+    const gen *g = &m->g[i];
+    out->tid = g->tid;
+    out->gen = g->gen_no;
+    out->tgid = g->tgid;
+    out->exited = g->exited;
+    out->first_ns = g->first_t;
+    out->end_ns = g->end_t == NO_T ? m->cur_t : g->end_t;
+    out->on_cpu_ns = g->tot[0];
+    out->runnable_ns = g->tot[1];
+    out->blocked_ns = g->tot[2];
+    out->n_intervals = g->n_iv;
+}
+
+const latrec_sched_counts *latrec_sched_counters(const latrec_sched_model *m)
+{
+    return &m->c;
+}
+
+const char *latrec_sched_state_name(latrec_sched_state s)
+{
+    switch (s) {
+    case LATREC_SCHED_RUNNING: return "RUNNING";
+    case LATREC_SCHED_RUNNABLE: return "RUNNABLE";
+    case LATREC_SCHED_BLOCKED: return "BLOCKED";
+    default: return "UNKNOWN";
+    }
+}
