@@ -23,14 +23,53 @@ struct latrec_component_tables {
     int failed;
 };
 
-/* A spooled row: the instance header, then its hits. */
-struct row_head {
-    uint32_t process;
-    uint32_t complete;
-    uint64_t seq;
-    uint32_t n_hits;
-    uint32_t pad;
-};
+/*
+ * A spooled row, compact (about 30 bytes for a 4-stage leg instead of the
+ * 200-odd bytes of the instance), LEB128 varints:
+ *   seq, process, complete, mask of the hits present (bit i = hit i),
+ *   t_ns of the first present hit, then for every other present hit the
+ *   zigzag difference of its t_ns from that first one, then for every key
+ *   of the leg whose stage is present (and whose field is not seq) its
+ *   value. The leg (so the number of hits and the keys) is the spool's.
+ */
+#define SPOOL_BUF (64u << 10)
+#define MAX_HITS (LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS)
+
+static inline void put_varint(FILE *f, uint64_t v)
+{
+    while (v >= 0x80) {
+        putc_unlocked((int)(v & 0x7F) | 0x80, f);
+        v >>= 7;
+    }
+    putc_unlocked((int)v, f);
+}
+
+/* 0 at a clean end of file, -1 on a truncated or bad varint. */
+static inline int get_varint(FILE *f, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        int c = getc_unlocked(f);
+        if (c == EOF) return shift ? -1 : 0;
+        x |= (uint64_t)(c & 0x7F) << shift;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 1;
+        }
+    }
+    return -1;
+}
+
+static inline uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); }
+static inline int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }
+
+/* Index of the hit holding key k's stage in leg, or -1. */
+static int key_hit(const latrec_leg *leg, int k)
+{
+    int i = latrec_leg_chain_pos(leg, leg->keys[k].stage);
+    if (i < 0 && (i = latrec_leg_extra_pos(leg, leg->keys[k].stage)) >= 0) i += leg->n_chain;
+    return i;
+}
 
 latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs)
 {
@@ -65,6 +104,7 @@ static struct spool *spool_for(latrec_component_tables *t, int component, int le
     }
     FILE *f = tmpfile();
     if (!f) return NULL;
+    setvbuf(f, NULL, _IOFBF, SPOOL_BUF);
     t->spools[t->n] = (struct spool){ component, leg, f, 0 };
     t->last = t->n;
     return &t->spools[t->n++];
@@ -77,10 +117,32 @@ void latrec_component_tables_add(latrec_component_tables *t, const latrec_instan
         t->failed = errno ? errno : ENOMEM;
         return;
     }
-    struct row_head h = { inst->process, (uint32_t)inst->complete, inst->seq, (uint32_t)inst->n_hits, 0 };
-    if (fwrite(&h, sizeof(h), 1, s->f) != 1 ||
-        fwrite(inst->hits, sizeof(latrec_hit), (size_t)inst->n_hits, s->f) != (size_t)inst->n_hits)
-        t->failed = errno ? errno : EIO;
+    const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
+    const int n_hits = inst->n_hits < MAX_HITS ? inst->n_hits : MAX_HITS;
+    uint64_t mask = 0, base = 0;
+    for (int i = n_hits; i-- > 0;)
+        if (inst->hits[i].t_ns) {
+            mask |= 1ull << i;
+            base = inst->hits[i].t_ns;
+        }
+    FILE *f = s->f;
+    put_varint(f, inst->seq);
+    put_varint(f, inst->process);
+    put_varint(f, (uint64_t)(inst->complete != 0));
+    put_varint(f, mask);
+    put_varint(f, base);
+    int first = 1;
+    for (int i = 0; i < n_hits; i++) {
+        if (!(mask >> i & 1)) continue;
+        if (!first) put_varint(f, zigzag((int64_t)(inst->hits[i].t_ns - base)));
+        first = 0;
+    }
+    for (int k = 0; k < leg->n_keys; k++) {
+        const int h = key_hit(leg, k);
+        if (h < 0 || h >= n_hits || !(mask >> h & 1) || leg->keys[k].field == LATREC_FIELD_SEQ) continue;
+        put_varint(f, leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux : inst->hits[h].aux2);
+    }
+    if (ferror(f) && !t->failed) t->failed = errno ? errno : EIO;
     s->rows++;
 }
 
@@ -157,18 +219,25 @@ static int leg_columns(struct columns *stages, struct columns *hops, struct colu
     return rc;
 }
 
-/* t_ns of stage s in a row of leg (0 when absent). */
-static const latrec_hit *row_hit(const latrec_leg *leg, const latrec_hit *hits, unsigned s)
+/* Hit index of stage s in leg, or -1. */
+static int stage_hit(const latrec_leg *leg, unsigned s)
 {
     int i = latrec_leg_chain_pos(leg, s);
     if (i < 0 && (i = latrec_leg_extra_pos(leg, s)) >= 0) i += leg->n_chain;
-    return i >= 0 && hits[i].t_ns ? &hits[i] : NULL;
+    return i;
 }
+
+/* What one column shows for the rows of one leg. */
+struct cell {
+    int kind; /* COL_*, or -1: always empty for this leg */
+    int a, b; /* hit indexes (stage, hop from/to); key: index into the leg's keys */
+};
 
 static int write_component(latrec_component_tables *t, int comp, const char *path)
 {
     const latrec_catalog *cat = &t->in->cat;
     struct columns stages = { 0 }, hops = { 0 }, keys = { 0 };
+    struct cell *plan = NULL;
     int rc = -1;
     latrec_csv c;
     int opened = 0;
@@ -186,51 +255,111 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
     latrec_csv_str(&c, "seq");
     latrec_csv_str(&c, "complete");
     const struct columns *all[3] = { &stages, &hops, &keys };
+    size_t n_cols = 0;
     for (int g = 0; g < 3; g++)
-        for (size_t i = 0; i < all[g]->n; i++) latrec_csv_str(&c, all[g]->c[i].name);
+        for (size_t i = 0; i < all[g]->n; i++, n_cols++) latrec_csv_str(&c, all[g]->c[i].name);
     latrec_csv_end(&c);
+    if (n_cols && !(plan = calloc(n_cols, sizeof(*plan)))) goto out;
 
-    latrec_hit hits[LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS];
     for (int l = 0; l < n_legs; l++) {
         struct spool *s = NULL;
         for (size_t i = 0; i < t->n; i++)
             if (t->spools[i].component == comp && t->spools[i].leg == l) s = &t->spools[i];
         if (!s) continue;
         const latrec_leg *leg = latrec_legs_leg(t->legs, l);
-        rewind(s->f);
-        struct row_head h;
-        while (fread(&h, sizeof(h), 1, s->f) == 1) {
-            if (h.n_hits > sizeof(hits) / sizeof(hits[0]) ||
-                fread(hits, sizeof(latrec_hit), h.n_hits, s->f) != h.n_hits) {
-                errno = EIO;
-                goto out;
+        const int n_hits = leg->n_chain + leg->n_extras;
+        /* The column plan of this leg: which hit (or key) each column shows.
+         * A key column shared by name by several legs shows each leg's own
+         * key (msg_id is SEND_DONE.aux for outbound, DECODE_E3AP_DONE.aux
+         * for inbound). */
+        size_t ci = 0;
+        for (int g = 0; g < 3; g++)
+            for (size_t i = 0; i < all[g]->n; i++, ci++) {
+                const struct column *col = &all[g]->c[i];
+                struct cell *p = &plan[ci];
+                p->kind = -1;
+                if (col->kind == COL_STAGE) {
+                    if ((p->a = stage_hit(leg, col->a)) >= 0) p->kind = COL_STAGE;
+                } else if (col->kind == COL_HOP || (col->kind == COL_TOTAL && col->leg == l)) {
+                    p->a = stage_hit(leg, col->a);
+                    p->b = stage_hit(leg, col->b);
+                    if (p->a >= 0 && p->b >= 0) p->kind = COL_HOP;
+                } else if (col->kind == COL_KEY) {
+                    for (int k = 0; k < leg->n_keys; k++)
+                        if (strcmp(leg->keys[k].column, col->name) == 0) {
+                            p->kind = COL_KEY;
+                            p->a = k;
+                            break;
+                        }
+                }
             }
-            const latrec_process *proc = latrec_legs_process(t->legs, h.process);
+        int key_hits[LATREC_MAX_KEYS];
+        for (int k = 0; k < leg->n_keys; k++) key_hits[k] = key_hit(leg, k);
+
+        rewind(s->f);
+        FILE *f = s->f;
+        uint64_t seq, process, complete, mask, base;
+        int got;
+        while ((got = get_varint(f, &seq)) == 1) {
+            uint64_t ts[MAX_HITS] = { 0 }, kv[LATREC_MAX_KEYS];
+            int kp[LATREC_MAX_KEYS] = { 0 };
+            if (get_varint(f, &process) != 1 || get_varint(f, &complete) != 1 || get_varint(f, &mask) != 1 ||
+                get_varint(f, &base) != 1 || mask >> n_hits)
+                goto bad;
+            int first = 1;
+            for (int i = 0; i < n_hits; i++) {
+                if (!(mask >> i & 1)) continue;
+                uint64_t z = 0;
+                if (!first && get_varint(f, &z) != 1) goto bad;
+                ts[i] = base + (uint64_t)unzigzag(z);
+                first = 0;
+            }
+            for (int k = 0; k < leg->n_keys; k++) {
+                const int h = key_hits[k];
+                if (h < 0 || !(mask >> h & 1)) continue;
+                kp[k] = 1;
+                if (leg->keys[k].field == LATREC_FIELD_SEQ) kv[k] = seq;
+                else if (get_varint(f, &kv[k]) != 1) goto bad;
+            }
+            const latrec_process *proc = latrec_legs_process(t->legs, (uint32_t)process);
             latrec_csv_str(&c, leg->name);
             if (proc->pid) latrec_csv_u64(&c, proc->pid);
             else latrec_csv_empty(&c);
-            latrec_csv_u64(&c, h.seq);
-            latrec_csv_u64(&c, h.complete);
-            for (int g = 0; g < 3; g++)
-                for (size_t i = 0; i < all[g]->n; i++) {
-                    const struct column *col = &all[g]->c[i];
-                    const latrec_hit *a = row_hit(leg, hits, col->a);
-                    const latrec_hit *b = col->kind == COL_HOP || col->kind == COL_TOTAL ? row_hit(leg, hits, col->b) : NULL;
-                    int mine = col->kind != COL_TOTAL || col->leg == l;
-                    if (!a || !mine) latrec_csv_empty(&c);
-                    else if (col->kind == COL_STAGE) latrec_csv_u64(&c, a->t_ns);
-                    else if (col->kind == COL_KEY)
-                        latrec_csv_u64(&c, col->field == LATREC_FIELD_SEQ ? h.seq
-                                           : col->field == LATREC_FIELD_AUX ? a->aux : a->aux2);
-                    else if (b) latrec_csv_us(&c, (int64_t)(b->t_ns - a->t_ns));
+            latrec_csv_u64(&c, seq);
+            latrec_csv_u64(&c, complete);
+            for (size_t i = 0; i < n_cols; i++) {
+                const struct cell *p = &plan[i];
+                switch (p->kind) {
+                case COL_STAGE:
+                    if (ts[p->a]) latrec_csv_u64(&c, ts[p->a]);
                     else latrec_csv_empty(&c);
+                    break;
+                case COL_HOP:
+                    if (ts[p->a] && ts[p->b]) latrec_csv_us(&c, (int64_t)(ts[p->b] - ts[p->a]));
+                    else latrec_csv_empty(&c);
+                    break;
+                case COL_KEY:
+                    if (kp[p->a]) latrec_csv_u64(&c, kv[p->a]);
+                    else latrec_csv_empty(&c);
+                    break;
+                default: latrec_csv_empty(&c); break;
                 }
+            }
             latrec_csv_end(&c);
         }
+        if (got < 0 || ferror(f)) goto bad;
     }
     rc = 0;
+    goto out;
+bad:
+    errno = EIO;
 out:
-    if (opened && latrec_csv_close(&c) < 0) rc = -1;
+    if (opened) {
+        const int e = errno;
+        if (latrec_csv_close(&c) < 0) rc = -1;
+        else errno = e;
+    }
+    free(plan);
     free(stages.c);
     free(hops.c);
     free(keys.c);

@@ -41,16 +41,54 @@ static char *room(latrec_csv *c, size_t n)
     return c->buf + c->len;
 }
 
-static size_t fmt_u64(char *out, uint64_t v)
+/* Decimal formatting without a per-digit division: numbers are cut into
+ * chunks of 8 digits (independent 32-bit work the CPU overlaps), each
+ * written two digits at a time from a table. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Exactly 8 digits of v < 10^8 (leading zeros kept). */
+static inline void fmt8(char *p, uint32_t v)
 {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    const uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* v < 10^8 without leading zeros. Returns the length. */
+static inline size_t fmt_small(char *out, uint32_t v)
+{
+    const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
+                   : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
+    char *p = out + n;
+    while (v >= 100) {
+        const uint32_t i = 2 * (v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, digit_pairs + i, 2);
+    }
+    if (v >= 10) memcpy(p - 2, digit_pairs + 2 * v, 2);
+    else p[-1] = (char)('0' + v);
     return n;
+}
+
+static inline size_t fmt_u64(char *out, uint64_t v)
+{
+    if (v < 100000000u) return fmt_small(out, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        const size_t n = fmt_small(out, (uint32_t)(v / 100000000u));
+        fmt8(out + n, (uint32_t)(v % 100000000u));
+        return n + 8;
+    }
+    const uint64_t top = v / 100000000u;
+    const size_t n = fmt_small(out, (uint32_t)(top / 100000000u)); /* < 1845 */
+    fmt8(out + n, (uint32_t)(top % 100000000u));
+    fmt8(out + n + 8, (uint32_t)(v % 100000000u));
+    return n + 16;
 }
 
 void latrec_csv_u64(latrec_csv *c, uint64_t v)
@@ -108,6 +146,23 @@ void latrec_csv_double(latrec_csv *c, double v, int decimals)
 
 void latrec_csv_str(latrec_csv *c, const char *s)
 {
+    /* Fast path, one pass: a field of up to 64 bytes with nothing to quote
+     * (ring, component, stage and leg names) is copied as it is scanned;
+     * nothing is committed until its end is seen. */
+    if (c->len + 1 + 64 <= c->cap) {
+        char *p = c->buf + c->len + !c->first;
+        for (size_t k = 0; k < 64; k++) {
+            const char ch = s[k];
+            if (ch == '\0') {
+                if (!c->first) c->buf[c->len] = ',';
+                c->len += (size_t)!c->first + k;
+                c->first = 0;
+                return;
+            }
+            if (ch == ',' || ch == '"' || ch == '\r' || ch == '\n') break;
+            p[k] = ch;
+        }
+    }
     size_t n = strlen(s);
     int quote = strpbrk(s, ",\"\r\n") != NULL;
     if (2 * n + 3 > c->cap) { /* a field longer than the buffer: write directly */

@@ -253,6 +253,27 @@ def cmd_values(outdir, refdir, *exceptions):
         die('nothing compared')
     print('%d values agree' % n)
 
+def cmd_keys(table, records, *specs):
+    """LEG:COLUMN:STAGE:FIELD: every row of LEG with STAGE present shows the
+    FIELD of the record stamped at that STAGE_ns (found by time and stage)."""
+    by_t = {}
+    for x in dicts(records):
+        by_t[(x['stage_name'], x['t_ns'])] = x
+    out = []
+    for spec in specs:
+        leg, col, stage, field = spec.split(':')
+        n = 0
+        for d in dicts(table):
+            if d['leg'] != leg:
+                continue
+            t = d[stage + '_ns']
+            want = by_t[(stage, t)][field] if t else ''
+            if d[col] != want:
+                die('%s seq %s %s: %s, want %s' % (leg, d['seq'], col, d[col], want))
+            n += want != ''
+        out.append('%s %s: %d values' % (leg, col, n))
+    print('; '.join(out))
+
 def cmd_nodup(*paths):
     for p in paths:
         h, _ = rows(p)
@@ -539,6 +560,12 @@ scenario_copy() {
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$output" = "15 legs agree" ]
+    # msg_id is one column for outbound (SEND_DONE.aux) and inbound
+    # (DECODE_E3AP_DONE.aux): each leg's rows carry their own stage's value
+    run lr keys "$OUT/libe3.csv" "$OUT/records.csv" outbound:msg_id:SEND_DONE:aux inbound:msg_id:DECODE_E3AP_DONE:aux
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "outbound msg_id: 392 values; inbound msg_id: 392 values" ]
 }
 
 @test "tables: b2_loop_wrap rows and complete per leg as the reference, differences listed" {

@@ -168,6 +168,52 @@ static void test_many_rows(void **state)
     fclose(f);
 }
 
+/* Integers at every digit-count boundary and pseudo-random ones format as
+ * printf does. */
+static void test_integers_like_printf(void **state)
+{
+    (void)state;
+    uint64_t v[2048];
+    size_t n = 0;
+    uint64_t p = 1;
+    for (int d = 0; d < 20; d++, p *= 10) {
+        v[n++] = p;
+        v[n++] = p - 1;
+        v[n++] = p + 1;
+        v[n++] = p * 5;
+    }
+    v[n++] = UINT64_MAX;
+    v[n++] = UINT64_MAX - 1;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    while (n < sizeof v / sizeof v[0]) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v[n++] = x >> (x % 64); /* every magnitude */
+    }
+    const char *path = TMPDIR "/ints.csv";
+    latrec_csv c;
+    assert_int_equal(latrec_csv_open(&c, path, NULL), 0);
+    for (size_t i = 0; i < n; i++) {
+        latrec_csv_u64(&c, v[i]);
+        latrec_csv_i64(&c, -(int64_t)(v[i] >> 1));
+        latrec_csv_us(&c, (int64_t)(v[i] >> 1));
+        latrec_csv_end(&c);
+    }
+    assert_int_equal(latrec_csv_close(&c), 0);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[128], want[128];
+    for (size_t i = 0; i < n; i++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        uint64_t h = v[i] >> 1;
+        snprintf(want, sizeof want, "%llu,%lld,%llu.%03llu\n", (unsigned long long)v[i], -(long long)h,
+                 (unsigned long long)(h / 1000), (unsigned long long)(h % 1000));
+        if (strcmp(line, want) != 0) fail_msg("value %llu: '%s' != '%s'", (unsigned long long)v[i], line, want);
+    }
+    fclose(f);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -193,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_quoting_and_numbers),
         cmocka_unit_test(test_long_field),
         cmocka_unit_test(test_many_rows),
+        cmocka_unit_test(test_integers_like_printf),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
