@@ -510,7 +510,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
             }
         }
     }
-    qsort(tables, (size_t)n, sizeof(*tables), cmp_tables);
+    if (n) qsort(tables, (size_t)n, sizeof(*tables), cmp_tables); /* tables is NULL when there are none */
     /* Intervals close in no useful order (late ones, several legs, the
      * rest at the end): print them by time, then component and leg. */
     if (r->n_rows) qsort(r->rows, r->n_rows, sizeof(*r->rows), cmp_rows);
