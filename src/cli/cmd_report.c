@@ -208,10 +208,12 @@ struct interval_row {
 
 struct rtable {
     latrec_stats col[LATREC_MAX_HOPS];
-    latrec_outlier_fence fence[LATREC_MAX_HOPS];
-    uint64_t exact_outliers[LATREC_MAX_HOPS];
+    latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
     latrec_stats gaps_stats;
     latrec_gaps gaps;
+    uint64_t gap_prev;                       /* the outlier pass's own gap series */
+    int gap_have_prev;
     latrec_figures fig[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
     int rank_hop;                            /* -1: no ranking */
     struct top_entry *top;
@@ -293,7 +295,24 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
 static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
 {
     struct report_run *r = ctx;
-    if (r->pass_no == 1) latrec_gaps_feed(&((struct rtable *)t->user)->gaps, t_ns);
+    struct rtable *rt = t->user;
+    if (r->pass_no == 1) {
+        latrec_gaps_feed(&rt->gaps, t_ns);
+        return;
+    }
+    /* Outlier pass: the same gaps as latrec_gaps_feed() makes, counted
+     * against the inter-arrival fence like the hops in on_value(). */
+    uint64_t prev = rt->gap_prev;
+    int had = rt->gap_have_prev;
+    rt->gap_prev = t_ns;
+    rt->gap_have_prev = 1;
+    if (!had) return;
+    uint64_t d = t_ns >= prev ? t_ns - prev : prev - t_ns;
+    int64_t gap = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+    if (t_ns < prev) gap = -gap;
+    int out = gap >= 0 && latrec_outliers_is_outlier(&rt->fence[t->n_hops], gap);
+    rt->exact_outliers[t->n_hops] += out;
+    if (r->o->drop_outliers && !out) latrec_stats_add(&rt->gaps_stats, gap);
 }
 
 static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
@@ -451,6 +470,12 @@ static void free_run(struct report_run *r)
     latrec_input_close(&r->in);
 }
 
+/* Column h of a table: a hop, or (h == n_hops) the inter-arrival gaps. */
+static latrec_stats *column_of(struct rtable *rt, const latrec_leg_table *t, int h)
+{
+    return h < t->n_hops ? &rt->col[h] : &rt->gaps_stats;
+}
+
 /* Open the input, run the passes, compute the figures. 0 or an exit code. */
 static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
@@ -476,12 +501,13 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
     int need_second = o->drop_outliers;
     for (int i = 0; i < n; i++) {
         struct rtable *rt = tables[i]->user;
-        for (int h = 0; h < tables[i]->n_hops; h++) {
-            latrec_figures_from_stats(&rt->fig[h], &rt->col[h], o->pct, o->n_pct);
-            latrec_outliers_fence(&rt->col[h].outl, &rt->fence[h]);
+        /* Hops, then the inter-arrival column (index n_hops). */
+        for (int h = 0; h <= tables[i]->n_hops; h++) {
+            latrec_stats *col = column_of(rt, tables[i], h);
+            latrec_figures_from_stats(&rt->fig[h], col, o->pct, o->n_pct);
+            latrec_outliers_fence(&col->outl, &rt->fence[h]);
             need_second |= rt->fig[h].outliers != rt->fig[h].outliers_max;
         }
-        latrec_figures_from_stats(&rt->fig[tables[i]->n_hops], &rt->gaps_stats, o->pct, o->n_pct);
         for (int k = rt->n_open - 1; k >= 0; k--) close_interval(r, tables[i], rt, k);
     }
     if (r->oom) return LATREC_EXIT_ERROR;
@@ -490,8 +516,8 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
          * pass's state (same data, same builder: same component and leg
          * indexes). */
         for (int i = 0; i < n; i++)
-            for (int h = 0; h < tables[i]->n_hops; h++)
-                if (o->drop_outliers) latrec_stats_reset(&((struct rtable *)tables[i]->user)->col[h]);
+            for (int h = 0; h <= tables[i]->n_hops; h++)
+                if (o->drop_outliers) latrec_stats_reset(column_of(tables[i]->user, tables[i], h));
         r->first = r->pass;
         r->pass_no = 2;
         latrec_pass *second = latrec_pass_run(&r->in, &popts, &sinks);
@@ -501,9 +527,9 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
         latrec_pass_free(second);
         for (int i = 0; i < n; i++) {
             struct rtable *rt = tables[i]->user;
-            for (int h = 0; h < tables[i]->n_hops; h++) {
+            for (int h = 0; h <= tables[i]->n_hops; h++) {
                 latrec_figures keep = rt->fig[h];
-                if (o->drop_outliers) latrec_figures_from_stats(&rt->fig[h], &rt->col[h], o->pct, o->n_pct);
+                if (o->drop_outliers) latrec_figures_from_stats(&rt->fig[h], column_of(rt, tables[i], h), o->pct, o->n_pct);
                 rt->fig[h].outliers = rt->fig[h].outliers_max = rt->exact_outliers[h];
                 rt->fig[h].outliers_known = keep.outliers_known;
                 if (o->drop_outliers) rt->fig[h].regressions = keep.regressions;

@@ -94,8 +94,19 @@ inbound("S", [1000, 1000, 10000, 1000, 1000], 1_000_000)   # skewness sqrt(5)
 spikes = [1500, 7200, 13000, 20500, 26000, 33333, 39000]
 o = [50_000 if i in spikes else 1000 + (7919 * i) % 1000 for i in range(1, 40_001)]
 inbound("O", o, 100_000)                      # 7 planted spikes of 50 us
+
+# G: 20000 first stages whose gaps are 99968..99999 ns (chunk maxima 99999,
+# so the fence is 99999) but for 3 gaps of 100010 ns in distinct chunks:
+# the same 64 ns histogram bucket as the fence, so only the exact second
+# pass can count them.
+recs, t = [], T0
+for i in range(1, 20_001):
+    if i > 1:
+        t += 100_010 if i in (5000, 10000, 15000) else 99_968 + (7 * i) % 32
+    recs += [("libe3.inbound.102", "RECV", t, i, 0), ("libe3.inbound.102", "DECODE_E3AP_DONE", t + 700, i, 0)]
+write("G", ["libe3.inbound.102"], recs)
 EOF
-    for s in A B E R U P S O; do
+    for s in A B E R U P S O G; do
         "$GEN" "$D/$s" < "$D/spec_$s"
     done
 }
@@ -343,6 +354,18 @@ EOF
     [ "$(csvval "$D/od.csv" libe3 inbound RECV-\>DECODE_E3AP_DONE outliers)" = 7 ]
     "$LATREC" report "$D/O" --drop-outliers --format json > "$D/od.json"
     "$PY" -c 'import json,sys; assert json.load(open(sys.argv[1]))["header"]["outliers_dropped"] is True' "$D/od.json"
+}
+
+@test "report: inter-arrival outliers are counted exactly and dropped with --drop-outliers" {
+    "$LATREC" report "$D/G" --format csv > "$D/g.csv"
+    [ "$(csvval "$D/g.csv" libe3 inbound inter-arrival count)" = 19999 ]
+    [ "$(csvval "$D/g.csv" libe3 inbound inter-arrival outliers)" = 3 ]
+    [ "$(csvval "$D/g.csv" libe3 inbound inter-arrival max_us)" = 100.010 ]
+    "$LATREC" report "$D/G" --format csv --drop-outliers > "$D/gd.csv"
+    [ "$(csvval "$D/gd.csv" libe3 inbound inter-arrival count)" = 19996 ]
+    [ "$(csvval "$D/gd.csv" libe3 inbound inter-arrival max_us)" = 99.999 ]
+    [ "$(csvval "$D/gd.csv" libe3 inbound inter-arrival outliers)" = 3 ]
+    [ "$(csvval "$D/gd.csv" libe3 inbound total count)" = 20000 ]
 }
 
 @test "report --calibrate subtracts each ring's clock_ns_per_call" {
