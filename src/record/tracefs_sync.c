@@ -9,9 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <tracefs.h>
 #include <unistd.h>
+
+#define TRACEFS_DEFAULT "/sys/kernel/tracing"
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163 /* <linux/magic.h> */
+#endif
 
 struct latrec_tracefs {
     struct tracefs_instance *inst;
@@ -37,25 +43,54 @@ static void note_add(char *notes, size_t len, const char *fmt, const char *a, co
     snprintf(notes + used, len - used, fmt, a, b);
 }
 
-/* Remove "latrec-*" instances whose latrec process (the number after the
- * last '-') no longer exists. */
+struct sweep {
+    const char *own;
+    char *notes;
+    size_t noteslen;
+};
+
+/* Remove a "latrec-<run-id>" instance whose latrec (the number after the
+ * last '-' of the run id) no longer exists. (tracefs_instances_walk rather
+ * than tracefs_instances(): the latter leaks its regex in libtracefs 1.6.) */
+static int sweep_one(const char *name, void *ctx)
+{
+    struct sweep *sw = ctx;
+    if (strncmp(name, "latrec-", 7) != 0 || strcmp(name, sw->own) == 0) return 0;
+    const char *dash = strrchr(name, '-');
+    char *end;
+    long pid = strtol(dash + 1, &end, 10);
+    if (*end || pid <= 0) return 0;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    struct tracefs_instance *old = tracefs_instance_alloc(NULL, name);
+    if (old && tracefs_instance_destroy(old) == 0)
+        note_add(sw->notes, sw->noteslen, "removed the tracefs instance %s left by a latrec that is gone%s\n",
+                 name, "");
+    tracefs_instance_free(old);
+    return 0;
+}
+
 static void sweep_stale(const char *own, char *notes, size_t noteslen)
 {
-    char **names = tracefs_instances("^latrec-");
-    for (int i = 0; names && names[i]; i++) {
-        if (strcmp(names[i], own) == 0) continue;
-        const char *dash = strrchr(names[i], '-');
-        char *end;
-        long pid = dash ? strtol(dash + 1, &end, 10) : 0;
-        if (!dash || *end || pid <= 0) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
-        struct tracefs_instance *old = tracefs_instance_alloc(NULL, names[i]);
-        if (old && tracefs_instance_destroy(old) == 0)
-            note_add(notes, noteslen, "removed the tracefs instance %s left by a latrec that is gone%s\n",
-                     names[i], "");
-        tracefs_instance_free(old);
+    struct sweep sw = { own, notes, noteslen };
+    tracefs_instances_walk(sweep_one, &sw);
+}
+
+/* Where tracefs is mounted: /sys/kernel/tracing when it holds a tracefs,
+ * else wherever libtracefs finds one. 1 with root filled, 0 when not
+ * mounted. */
+static int find_tracefs(char *root, size_t len)
+{
+    struct statfs sf;
+    if (statfs(TRACEFS_DEFAULT, &sf) == 0 && sf.f_type == TRACEFS_MAGIC) {
+        snprintf(root, len, "%s", TRACEFS_DEFAULT);
+        return 1;
     }
-    tracefs_list_free(names);
+    const char *path = NULL;
+    if (tracefs_tracing_dir_is_mounted(false, &path) == 1 && path) {
+        snprintf(root, len, "%s", path);
+        return 1;
+    }
+    return 0;
 }
 
 /* A tep handle with the header page and the formats of `systems` only.
@@ -105,22 +140,28 @@ latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *syste
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    const char *path = NULL;
-    int m = tracefs_tracing_dir_is_mounted(false, &path);
-    if (m <= 0) {
-        errno = 0;
-        m = tracefs_tracing_dir_is_mounted(true, &path);
-        if (m < 0 || !path || !tracefs_tracing_dir()) {
-            snprintf(err, errlen, "tracefs is not mounted and cannot be mounted at /sys/kernel/tracing: %s",
-                     errno ? strerror(errno) : "mount failed");
+    if (!find_tracefs(t->root, sizeof(t->root))) {
+        /* mount(2) as tracefs_tracing_dir_is_mounted(true) would (which
+         * leaks its path string in libtracefs 1.6) */
+        if (mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL) != 0 || !find_tracefs(t->root, sizeof(t->root))) {
+            snprintf(err, errlen, "tracefs is not mounted and cannot be mounted at %s: %s", TRACEFS_DEFAULT,
+                     strerror(errno));
             free(t);
             return NULL;
         }
         t->mounted_here = 1;
-        note_add(notes, noteslen, "mounted tracefs at %s (unmounted again at the end)%s\n", path, "");
+        note_add(notes, noteslen, "mounted tracefs at %s (unmounted again at the end)%s\n", t->root, "");
     }
-    snprintf(t->root, sizeof(t->root), "%s", path ? path : tracefs_tracing_dir());
     snprintf(t->name, sizeof(t->name), "latrec-%s", run_id);
+    char inst_dir[300];
+    snprintf(inst_dir, sizeof(inst_dir), "%s/instances", t->root);
+    if (access(inst_dir, W_OK | X_OK) != 0) {
+        /* said here rather than by tracefs_instance_create(), whose error
+         * path leaks in libtracefs 1.6 */
+        snprintf(err, errlen, "%s: cannot create the tracefs instance %s: %s", inst_dir, t->name,
+                 strerror(errno));
+        goto fail;
+    }
     sweep_stale(t->name, notes, noteslen);
 
     errno = 0;
