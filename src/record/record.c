@@ -340,7 +340,13 @@ static void wait_run(struct run *r)
         }
         if (pf[2].revents & POLLIN && read(tgrace, &ticks, sizeof(ticks)) > 0 && !attach)
             escalate(r, SIGTERM, 1, tgrace);
-        if (pf[3].revents & POLLIN && read(tpoll, &ticks, sizeof(ticks)) > 0) poll_collectors(r);
+        if (pf[3].revents & POLLIN && read(tpoll, &ticks, sizeof(ticks)) > 0) {
+            poll_collectors(r);
+            if (attach && pfd < 0 && kill(r->pid, 0) != 0 && errno == ESRCH) { /* no pidfd: look */
+                if (!r->stopped_by) r->stopped_by = "exit";
+                done = 1;
+            }
+        }
         if (pfd >= 0 && (pf[4].revents & (POLLIN | POLLHUP))) {
             if (!r->stopped_by) r->stopped_by = "exit";
             done = 1;

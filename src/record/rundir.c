@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -167,7 +168,12 @@ int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, siz
         snprintf(err, errlen, "%s: cannot create: %s", base, strerror(errno));
         return -1;
     }
-    if ((size_t)snprintf(out, outlen, "%s/latrec-%s", base, run_id) >= outlen) {
+    char abs[PATH_MAX]; /* absolute: the command may change directory */
+    if (!realpath(base, abs)) {
+        snprintf(err, errlen, "%s: %s", base, strerror(errno));
+        return -1;
+    }
+    if ((size_t)snprintf(out, outlen, "%s/latrec-%s", abs, run_id) >= outlen) {
         snprintf(err, errlen, "%s: path too long", base);
         return -1;
     }

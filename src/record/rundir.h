@@ -31,8 +31,8 @@ int latrec_rundir_create(const char *dir, int force, int *rotated, char *err, si
  *   base NULL: /dev/shm when it is tmpfs, else NULL is returned in *out and
  *              note says why (the caller then writes to DIR/rings directly);
  *   base set:  that directory (created if missing).
- * The rings go into "<base>/latrec-<run_id>" (created, mode 0700, must not
- * exist). *tmpfs says whether it is on tmpfs (statfs). Returns 0 or -1. */
+ * The rings go into "<base>/latrec-<run_id>" (base made absolute; created,
+ * mode 0700, must not exist). *tmpfs says whether it is on tmpfs (statfs). Returns 0 or -1. */
 int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, size_t outlen,
                             int *tmpfs, char *note, size_t notelen, char *err, size_t errlen);
 

@@ -257,7 +257,7 @@ wait_running() {
     mkdir elsewhere
     run "$LATREC" record -q -o r --rings-dir elsewhere -- "$E3LOOP" --duration 0.5 --rate 200
     [ "$status" -eq 0 ]
-    [[ "$(jq -r .rings_tmp r/run.json)" == elsewhere/latrec-* ]]
+    [[ "$(jq -r .rings_tmp r/run.json)" == "$WORK"/elsewhere/latrec-* ]]
     [ "$(ls r/rings/*.latrec | wc -l)" -eq 5 ]
     [ "$(jq -r .collectors.rings.moved r/run.json)" -eq 5 ]
     [ -z "$(ls elsewhere)" ]
