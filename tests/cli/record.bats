@@ -246,11 +246,20 @@ wait_running() {
     [ "$(jq -r .state r/run.json)" = running ]
     [ "$(jq -r .rings_dir r/run.json)" = "$tmpdir" ]
     [ "$(stat -f -c %T "$tmpdir")" = tmpfs ]
+    # every thread of both processes: count them while they run
+    local ran dapp i ran_threads dapp_threads
+    ran="$(jq -r .pid r/run.json)"
+    for i in $(seq 100); do dapp="$(pgrep -P "$ran" || true)"; [ -n "$dapp" ] && break; sleep 0.02; done
+    sleep 0.5
+    ran_threads="$(ls "/proc/$ran/task" | wc -l)"
+    dapp_threads="$(ls "/proc/$dapp/task" | wc -l)"
     wait "$lp"
     [ -d r/rings ] && [ ! -L r/rings ]
     [ ! -e "$tmpdir" ]
     [ "$(ls r/rings/*.latrec | wc -l)" -eq 5 ]
     [ "$(jq -r .collectors.rings.copied r/run.json)" -eq 5 ]
+    [ "$(jq --argjson p "$ran" '[.collectors.rings.files[] | select(.pid == $p)] | length' r/run.json)" -eq "$ran_threads" ]
+    [ "$(jq --argjson p "$dapp" '[.collectors.rings.files[] | select(.pid == $p)] | length' r/run.json)" -eq "$dapp_threads" ]
 }
 
 @test "--rings-dir puts the rings somewhere else during the run" {
@@ -285,7 +294,8 @@ wait_running() {
     [ "$(cat "$BATS_FILE_TMPDIR/e3.status")" -eq 0 ] || { cat "$BATS_FILE_TMPDIR/e3.out"; false; }
     local r="$E3RUN"
     [ "$(jq -r .state "$r/run.json")" = finished ]
-    # 2 source threads (oai), the control thread (oai.ctrl), outbound; inbound, handler
+    # RAN: 2 source threads (oai), main = control (oai.ctrl), outbound;
+    # dApp: main = inbound, handler (dapp)
     [ "$(ls "$r"/rings/oai.[0-9]*.latrec | wc -l)" -eq 2 ]
     [ "$(ls "$r"/rings/oai.ctrl.*.latrec | wc -l)" -eq 1 ]
     [ "$(ls "$r"/rings/libe3.outbound.*.latrec | wc -l)" -eq 1 ]

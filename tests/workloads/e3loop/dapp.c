@@ -49,9 +49,9 @@ static void on_indication(struct dapp *d, const e3loop_hdr *h, const uint8_t *pa
     if (e3loop_queue_push(&d->handler_q, it) < 0) latrec_tstamp(it->seq, LATREC_DROP, h->msg_id, LATREC_DROP_NO_HANDLER);
 }
 
-static void *inbound_main(void *arg)
+/* The inbound loop (libE3's receive thread), on the dApp's main thread. */
+static void inbound_main(struct dapp *d)
 {
-    struct dapp *d = arg;
     pthread_setname_np(pthread_self(), "libe3-in");
     latrec_tls_open_as("libe3.inbound");
     size_t cap = sizeof(e3loop_hdr) + E3LOOP_MAX_PAYLOAD;
@@ -85,7 +85,6 @@ static void *inbound_main(void *arg)
     }
     e3loop_queue_close(&d->handler_q);
     free(buf);
-    return NULL;
 }
 
 static void *handler_main(void *arg)
@@ -126,7 +125,7 @@ int e3loop_dapp(const e3loop_cfg *cfg)
     memset(&d, 0, sizeof(d));
     d.cfg = cfg;
     d.sock = cfg->dapp_fd;
-    prctl(PR_SET_NAME, "e3loop-dapp");
+    prctl(PR_SET_NAME, "e3loop-dapp"); /* the process; its main thread becomes libe3-in */
     /* The RAN decides when the loop ends (it closes its end of the socket):
      * a terminal ^C reaching both processes must not cut the dApp short. */
     sigset_t set;
@@ -139,10 +138,9 @@ int e3loop_dapp(const e3loop_cfg *cfg)
         fprintf(stderr, "e3loop-dapp: out of memory\n");
         return 1;
     }
-    pthread_t in, h;
+    pthread_t h;
     pthread_create(&h, NULL, handler_main, &d);
-    pthread_create(&in, NULL, inbound_main, &d);
-    pthread_join(in, NULL);
+    inbound_main(&d);
     pthread_join(h, NULL);
     close(d.sock);
     e3loop_queue_free(&d.handler_q);

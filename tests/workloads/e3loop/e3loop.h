@@ -11,17 +11,19 @@
  *     through latrec_ctx_set/latrec_ctx, aux2 = RAN function id);
  *   outbound thread (role "libe3.outbound"): DEQUEUE -> ENCODE_E3AP_DONE
  *     (aux = wire bytes) -> SEND_DONE (aux = message id) on the same seq;
- *   control thread (role "oai.ctrl"): APPLY_CONTROL_DONE keyed by the
- *     control's id; the next source tick stamps LIVE_ON_AIR on that id.
+ *   the main thread, as the control thread (role "oai.ctrl"):
+ *     APPLY_CONTROL_DONE keyed by the control's id; the next source tick
+ *     stamps LIVE_ON_AIR on that id. It also ends the run.
  * dApp (the same binary, exec'd with --dapp-fd):
- *   inbound thread (role "libe3.inbound"): RECV (aux = bytes) ->
+ *   the main thread, as the inbound thread (role "libe3.inbound"): RECV (aux = bytes) ->
  *     DECODE_E3AP_DONE (aux = message id) keyed by its own latrec_seq_next(),
  *     DELIVER_BEGIN/DELIVER_DONE (aux = message id) around the delivery,
  *     which reads the seq back with latrec_ctx() and queues the message;
  *   handler thread (role "dapp"): DECODE_E3SM_BEGIN -> DECODE_E3SM_DONE ->
  *     PROCESS_DONE -> CREATE_OUTPUT (aux = control id) on the same seq, then
  *     sends the control back.
- * The two processes talk over one AF_UNIX SOCK_SEQPACKET socket pair.
+ * Every thread of both processes stamps, so each has a ring. The two
+ * processes talk over one AF_UNIX SOCK_SEQPACKET socket pair.
  */
 #ifndef E3LOOP_H
 #define E3LOOP_H

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -141,31 +142,15 @@ static void *outbound_main(void *arg)
     return NULL;
 }
 
-static void *control_main(void *arg)
+/* Apply one control from the dApp: the gain the source threads use from
+ * their next tick, when they stamp LIVE_ON_AIR on its id. */
+static void apply_control(struct ran *r, const uint8_t *buf, ssize_t n)
 {
-    struct ran *r = arg;
-    pthread_setname_np(pthread_self(), "oai-ctrl");
-    latrec_tls_open_as("oai.ctrl");
-    uint8_t buf[sizeof(e3loop_hdr) + 64];
-    uint64_t hb = e3loop_now();
-    for (;;) {
-        struct pollfd pf = { r->sock, POLLIN, 0 };
-        int p = poll(&pf, 1, 100);
-        e3loop_heartbeat(&hb);
-        if (p == 0 || (p < 0 && errno == EINTR)) continue;
-        ssize_t n = recv(r->sock, buf, sizeof(buf), 0);
-        if (n == 0) break; /* the dApp closed its end */
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            break;
-        }
-        e3loop_hdr h;
-        if (e3loop_wire_get(buf, (size_t)n, &h) < 0 || h.type != E3LOOP_CTRL) continue;
-        atomic_store(&r->control_value, h.value); /* apply */
-        e3loop_stamp(h.msg_id, LATREC_APPLY_CONTROL_DONE, h.ref_id, h.value);
-        e3loop_queue_push(&r->live_q, &h.msg_id);
-    }
-    return NULL;
+    e3loop_hdr h;
+    if (e3loop_wire_get(buf, (size_t)n, &h) < 0 || h.type != E3LOOP_CTRL) return;
+    atomic_store(&r->control_value, h.value);
+    e3loop_stamp(h.msg_id, LATREC_APPLY_CONTROL_DONE, h.ref_id, h.value);
+    e3loop_queue_push(&r->live_q, &h.msg_id);
 }
 
 static pid_t spawn_dapp(int fd, int argc, char **argv)
@@ -205,7 +190,7 @@ int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
     sigaddset(&stopset, SIGINT);
     sigaddset(&stopset, SIGTERM);
     sigaddset(&stopset, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &stopset, NULL); /* every thread inherits it; main waits for them */
+    pthread_sigmask(SIG_BLOCK, &stopset, NULL); /* every thread inherits it; main reads them (signalfd) */
 
     pid_t dapp = spawn_dapp(sv[1], argc, argv);
     close(sv[1]);
@@ -219,9 +204,8 @@ int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
         kill(dapp, SIGKILL);
         return 1;
     }
-    pthread_t src[E3LOOP_MAX_THREADS], out, ctl;
+    pthread_t src[E3LOOP_MAX_THREADS], out;
     struct source_arg args[E3LOOP_MAX_THREADS];
-    pthread_create(&ctl, NULL, control_main, &r);
     pthread_create(&out, NULL, outbound_main, &r);
     for (unsigned i = 0; i < cfg->threads; i++) {
         args[i].r = &r;
@@ -229,27 +213,53 @@ int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
         pthread_create(&src[i], NULL, source_main, &args[i]);
     }
 
+    /* The main thread is the RAN's control thread: it applies the dApp's
+     * controls until the end (duration or a stop signal), then stops the
+     * sources and the outbound thread, closes its sending side and applies
+     * what still comes until the dApp closes the socket. */
+    int sfd = signalfd(-1, &stopset, SFD_CLOEXEC);
+    pthread_setname_np(pthread_self(), "oai-ctrl");
+    latrec_tls_open_as("oai.ctrl");
+    uint8_t buf[sizeof(e3loop_hdr) + 64];
     uint64_t end = cfg->duration_s > 0 ? e3loop_now() + (uint64_t)(cfg->duration_s * 1e9) : 0;
-    while (!atomic_load(&e3loop_stop)) {
-        uint64_t left = 200000000u; /* look at the stop flag every 200 ms */
-        if (end) {
+    uint64_t hb = e3loop_now();
+    int stopping = 0;
+    for (;;) {
+        if (!stopping && (atomic_load(&e3loop_stop) || (end && e3loop_now() >= end))) {
+            stopping = 1;
+            atomic_store(&e3loop_stop, 1);
+            for (unsigned i = 0; i < cfg->threads; i++) pthread_join(src[i], NULL);
+            e3loop_queue_close(&r.out_q);
+            pthread_join(out, NULL);
+            shutdown(r.sock, SHUT_WR); /* the dApp sees end-of-file, finishes, closes */
+        }
+        int wait_ms = 100;
+        if (!stopping && end) {
             uint64_t now = e3loop_now();
-            if (now >= end) break;
-            if (end - now < left) left = end - now;
+            uint64_t left = now < end ? (end - now) / 1000000u + 1 : 0;
+            if (left < (uint64_t)wait_ms) wait_ms = (int)left;
         }
-        struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
-        int sig = sigtimedwait(&stopset, NULL, &ts);
-        if (sig > 0) {
-            *stop_sig = sig;
-            break;
+        struct pollfd pf[2] = { { r.sock, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        int p = poll(pf, sfd >= 0 ? 2 : 1, wait_ms);
+        e3loop_heartbeat(&hb);
+        if (p <= 0) continue;
+        if (sfd >= 0 && (pf[1].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) && !*stop_sig) *stop_sig = (int)si.ssi_signo;
+            atomic_store(&e3loop_stop, 1);
         }
+        if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        ssize_t n = recv(r.sock, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+            if (stopping) break; /* the dApp is done */
+            if (n < 0) fprintf(stderr, "e3loop: recv: %s\n", strerror(errno));
+            else fprintf(stderr, "e3loop: the dApp closed the connection early\n");
+            atomic_store(&e3loop_stop, 1);
+            continue;
+        }
+        if (n > 0) apply_control(&r, buf, n);
     }
-    atomic_store(&e3loop_stop, 1);
-    for (unsigned i = 0; i < cfg->threads; i++) pthread_join(src[i], NULL);
-    e3loop_queue_close(&r.out_q);
-    pthread_join(out, NULL);
-    shutdown(r.sock, SHUT_WR); /* the dApp sees end-of-file, finishes, closes */
-    pthread_join(ctl, NULL);
+    if (sfd >= 0) close(sfd);
     int st = 0;
     while (waitpid(dapp, &st, 0) < 0 && errno == EINTR) {}
     close(r.sock);
