@@ -2,6 +2,7 @@
  * trace-event timeline (trace.json). */
 #include <argp.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,65 +234,228 @@ static void progress(const latrec_input *in, uint64_t done, uint64_t total)
     if (done >= total) fputc('\n', stderr);
 }
 
+/* ---- records.csv, written by a second thread --------------------------------
+ *
+ * The pass thread merges the rings and builds leg instances; formatting and
+ * writing records.csv (most of the bytes) runs beside it on another thread.
+ * The pass hands over batches of merged records with their leg through a
+ * small queue; the writer only reads what is fixed before it starts (ring
+ * names, components, pids, tids, catalog names), so the two share nothing
+ * else. Row order is the merge order either way.
+ */
+
+#define REC_BATCH 8192
+#define REC_QUEUE 4
+
+struct rec_batch {
+    size_t n;
+    latrec_merged ev[REC_BATCH];
+    int32_t leg[REC_BATCH]; /* catalog leg, or -1 */
+};
+
+struct rec_writer {
+    latrec_csv csv;
+    const latrec_input *in;
+    int wall;
+    const char **ring_name, **comp_name, **leg_name;
+    uint32_t *pid, *tid;
+    int n_legs;
+    struct rec_batch *batch[REC_QUEUE];
+    size_t prod, cons, filled; /* batches handed over and not yet written */
+    int done, threaded;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t not_empty, not_full;
+};
+
+static void write_rows(struct rec_writer *w, const struct rec_batch *b)
+{
+    latrec_csv *c = &w->csv;
+    char namebuf[8];
+    for (size_t i = 0; i < b->n; i++) {
+        const latrec_merged *ev = &b->ev[i];
+        const uint32_t r = ev->ring;
+        const unsigned stage = latrec_rec_stage(ev->rec.sc);
+        latrec_csv_u64(c, ev->t_ns);
+        latrec_csv_str(c, w->ring_name[r]);
+        latrec_csv_str(c, w->comp_name[r]);
+        if (w->pid[r]) latrec_csv_u64(c, w->pid[r]);
+        else latrec_csv_empty(c);
+        latrec_csv_u64(c, w->tid[r]);
+        latrec_csv_u64(c, latrec_rec_seq(ev->rec.sc));
+        latrec_csv_u64(c, latrec_rec_cpu(ev->rec.sc));
+        latrec_csv_u64(c, stage);
+        latrec_csv_str(c, latrec_input_stage_name(w->in, r, stage, namebuf));
+        if (b->leg[i] >= 0 && b->leg[i] < w->n_legs) latrec_csv_str(c, w->leg_name[b->leg[i]]);
+        else latrec_csv_empty(c);
+        latrec_csv_u64(c, ev->rec.aux);
+        latrec_csv_u64(c, ev->rec.aux2);
+        if (w->wall) latrec_csv_u64(c, ev->rec.t_ns);
+        latrec_csv_end(c);
+    }
+}
+
+static void *writer_main(void *arg)
+{
+    struct rec_writer *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (!w->filled && !w->done) pthread_cond_wait(&w->not_empty, &w->mu);
+        if (!w->filled) {
+            pthread_mutex_unlock(&w->mu);
+            return NULL;
+        }
+        struct rec_batch *b = w->batch[w->cons % REC_QUEUE];
+        pthread_mutex_unlock(&w->mu);
+        write_rows(w, b);
+        pthread_mutex_lock(&w->mu);
+        w->cons++;
+        w->filled--;
+        pthread_cond_signal(&w->not_full);
+        pthread_mutex_unlock(&w->mu);
+    }
+}
+
+static void writer_free(struct rec_writer *w)
+{
+    for (int i = 0; i < REC_QUEUE; i++) free(w->batch[i]);
+    free(w->ring_name);
+    free(w->comp_name);
+    free(w->leg_name);
+    free(w->pid);
+    free(w->tid);
+}
+
+/* Open records.csv, write its header, start the thread (or write inline
+ * when no thread can be had). 0, or -1 with errno. */
+static int writer_start(struct rec_writer *w, const latrec_input *in, const latrec_legs *legs, const char *path)
+{
+    memset(w, 0, sizeof(*w));
+    w->in = in;
+    w->wall = in->opts.wall;
+    const size_t n = in->set.n + 1;
+    w->ring_name = calloc(n, sizeof(*w->ring_name));
+    w->comp_name = calloc(n, sizeof(*w->comp_name));
+    w->pid = calloc(n, sizeof(*w->pid));
+    w->tid = calloc(n, sizeof(*w->tid));
+    w->n_legs = in->cat.n_legs;
+    w->leg_name = calloc((size_t)w->n_legs + 1, sizeof(*w->leg_name));
+    int ok = w->ring_name && w->comp_name && w->pid && w->tid && w->leg_name;
+    for (int i = 0; ok && i < REC_QUEUE; i++) ok = (w->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
+    if (!ok) {
+        writer_free(w);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < in->set.n; i++) {
+        w->ring_name[i] = in->set.rings[i].name;
+        w->comp_name[i] = latrec_legs_component_name(legs, latrec_legs_ring_component(legs, (uint32_t)i));
+        w->pid[i] = in->set.rings[i].status == LATREC_RING_OK
+                        ? latrec_legs_process(legs, latrec_legs_ring_process(legs, (uint32_t)i))->pid
+                        : 0;
+        w->tid[i] = latrec_ring_tid(&in->set.rings[i]);
+    }
+    for (int l = 0; l < w->n_legs; l++) w->leg_name[l] = in->cat.legs[l].name;
+    if (latrec_csv_open(&w->csv, path, NULL) < 0) {
+        const int e = errno;
+        writer_free(w);
+        errno = e;
+        return -1;
+    }
+    static const char *const cols[] = { "t_ns", "ring", "component", "pid", "tid", "seq", "cpu",
+                                        "stage", "stage_name", "leg", "aux", "aux2", NULL };
+    for (int i = 0; cols[i]; i++) latrec_csv_str(&w->csv, cols[i]);
+    if (w->wall) latrec_csv_str(&w->csv, "t_mono_ns");
+    latrec_csv_end(&w->csv);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->not_empty, NULL);
+    pthread_cond_init(&w->not_full, NULL);
+    w->threaded = pthread_create(&w->thread, NULL, writer_main, w) == 0;
+    return 0;
+}
+
+/* The batch the pass fills next (waits while every batch is queued). */
+static struct rec_batch *writer_batch(struct rec_writer *w)
+{
+    if (!w->threaded) return w->batch[0];
+    pthread_mutex_lock(&w->mu);
+    while (w->filled == REC_QUEUE) pthread_cond_wait(&w->not_full, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    return w->batch[w->prod % REC_QUEUE];
+}
+
+static void writer_push(struct rec_writer *w, struct rec_batch *b)
+{
+    if (!w->threaded) {
+        write_rows(w, b);
+        b->n = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->prod++;
+    w->filled++;
+    pthread_cond_signal(&w->not_empty);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Write what is queued, stop the thread, close the file: 0, or -1 with
+ * errno. */
+static int writer_finish(struct rec_writer *w)
+{
+    if (w->threaded) {
+        pthread_mutex_lock(&w->mu);
+        w->done = 1;
+        pthread_cond_signal(&w->not_empty);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+    }
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->not_empty);
+    pthread_cond_destroy(&w->not_full);
+    const int rc = latrec_csv_close(&w->csv);
+    const int e = errno;
+    writer_free(w);
+    errno = e;
+    return rc;
+}
+
 /* Records pass: records.csv (csv) and the instance consumers. */
 static int convert_records(struct convert_pass *p, const char *records_path)
 {
     latrec_input *in = p->in;
-    latrec_csv rc;
-    int want_records = records_path != NULL;
-    if (want_records && latrec_csv_open(&rc, records_path, NULL) < 0) return -1;
-    if (want_records) {
-        static const char *const cols[] = { "t_ns", "ring", "component", "pid", "tid", "seq", "cpu",
-                                            "stage", "stage_name", "leg", "aux", "aux2", NULL };
-        for (int i = 0; cols[i]; i++) latrec_csv_str(&rc, cols[i]);
-        if (in->opts.wall) latrec_csv_str(&rc, "t_mono_ns");
-        latrec_csv_end(&rc);
-    }
+    struct rec_writer w;
+    const int want_records = records_path != NULL;
+    if (want_records && writer_start(&w, in, p->legs, records_path) < 0) return -1;
     latrec_input_totals tot;
     latrec_input_totals_get(in, &tot);
-    uint32_t *tids = calloc(in->set.n + 1, sizeof(uint32_t));
-    if (!tids) return -1;
-    for (size_t i = 0; i < in->set.n; i++) tids[i] = latrec_ring_tid(&in->set.rings[i]);
 
     latrec_merge m;
     if (latrec_input_rewind(in, &m) < 0) {
-        free(tids);
-        if (want_records) latrec_csv_close(&rc);
+        if (want_records) writer_finish(&w);
         return -1;
     }
+    struct rec_batch *b = want_records ? writer_batch(&w) : NULL;
+    if (b) b->n = 0;
     latrec_merged ev;
     uint64_t n = 0;
-    char namebuf[8];
     while (latrec_input_next(in, &m, &ev)) {
         int leg = (int)ev.ring == in->sched_ring ? -1 : latrec_legs_feed(p->legs, ev.ring, &ev.rec);
-        if (want_records) {
-            const latrec_ring *r = &in->set.rings[ev.ring];
-            const unsigned stage = latrec_rec_stage(ev.rec.sc);
-            const latrec_process *proc = latrec_legs_process(p->legs, latrec_legs_ring_process(p->legs, ev.ring));
-            latrec_csv_u64(&rc, ev.t_ns);
-            latrec_csv_str(&rc, r->name);
-            latrec_csv_str(&rc, latrec_legs_component_name(p->legs, latrec_legs_ring_component(p->legs, ev.ring)));
-            if (proc->pid) latrec_csv_u64(&rc, proc->pid);
-            else latrec_csv_empty(&rc);
-            latrec_csv_u64(&rc, tids[ev.ring]);
-            latrec_csv_u64(&rc, latrec_rec_seq(ev.rec.sc));
-            latrec_csv_u64(&rc, latrec_rec_cpu(ev.rec.sc));
-            latrec_csv_u64(&rc, stage);
-            latrec_csv_str(&rc, latrec_input_stage_name(in, ev.ring, stage, namebuf));
-            if (leg >= 0) latrec_csv_str(&rc, latrec_legs_leg(p->legs, leg)->name);
-            else latrec_csv_empty(&rc);
-            latrec_csv_u64(&rc, ev.rec.aux);
-            latrec_csv_u64(&rc, ev.rec.aux2);
-            if (in->opts.wall) latrec_csv_u64(&rc, ev.rec.t_ns);
-            latrec_csv_end(&rc);
+        if (b) {
+            b->ev[b->n] = ev;
+            b->leg[b->n] = leg;
+            if (++b->n == REC_BATCH) {
+                writer_push(&w, b);
+                b = writer_batch(&w);
+                b->n = 0;
+            }
         }
         if ((++n & 0xFFFFF) == 0) progress(in, n, tot.valid);
     }
     if (n > 0xFFFFF) progress(in, tot.valid, tot.valid);
+    if (b && b->n) writer_push(&w, b);
     latrec_legs_finish(p->legs);
     latrec_merge_free(&m);
-    free(tids);
-    return want_records ? latrec_csv_close(&rc) : 0;
+    return want_records ? writer_finish(&w) : 0;
 }
 
 int latrec_cmd_convert(int argc, char **argv)

@@ -142,8 +142,7 @@ void latrec_component_tables_add(latrec_component_tables *t, const latrec_instan
         if (h < 0 || h >= n_hits || !(mask >> h & 1) || leg->keys[k].field == LATREC_FIELD_SEQ) continue;
         put_varint(f, leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux : inst->hits[h].aux2);
     }
-    if (ferror(f) && !t->failed) t->failed = errno ? errno : EIO;
-    s->rows++;
+    s->rows++; /* write errors show at latrec_component_tables_write() */
 }
 
 /* ---- columns of one component --------------------------------------------- */
@@ -296,8 +295,9 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         int key_hits[LATREC_MAX_KEYS];
         for (int k = 0; k < leg->n_keys; k++) key_hits[k] = key_hit(leg, k);
 
-        rewind(s->f);
         FILE *f = s->f;
+        if (fflush(f) != 0 || ferror(f)) goto out; /* spooling failed (errno kept) */
+        rewind(f);
         uint64_t seq, process, complete, mask, base;
         int got;
         while ((got = get_varint(f, &seq)) == 1) {

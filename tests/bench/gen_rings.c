@@ -1,0 +1,169 @@
+/*
+ * gen_rings.c - write a large synthetic run for the convert benchmark.
+ *
+ *   gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S]
+ *
+ * P processes (default 4) of T threads (default 4), one full v3 ring of
+ * 2^L records per thread (default 20, 32 MiB), so 16 rings x 2^20 records
+ * (512 MiB) by default. Each process sends 2^L * T / 4 messages through a
+ * realistic 4-stage leg (ENQUEUE -> DEQUEUE -> ENCODE_E3AP_DONE ->
+ * SEND_DONE, the E3 outbound leg) whose stages run on different threads of
+ * the process: stage k of message s is stamped by thread (s + k) mod T, so
+ * every hop crosses threads and every ring fills exactly. Messages start
+ * every 5 us (+ jitter), hops take 2-50 us, 1-3 us and 3-10 us (hashed per
+ * message), so tens of messages are in flight at once; each thread's
+ * records are in time order, as a writer stamps them. Every process counts
+ * seqs from 1 (equal seqs in every process, as in real runs).
+ *
+ * Rings are named libe3.pipe.<tid> (component libe3), pid 7000 + p, tid
+ * 7000 + 100 * p + t, one boot id, catalog "e3", rec_count = 2^L, clean
+ * close. Prints the total record count on stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "latrec/format.h"
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const latrec_rec *x = a, *y = b;
+    if (x->t_ns != y->t_ns) return x->t_ns < y->t_ns ? -1 : 1;
+    return x->sc < y->sc ? -1 : x->sc > y->sc;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "bench-rings";
+    unsigned procs = 4, threads = 4, log2 = 20;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 < argc && strcmp(argv[i], "--dir") == 0) dir = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--procs") == 0) procs = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0) threads = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--log2") == 0) log2 = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S]\n");
+            return 2;
+        }
+    }
+    if (procs < 1 || procs > 64 || threads < 4 || threads > 64 || log2 < 4 || log2 > 26) {
+        fprintf(stderr, "gen_rings: 1..64 processes, 4..64 threads, log2 4..26\n");
+        return 2;
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gen_rings: %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    const uint64_t entries = 1ull << log2;
+    const uint64_t msgs = entries * threads / 4; /* 4 stages per message */
+    latrec_rec **ring = calloc(threads, sizeof(*ring));
+    uint64_t *fill = calloc(threads, sizeof(*fill));
+    if (!ring || !fill) return 1;
+    for (unsigned t = 0; t < threads; t++)
+        if (!(ring[t] = malloc(entries * sizeof(latrec_rec)))) {
+            fprintf(stderr, "gen_rings: out of memory\n");
+            return 1;
+        }
+    const uint64_t t0 = 5000000000ull;                    /* 5 s after boot */
+    const uint64_t t0_real = 1795950000000000000ull;
+    uint8_t boot[16];
+    for (int i = 0; i < 16; i++) boot[i] = (uint8_t)mix(seed * 977 + (uint64_t)i);
+    static const unsigned stages[4] = { 0x21, 0x22, 0x23, 0x24 };
+    uint64_t total = 0;
+
+    for (unsigned p = 0; p < procs; p++) {
+        memset(fill, 0, threads * sizeof(*fill));
+        for (uint64_t s = 1; s <= msgs; s++) {
+            uint64_t h = mix(seed ^ (s * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)p << 56));
+            uint64_t t = t0 + p * 1237 + s * 5000 + h % 1000;
+            uint64_t off[4] = { 0, 2000 + (h >> 10) % 48000, 1000 + (h >> 26) % 2000, 3000 + (h >> 38) % 7000 };
+            for (int k = 0; k < 4; k++) {
+                t += off[k];
+                unsigned th = (unsigned)((s + (uint64_t)k) % threads);
+                latrec_rec *r = &ring[th][fill[th]++];
+                unsigned cpu = (unsigned)(p * threads + th) & 0xFF;
+                r->sc = (s & LATREC_SEQ_MASK) | ((uint64_t)cpu << 48) | ((uint64_t)stages[k] << 56);
+                r->t_ns = t;
+                r->aux = k == 2 ? 180 + h % 300 : k == 3 ? s * 2 + p : 0; /* bytes, msg id */
+                r->aux2 = k == 0 ? 5 : 0;                                 /* PDU type */
+            }
+        }
+        for (unsigned th = 0; th < threads; th++) {
+            if (fill[th] != entries) {
+                fprintf(stderr, "gen_rings: thread %u got %llu records\n", th, (unsigned long long)fill[th]);
+                return 1;
+            }
+            qsort(ring[th], entries, sizeof(latrec_rec), by_time);
+            latrec_hdr *hd = calloc(1, sizeof(*hd));
+            if (!hd) return 1;
+            uint32_t pid = 7000 + p, tid = 7000 + 100 * p + th;
+            hd->magic = LATREC_MAGIC;
+            hd->version = LATREC_VERSION;
+            hd->entries = entries;
+            hd->rec_count = entries;
+            hd->t0_mono_ns = t0 - 1000;
+            hd->t0_real_ns = t0_real - 1000;
+            snprintf(hd->name, sizeof(hd->name), "libe3.pipe.%u", tid);
+            hd->rec_size = LATREC_REC_SIZE;
+            hd->clock_ns_per_call = 18;
+            hd->t1_mono_ns = ring[th][entries - 1].t_ns + 1000;
+            hd->t1_real_ns = t0_real + (hd->t1_mono_ns - t0) + 150; /* a little drift */
+            hd->pid = pid;
+            hd->tid = tid;
+            hd->flags = LATREC_F_CLEAN_CLOSE;
+            hd->clock_id = LATREC_CLOCK_ID_MONOTONIC;
+            memcpy(hd->boot_id, boot, 16);
+            snprintf(hd->host, sizeof(hd->host), "bench");
+            snprintf(hd->catalog, sizeof(hd->catalog), "e3");
+            char path[4096], part[4200];
+            snprintf(path, sizeof(path), "%s/%s.latrec", dir, hd->name);
+            snprintf(part, sizeof(part), "%s.part", path);
+            int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (fd < 0 || write_all(fd, hd, sizeof(*hd)) < 0 ||
+                write_all(fd, ring[th], entries * sizeof(latrec_rec)) < 0 || close(fd) < 0 ||
+                rename(part, path) < 0) {
+                fprintf(stderr, "gen_rings: %s: %s\n", path, strerror(errno));
+                return 1;
+            }
+            free(hd);
+            total += entries;
+        }
+    }
+    for (unsigned t = 0; t < threads; t++) free(ring[t]);
+    free(ring);
+    free(fill);
+    printf("%llu\n", (unsigned long long)total);
+    return 0;
+}
