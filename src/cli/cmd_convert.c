@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -419,6 +420,38 @@ static int writer_finish(struct rec_writer *w)
     return rc;
 }
 
+/* ---- resident memory ---------------------------------------------------------
+ *
+ * The rings are read through read-only shared mappings, and mapped pages
+ * count as the process's resident memory. The merge reads every ring front
+ * to back once, so the pages behind each ring's read position are done
+ * with: drop them from the mapping (MADV_DONTNEED; the file and the page
+ * cache keep them, a page touched again is simply mapped again), a window at
+ * a time. Resident memory then follows the merge front, not the run size.
+ */
+
+#define DROP_WINDOW (1u << 15) /* records (1 MiB) between two drops of a ring */
+#define PAGE_RECS   128u       /* records per 4 KiB page; the records start on a page */
+
+/* Drop ring r's pages of write-order positions [*done, pos), whole pages
+ * only; *done moves to the first position not dropped. */
+static void drop_behind(const latrec_ring *r, uint64_t *done, uint64_t pos)
+{
+    uint64_t to = pos - ((r->start_slot + pos) & (PAGE_RECS - 1)); /* to a page start */
+    if (r->entries < PAGE_RECS || to <= *done) return;
+    for (uint64_t from = *done; from < to;) {
+        const uint64_t slot = (r->start_slot + from) & r->mask;
+        uint64_t run = r->entries - slot; /* up to the end of the ring, then from slot 0 */
+        if (run > to - from) run = to - from;
+        const uint64_t first = (slot + PAGE_RECS - 1) & ~(uint64_t)(PAGE_RECS - 1);
+        const uint64_t end = slot + run; /* a page start, or the end of the ring */
+        if (end > first)
+            madvise((void *)(r->recs + first), (size_t)(end - first) * sizeof(latrec_rec), MADV_DONTNEED);
+        from += run;
+    }
+    *done = to;
+}
+
 /* Records pass: records.csv (csv) and the instance consumers. */
 static int convert_records(struct convert_pass *p, const char *records_path)
 {
@@ -429,8 +462,10 @@ static int convert_records(struct convert_pass *p, const char *records_path)
     latrec_input_totals tot;
     latrec_input_totals_get(in, &tot);
 
+    uint64_t *dropped = calloc(in->set.n + 1, sizeof(*dropped)); /* per ring, see drop_behind() */
     latrec_merge m;
-    if (latrec_input_rewind(in, &m) < 0) {
+    if (!dropped || latrec_input_rewind(in, &m) < 0) {
+        free(dropped);
         if (want_records) writer_finish(&w);
         return -1;
     }
@@ -449,12 +484,14 @@ static int convert_records(struct convert_pass *p, const char *records_path)
                 b->n = 0;
             }
         }
+        if (ev.pos >= dropped[ev.ring] + DROP_WINDOW) drop_behind(&in->set.rings[ev.ring], &dropped[ev.ring], ev.pos);
         if ((++n & 0xFFFFF) == 0) progress(in, n, tot.valid);
     }
     if (n > 0xFFFFF) progress(in, tot.valid, tot.valid);
     if (b && b->n) writer_push(&w, b);
     latrec_legs_finish(p->legs);
     latrec_merge_free(&m);
+    free(dropped);
     return want_records ? writer_finish(&w) : 0;
 }
 
