@@ -234,11 +234,15 @@ static void derive(latrec_ring *r)
     uint64_t max_drop = 0, max_drop_slot = 0;
     uint64_t min_t = UINT64_MAX, max_t = 0;
     uint64_t min_seq = UINT64_MAX, max_seq = 0;
+    uint64_t hole_slot = entries; /* first slot without a valid record */
 
     for (uint64_t i = 0; i < entries; i++) {
         uint64_t t = __atomic_load_n(&recs[i].t_ns, __ATOMIC_ACQUIRE);
-        if (t == 0)
+        if (t == 0) {
+            if (hole_slot == entries)
+                hole_slot = i;
             continue;
+        }
         uint64_t sc = recs[i].sc;
         if (valid == 0) {
             first_slot = i;
@@ -280,10 +284,18 @@ static void derive(latrec_ring *r)
     uint64_t span = max_t - min_t;
     uint64_t tol = span / 100 > LATREC_INVERSION_MIN_NS ? span / 100
                                                         : LATREC_INVERSION_MIN_NS;
+    /* A writer clears a slot's t_ns before it rewrites the slot, so a ring
+     * whose writer was killed (or is live) mid-stamp after wrapping has
+     * exactly one empty slot with valid records after it: the slot being
+     * written. Its neighbours are the newest and the oldest record. */
+    int in_progress = valid + 1 == entries && hole_slot < entries - 1 && entries >= 2;
     int full = valid == entries;
     int candidate = full && descents > 0 && max_drop >= span - span / 2;
+    uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
     uint64_t significant;
-    if (descents == 0)
+    if (in_progress)
+        significant = descents ? count_large_descents(r, tol, hole_newest) : 0;
+    else if (descents == 0)
         significant = 0;
     else if (candidate)
         significant = 1 + (descents > 1
@@ -292,7 +304,7 @@ static void derive(latrec_ring *r)
     else
         significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
                                    : (max_drop > tol);
-    r->significant_descents = significant;
+    r->significant_descents = significant + (in_progress && hole_slot > 0);
 
     if (significant >= 2) {
         r->multi_writer = 1;
@@ -300,16 +312,35 @@ static void derive(latrec_ring *r)
              (unsigned long long)significant);
     }
 
-    if (!full) {
-        /* Never wrapped: slot order is write order. */
+    if (in_progress && !r->multi_writer) {
+        /* Wrapped, stopped (or caught) in the middle of a stamp. */
+        r->wrapped = 1;
+        r->newest_slot = hole_newest;
+        r->start_slot = (hole_slot + 1) & r->mask;
+        r->iter_len = entries;
+        uint64_t base = r->rec_count > valid ? r->rec_count : valid;
+        if (next_congruent(base, r->newest_slot, r->mask, &r->written) != 0)
+            warn(r, "rec_count %llu is implausible: loss is not exact",
+                 (unsigned long long)r->rec_count);
+        r->lost = r->written - valid;
+        r->lost_lower_bound = r->rec_count < entries / 2;
+    } else if (!full) {
+        /* Never wrapped, or wrapped with the slot after the newest record
+         * being written when that is the last slot: slot order is write
+         * order either way, and the count says which. */
         r->start_slot = first_slot;
         r->newest_slot = last_slot;
         r->iter_len = last_slot - first_slot + 1;
         r->written = last_slot + 1;
         r->lost = 0;
-        if (r->rec_count > r->written)
+        if (valid + 1 == entries && hole_slot == entries - 1 && r->rec_count >= entries) {
+            next_congruent(r->rec_count, last_slot, r->mask, &r->written);
+            r->wrapped = 1;
+            r->lost = r->written - valid;
+        } else if (r->rec_count > r->written) {
             warn(r, "rec_count %llu but the ring holds %llu records and never wrapped",
                  (unsigned long long)r->rec_count, (unsigned long long)r->written);
+        }
     } else if (r->multi_writer) {
         r->start_slot = 0;
         r->newest_slot = entries - 1;

@@ -60,7 +60,14 @@
  *     entries - 1, and wrapped = (rec_count > entries) (the writer wrapped
  *     exactly at the slot-0 boundary).
  * A ring that is not full gets the same multi-writer check (two or more
- * descents with drop > tol); it is never wrapped either way.
+ * descents with drop > tol); it is never wrapped either way, with one
+ * exception: the slot being written.
+ * The slot being written. This project's writer clears a slot's t_ns before
+ * rewriting it, so a wrapped ring whose writer died (or is live) mid-stamp
+ * has exactly one empty slot with valid records after it: the newest record
+ * is just before it and the oldest just after it (wrapped = 1, lost =
+ * written - valid). When that empty slot is the last one, slot order is
+ * write order and the ring counts as wrapped when rec_count >= entries.
  *
  * Loss. The writer stores rec_count exactly at heartbeat, close and exit,
  * and on the stamp path each time the write index reaches a multiple of

@@ -738,6 +738,64 @@ static void test_loss(void **state)
     ringgen_free(&g);
 }
 
+/* A writer killed in the middle of a stamp after wrapping leaves the slot it
+ * was rewriting empty (the stamp clears t_ns first). The ring is still
+ * wrapped, its order starts after the empty slot, and the count is exact
+ * from a rec_count refreshed every entries/2 records. */
+static void test_in_progress_slot(void **state)
+{
+    (void)state;
+    ringgen g;
+    latrec_ring r;
+    /* 45 completed, the 46th (index 45, slot 13) in progress */
+    make_ring(&g, 46, 1000 * MS, MS, 40);
+    ringgen_set_rec(&g, 13, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(open_gen(&r, &g, "ip45.latrec"), 0);
+    assert_true(r.wrapped);
+    assert_false(r.multi_writer);
+    assert_int_equal(r.valid, 15);
+    assert_int_equal(r.newest_slot, 12);
+    assert_int_equal(r.start_slot, 14);
+    assert_int_equal(r.written, 45);
+    assert_int_equal(r.lost, 30);
+    assert_false(r.lost_lower_bound);
+    expect_order(&r, 31, 15); /* seqs 31..45: records 30..44 */
+    latrec_ring_close(&r);
+
+    /* in progress at slot 0: the newest record is in the last slot */
+    make_ring(&g, 49, 1000 * MS, MS, 40);
+    ringgen_set_rec(&g, 0, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(open_gen(&r, &g, "ip48.latrec"), 0);
+    assert_true(r.wrapped);
+    assert_int_equal(r.newest_slot, 15);
+    assert_int_equal(r.start_slot, 1);
+    assert_int_equal(r.written, 48);
+    assert_int_equal(r.lost, 33);
+    expect_order(&r, 34, 15);
+    latrec_ring_close(&r);
+
+    /* in progress at the last slot of a later lap: order as written, the
+     * count from rec_count */
+    make_ring(&g, 48, 1000 * MS, MS, 40);
+    ringgen_set_rec(&g, 15, 0, 0, 0, 0, 0, 0);
+    assert_int_equal(open_gen(&r, &g, "ip47.latrec"), 0);
+    assert_true(r.wrapped);
+    assert_int_equal(r.newest_slot, 14);
+    assert_int_equal(r.written, 47);
+    assert_int_equal(r.lost, 32);
+    expect_order(&r, 33, 15);
+    latrec_ring_close(&r);
+
+    /* the same picture in the first lap is just a ring not yet full */
+    make_ring(&g, 15, 1000 * MS, MS, 8);
+    assert_int_equal(open_gen(&r, &g, "first.latrec"), 0);
+    assert_false(r.wrapped);
+    assert_int_equal(r.written, 15);
+    assert_int_equal(r.lost, 0);
+    latrec_ring_close(&r);
+    ringgen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -759,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_wrap_at_boundary),
         cmocka_unit_test(test_multi_writer),
         cmocka_unit_test(test_loss),
+        cmocka_unit_test(test_in_progress_slot),
     };
     return cmocka_run_group_tests(tests, setup_dir, NULL);
 }
