@@ -117,7 +117,12 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     latrec_ringset set;
     int rc = latrec_ringset_open_dir(&set, rings, ringerr, sizeof(ringerr));
     memset(&c->counts, 0, sizeof(c->counts));
-    if (rc == -ENODATA) return 0; /* an uninstrumented command: no rings */
+    if (rc == -ENODATA && !p->moved.failed) return 0; /* an uninstrumented command: no rings */
+    if (rc == -ENODATA) {
+        snprintf(err, errlen, "%u ring%s could not be brought into %s (left in %s)", p->moved.failed,
+                 p->moved.failed == 1 ? "" : "s", rings, p->src);
+        return -1;
+    }
     if (rc < 0) {
         snprintf(err, errlen, "%s", ringerr);
         return -1;
@@ -162,6 +167,11 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         c->counts.lost_lower_bound |= row->lower_bound;
     }
     latrec_ringset_close(&set);
+    if (p->moved.failed) {
+        snprintf(err, errlen, "%u ring%s could not be brought into %s (left in %s)", p->moved.failed,
+                 p->moved.failed == 1 ? "" : "s", rings, p->src);
+        return -1;
+    }
     return 0;
 }
 

@@ -580,7 +580,7 @@ static int finish(struct run *r, const char *error)
     r->man.stop_mono_ns = mono_ns();
     if (r->tfs && r->man.start.have) take_stamp(r, "stop", &r->man.stop);
     stop_collectors(r);
-    r->man.rings_dir = "rings";
+    if (r->coll[0] && r->coll[0]->state == LATREC_COLL_DONE) r->man.rings_dir = "rings"; /* coll[0]: rings */
     int status = status_of(r);
     json_decref(r->exit);
     if (r->have_status) {
