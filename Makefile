@@ -17,7 +17,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
                libcmocka-dev bats libsmartcols-dev libjansson-dev \
                libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
-               linux-libc-dev rt-tests libbpf-tools util-linux
+               linux-libc-dev rt-tests libbpf-tools util-linux jq time
 
 .PHONY: all deps configure build check run bench fuzz install clean
 

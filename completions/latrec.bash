@@ -36,30 +36,33 @@ _latrec() {
                     return
                 fi
             done
-            opts="-o --output -f --force -p --pid --rings -d --duration -c --cpus -P --priority
-                  -q --quiet -t --trace -e --event --entries-log2 --role-entries --lib --rings-dir
-                  --no-sched --require-sched --sched-buffer --tid --help --usage"
+            opts="-o --output -f --force -q --quiet -d --duration --grace -c --cpus -P --priority
+                  --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
+                  -e --event --trace-buffer-size --help --usage --version"
             case $prev in
                 -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
                 -p|--pid) COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
-                -e|--event) COMPREPLY=($(compgen -W "sched:sched_switch sched:sched_wakeup irq:irq_handler_entry" -- "$cur")); return ;;
-                -d|--duration|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--sched-buffer|--tid) return ;;
+                -e|--event)
+                    local ev=/sys/kernel/tracing/available_events
+                    [[ -r $ev ]] && COMPREPLY=($(compgen -W "$(cat $ev)" -- "$cur"))
+                    return ;;
+                -d|--duration|--grace|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--trace-buffer-size) return ;;
             esac
             ;;
         report)
             opts="$input --top --component --leg --hop --percentiles --unit --warm-up --format
-                  --fail-over --baseline --drop-outliers --calibrate --interval --explain"
+                  --fail-over --baseline --drop-outliers --calibrate --interval"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix) return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--stage-prefix) return ;;
             esac
             ;;
         hist)
             opts="$input --component --leg --hop --totals -b --bucket-size -E --entries --no-header
-                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate --runqlat"
+                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
