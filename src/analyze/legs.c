@@ -133,7 +133,8 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
         latrec_legs_free(b);
         return NULL;
     }
-    memcpy(b->legs, cat->legs, (size_t)cat->n_legs * sizeof(*b->legs));
+    if (cat->n_legs) /* a catalog of stage names only has no legs array */
+        memcpy(b->legs, cat->legs, (size_t)cat->n_legs * sizeof(*b->legs));
     b->n_legs = cat->n_legs;
 
     /* Candidates per stage: chain memberships first, then extras. */

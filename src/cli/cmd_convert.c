@@ -235,18 +235,23 @@ static void progress(const latrec_input *in, uint64_t done, uint64_t total)
     if (done >= total) fputc('\n', stderr);
 }
 
-/* ---- records.csv, written by a second thread --------------------------------
+/* ---- the records pass: three stages on three threads ---------------------------
  *
- * The pass thread merges the rings and builds leg instances; formatting and
- * writing records.csv (most of the bytes) runs beside it on another thread.
- * The pass hands over batches of merged records with their leg through a
- * small queue; the writer only reads what is fixed before it starts (ring
- * names, components, pids, tids, catalog names), so the two share nothing
- * else. Row order is the merge order either way.
+ * 1. merge (a thread of its own): the time-ordered record stream
+ *    (latrec_input_next: k-way merge, start-stamp filter), in batches;
+ *    it also releases ring pages behind its read position (see below);
+ * 2. legs (the calling thread): every record of a batch into the leg
+ *    builder, whose ended instances go to the component tables or the
+ *    timeline, noting the leg each record went to;
+ * 3. write (a thread of its own, csv only): records.csv rows of the batch.
+ * Batches go round a fixed ring of REC_QUEUE buffers in order, so rows come
+ * out in merge order. Each stage reads only what it owns or what was fixed
+ * before the threads started (ring names, components, pids, tids, catalog
+ * names). Without threads the stages run one after the other per batch.
  */
 
-#define REC_BATCH 8192
-#define REC_QUEUE 4
+#define REC_BATCH 16384
+#define REC_QUEUE 6
 
 struct rec_batch {
     size_t n;
@@ -254,171 +259,25 @@ struct rec_batch {
     int32_t leg[REC_BATCH]; /* catalog leg, or -1 */
 };
 
-struct rec_writer {
-    latrec_csv csv;
-    const latrec_input *in;
+struct rec_pipe {
+    struct convert_pass *p;
+    latrec_merge m;
+    uint64_t *dropped;      /* per ring: pages released up to here (merge stage) */
+    int want_records;
+    latrec_csv csv;         /* records.csv (write stage) */
     int wall;
     const char **ring_name, **comp_name, **leg_name;
     uint32_t *pid, *tid;
     int n_legs;
     struct rec_batch *batch[REC_QUEUE];
-    size_t prod, cons, filled; /* batches handed over and not yet written */
-    int done, threaded;
-    pthread_t thread;
+    /* batches merged, through legs, written; merged - written <= REC_QUEUE */
+    uint64_t merged, legged, written;
+    int merge_done, legs_done;
     pthread_mutex_t mu;
-    pthread_cond_t not_empty, not_full;
+    pthread_cond_t room;   /* the merge stage waits for a written batch */
+    pthread_cond_t merged_cv; /* the legs stage waits for a merged batch */
+    pthread_cond_t legged_cv; /* the write stage waits for a batch through legs */
 };
-
-static void write_rows(struct rec_writer *w, const struct rec_batch *b)
-{
-    latrec_csv *c = &w->csv;
-    char namebuf[8];
-    for (size_t i = 0; i < b->n; i++) {
-        const latrec_merged *ev = &b->ev[i];
-        const uint32_t r = ev->ring;
-        const unsigned stage = latrec_rec_stage(ev->rec.sc);
-        latrec_csv_u64(c, ev->t_ns);
-        latrec_csv_str(c, w->ring_name[r]);
-        latrec_csv_str(c, w->comp_name[r]);
-        if (w->pid[r]) latrec_csv_u64(c, w->pid[r]);
-        else latrec_csv_empty(c);
-        latrec_csv_u64(c, w->tid[r]);
-        latrec_csv_u64(c, latrec_rec_seq(ev->rec.sc));
-        latrec_csv_u64(c, latrec_rec_cpu(ev->rec.sc));
-        latrec_csv_u64(c, stage);
-        latrec_csv_str(c, latrec_input_stage_name(w->in, r, stage, namebuf));
-        if (b->leg[i] >= 0 && b->leg[i] < w->n_legs) latrec_csv_str(c, w->leg_name[b->leg[i]]);
-        else latrec_csv_empty(c);
-        latrec_csv_u64(c, ev->rec.aux);
-        latrec_csv_u64(c, ev->rec.aux2);
-        if (w->wall) latrec_csv_u64(c, ev->rec.t_ns);
-        latrec_csv_end(c);
-    }
-}
-
-static void *writer_main(void *arg)
-{
-    struct rec_writer *w = arg;
-    for (;;) {
-        pthread_mutex_lock(&w->mu);
-        while (!w->filled && !w->done) pthread_cond_wait(&w->not_empty, &w->mu);
-        if (!w->filled) {
-            pthread_mutex_unlock(&w->mu);
-            return NULL;
-        }
-        struct rec_batch *b = w->batch[w->cons % REC_QUEUE];
-        pthread_mutex_unlock(&w->mu);
-        write_rows(w, b);
-        pthread_mutex_lock(&w->mu);
-        w->cons++;
-        w->filled--;
-        pthread_cond_signal(&w->not_full);
-        pthread_mutex_unlock(&w->mu);
-    }
-}
-
-static void writer_free(struct rec_writer *w)
-{
-    for (int i = 0; i < REC_QUEUE; i++) free(w->batch[i]);
-    free(w->ring_name);
-    free(w->comp_name);
-    free(w->leg_name);
-    free(w->pid);
-    free(w->tid);
-}
-
-/* Open records.csv, write its header, start the thread (or write inline
- * when no thread can be had). 0, or -1 with errno. */
-static int writer_start(struct rec_writer *w, const latrec_input *in, const latrec_legs *legs, const char *path)
-{
-    memset(w, 0, sizeof(*w));
-    w->in = in;
-    w->wall = in->opts.wall;
-    const size_t n = in->set.n + 1;
-    w->ring_name = calloc(n, sizeof(*w->ring_name));
-    w->comp_name = calloc(n, sizeof(*w->comp_name));
-    w->pid = calloc(n, sizeof(*w->pid));
-    w->tid = calloc(n, sizeof(*w->tid));
-    w->n_legs = in->cat.n_legs;
-    w->leg_name = calloc((size_t)w->n_legs + 1, sizeof(*w->leg_name));
-    int ok = w->ring_name && w->comp_name && w->pid && w->tid && w->leg_name;
-    for (int i = 0; ok && i < REC_QUEUE; i++) ok = (w->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
-    if (!ok) {
-        writer_free(w);
-        errno = ENOMEM;
-        return -1;
-    }
-    for (size_t i = 0; i < in->set.n; i++) {
-        w->ring_name[i] = in->set.rings[i].name;
-        w->comp_name[i] = latrec_legs_component_name(legs, latrec_legs_ring_component(legs, (uint32_t)i));
-        w->pid[i] = in->set.rings[i].status == LATREC_RING_OK
-                        ? latrec_legs_process(legs, latrec_legs_ring_process(legs, (uint32_t)i))->pid
-                        : 0;
-        w->tid[i] = latrec_ring_tid(&in->set.rings[i]);
-    }
-    for (int l = 0; l < w->n_legs; l++) w->leg_name[l] = in->cat.legs[l].name;
-    if (latrec_csv_open(&w->csv, path, NULL) < 0) {
-        const int e = errno;
-        writer_free(w);
-        errno = e;
-        return -1;
-    }
-    static const char *const cols[] = { "t_ns", "ring", "component", "pid", "tid", "seq", "cpu",
-                                        "stage", "stage_name", "leg", "aux", "aux2", NULL };
-    for (int i = 0; cols[i]; i++) latrec_csv_str(&w->csv, cols[i]);
-    if (w->wall) latrec_csv_str(&w->csv, "t_mono_ns");
-    latrec_csv_end(&w->csv);
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->not_empty, NULL);
-    pthread_cond_init(&w->not_full, NULL);
-    w->threaded = pthread_create(&w->thread, NULL, writer_main, w) == 0;
-    return 0;
-}
-
-/* The batch the pass fills next (waits while every batch is queued). */
-static struct rec_batch *writer_batch(struct rec_writer *w)
-{
-    if (!w->threaded) return w->batch[0];
-    pthread_mutex_lock(&w->mu);
-    while (w->filled == REC_QUEUE) pthread_cond_wait(&w->not_full, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-    return w->batch[w->prod % REC_QUEUE];
-}
-
-static void writer_push(struct rec_writer *w, struct rec_batch *b)
-{
-    if (!w->threaded) {
-        write_rows(w, b);
-        b->n = 0;
-        return;
-    }
-    pthread_mutex_lock(&w->mu);
-    w->prod++;
-    w->filled++;
-    pthread_cond_signal(&w->not_empty);
-    pthread_mutex_unlock(&w->mu);
-}
-
-/* Write what is queued, stop the thread, close the file: 0, or -1 with
- * errno. */
-static int writer_finish(struct rec_writer *w)
-{
-    if (w->threaded) {
-        pthread_mutex_lock(&w->mu);
-        w->done = 1;
-        pthread_cond_signal(&w->not_empty);
-        pthread_mutex_unlock(&w->mu);
-        pthread_join(w->thread, NULL);
-    }
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->not_empty);
-    pthread_cond_destroy(&w->not_full);
-    const int rc = latrec_csv_close(&w->csv);
-    const int e = errno;
-    writer_free(w);
-    errno = e;
-    return rc;
-}
 
 /* ---- resident memory ---------------------------------------------------------
  *
@@ -452,47 +311,237 @@ static void drop_behind(const latrec_ring *r, uint64_t *done, uint64_t pos)
     *done = to;
 }
 
+/* Stage 1: fill b from the merge; the number of records (0 at the end). */
+static size_t stage_merge(struct rec_pipe *q, struct rec_batch *b)
+{
+    latrec_input *in = q->p->in;
+    size_t n = 0;
+    while (n < REC_BATCH && latrec_input_next(in, &q->m, &b->ev[n])) {
+        const latrec_merged *ev = &b->ev[n++];
+        if (ev->pos >= q->dropped[ev->ring] + DROP_WINDOW)
+            drop_behind(&in->set.rings[ev->ring], &q->dropped[ev->ring], ev->pos);
+    }
+    return b->n = n;
+}
+
+/* Stage 2: the leg builder. */
+static void stage_legs(struct rec_pipe *q, struct rec_batch *b)
+{
+    const latrec_input *in = q->p->in;
+    latrec_legs *legs = q->p->legs;
+    for (size_t i = 0; i < b->n; i++) {
+        const latrec_merged *ev = &b->ev[i];
+        b->leg[i] = (int)ev->ring == in->sched_ring ? -1 : latrec_legs_feed(legs, ev->ring, &ev->rec);
+    }
+}
+
+/* Stage 3: records.csv rows. */
+static void stage_write(struct rec_pipe *q, const struct rec_batch *b)
+{
+    latrec_csv *c = &q->csv;
+    char namebuf[8];
+    for (size_t i = 0; i < b->n; i++) {
+        const latrec_merged *ev = &b->ev[i];
+        const uint32_t r = ev->ring;
+        const unsigned stage = latrec_rec_stage(ev->rec.sc);
+        latrec_csv_u64(c, ev->t_ns);
+        latrec_csv_str(c, q->ring_name[r]);
+        latrec_csv_str(c, q->comp_name[r]);
+        if (q->pid[r]) latrec_csv_u64(c, q->pid[r]);
+        else latrec_csv_empty(c);
+        latrec_csv_u64(c, q->tid[r]);
+        latrec_csv_u64(c, latrec_rec_seq(ev->rec.sc));
+        latrec_csv_u64(c, latrec_rec_cpu(ev->rec.sc));
+        latrec_csv_u64(c, stage);
+        latrec_csv_str(c, latrec_input_stage_name(q->p->in, r, stage, namebuf));
+        if (b->leg[i] >= 0 && b->leg[i] < q->n_legs) latrec_csv_str(c, q->leg_name[b->leg[i]]);
+        else latrec_csv_empty(c);
+        latrec_csv_u64(c, ev->rec.aux);
+        latrec_csv_u64(c, ev->rec.aux2);
+        if (q->wall) latrec_csv_u64(c, ev->rec.t_ns);
+        latrec_csv_end(c);
+    }
+}
+
+static void *merge_main(void *arg)
+{
+    struct rec_pipe *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (q->merged - q->written == REC_QUEUE) pthread_cond_wait(&q->room, &q->mu);
+        struct rec_batch *b = q->batch[q->merged % REC_QUEUE];
+        pthread_mutex_unlock(&q->mu);
+        const size_t n = stage_merge(q, b);
+        pthread_mutex_lock(&q->mu);
+        if (n) q->merged++;
+        else q->merge_done = 1;
+        pthread_cond_signal(&q->merged_cv);
+        pthread_mutex_unlock(&q->mu);
+        if (!n) return NULL;
+    }
+}
+
+static void *write_main(void *arg)
+{
+    struct rec_pipe *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (q->written == q->legged && !q->legs_done) pthread_cond_wait(&q->legged_cv, &q->mu);
+        if (q->written == q->legged) {
+            pthread_mutex_unlock(&q->mu);
+            return NULL;
+        }
+        struct rec_batch *b = q->batch[q->written % REC_QUEUE];
+        pthread_mutex_unlock(&q->mu);
+        stage_write(q, b);
+        pthread_mutex_lock(&q->mu);
+        q->written++;
+        pthread_cond_signal(&q->room);
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
+static void pipe_free(struct rec_pipe *q)
+{
+    for (int i = 0; i < REC_QUEUE; i++) free(q->batch[i]);
+    free(q->dropped);
+    free(q->ring_name);
+    free(q->comp_name);
+    free(q->leg_name);
+    free(q->pid);
+    free(q->tid);
+}
+
+/* Buffers, names, and records.csv with its header. 0, or -1 with errno. */
+static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *records_path)
+{
+    const latrec_input *in = p->in;
+    memset(q, 0, sizeof(*q));
+    q->p = p;
+    q->want_records = records_path != NULL;
+    q->wall = in->opts.wall;
+    const size_t n = in->set.n + 1;
+    q->dropped = calloc(n, sizeof(*q->dropped));
+    q->ring_name = calloc(n, sizeof(*q->ring_name));
+    q->comp_name = calloc(n, sizeof(*q->comp_name));
+    q->pid = calloc(n, sizeof(*q->pid));
+    q->tid = calloc(n, sizeof(*q->tid));
+    q->n_legs = in->cat.n_legs;
+    q->leg_name = calloc((size_t)q->n_legs + 1, sizeof(*q->leg_name));
+    int ok = q->dropped && q->ring_name && q->comp_name && q->pid && q->tid && q->leg_name;
+    for (int i = 0; ok && i < REC_QUEUE; i++) ok = (q->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
+    if (!ok) {
+        pipe_free(q);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (size_t i = 0; i < in->set.n; i++) {
+        q->ring_name[i] = in->set.rings[i].name;
+        q->comp_name[i] = latrec_legs_component_name(p->legs, latrec_legs_ring_component(p->legs, (uint32_t)i));
+        q->pid[i] = in->set.rings[i].status == LATREC_RING_OK
+                        ? latrec_legs_process(p->legs, latrec_legs_ring_process(p->legs, (uint32_t)i))->pid
+                        : 0;
+        q->tid[i] = latrec_ring_tid(&in->set.rings[i]);
+    }
+    for (int l = 0; l < q->n_legs; l++) q->leg_name[l] = in->cat.legs[l].name;
+    if (!q->want_records) return 0;
+    if (latrec_csv_open(&q->csv, records_path, NULL) < 0) {
+        const int e = errno;
+        pipe_free(q);
+        errno = e;
+        return -1;
+    }
+    static const char *const cols[] = { "t_ns", "ring", "component", "pid", "tid", "seq", "cpu",
+                                        "stage", "stage_name", "leg", "aux", "aux2", NULL };
+    for (int i = 0; cols[i]; i++) latrec_csv_str(&q->csv, cols[i]);
+    if (q->wall) latrec_csv_str(&q->csv, "t_mono_ns");
+    latrec_csv_end(&q->csv);
+    return 0;
+}
+
 /* Records pass: records.csv (csv) and the instance consumers. */
 static int convert_records(struct convert_pass *p, const char *records_path)
 {
     latrec_input *in = p->in;
-    struct rec_writer w;
-    const int want_records = records_path != NULL;
-    if (want_records && writer_start(&w, in, p->legs, records_path) < 0) return -1;
-    latrec_input_totals tot;
-    latrec_input_totals_get(in, &tot);
-
-    uint64_t *dropped = calloc(in->set.n + 1, sizeof(*dropped)); /* per ring, see drop_behind() */
-    latrec_merge m;
-    if (!dropped || latrec_input_rewind(in, &m) < 0) {
-        free(dropped);
-        if (want_records) writer_finish(&w);
+    struct rec_pipe q;
+    if (pipe_init(&q, p, records_path) < 0) return -1;
+    if (latrec_input_rewind(in, &q.m) < 0) {
+        if (q.want_records) latrec_csv_close(&q.csv);
+        pipe_free(&q);
+        errno = EINVAL;
         return -1;
     }
-    struct rec_batch *b = want_records ? writer_batch(&w) : NULL;
-    if (b) b->n = 0;
-    latrec_merged ev;
-    uint64_t n = 0;
-    while (latrec_input_next(in, &m, &ev)) {
-        int leg = (int)ev.ring == in->sched_ring ? -1 : latrec_legs_feed(p->legs, ev.ring, &ev.rec);
-        if (b) {
-            b->ev[b->n] = ev;
-            b->leg[b->n] = leg;
-            if (++b->n == REC_BATCH) {
-                writer_push(&w, b);
-                b = writer_batch(&w);
-                b->n = 0;
-            }
+    latrec_input_totals tot;
+    latrec_input_totals_get(in, &tot);
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.room, NULL);
+    pthread_cond_init(&q.merged_cv, NULL);
+    pthread_cond_init(&q.legged_cv, NULL);
+    pthread_t merger, writer;
+    int threads = !q.want_records || pthread_create(&writer, NULL, write_main, &q) == 0;
+    if (threads && pthread_create(&merger, NULL, merge_main, &q) != 0) {
+        if (q.want_records) { /* nothing was handed over: the writer just ends */
+            pthread_mutex_lock(&q.mu);
+            q.legs_done = 1;
+            pthread_cond_signal(&q.legged_cv);
+            pthread_mutex_unlock(&q.mu);
+            pthread_join(writer, NULL);
+            q.legs_done = 0;
         }
-        if (ev.pos >= dropped[ev.ring] + DROP_WINDOW) drop_behind(&in->set.rings[ev.ring], &dropped[ev.ring], ev.pos);
-        if ((++n & 0xFFFFF) == 0) progress(in, n, tot.valid);
+        threads = 0;
+    }
+    uint64_t n = 0;
+    if (threads) {
+        for (;;) {
+            pthread_mutex_lock(&q.mu);
+            while (q.legged == q.merged && !q.merge_done) pthread_cond_wait(&q.merged_cv, &q.mu);
+            if (q.legged == q.merged) {
+                q.legs_done = 1;
+                pthread_cond_signal(&q.legged_cv);
+                pthread_mutex_unlock(&q.mu);
+                break;
+            }
+            struct rec_batch *b = q.batch[q.legged % REC_QUEUE];
+            pthread_mutex_unlock(&q.mu);
+            stage_legs(&q, b);
+            const uint64_t before = n;
+            n += b->n;
+            pthread_mutex_lock(&q.mu);
+            q.legged++;
+            if (q.want_records) {
+                pthread_cond_signal(&q.legged_cv);
+            } else { /* no write stage: the batch is free again */
+                q.written = q.legged;
+                pthread_cond_signal(&q.room);
+            }
+            pthread_mutex_unlock(&q.mu);
+            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid);
+        }
+        pthread_join(merger, NULL);
+        if (q.want_records) pthread_join(writer, NULL);
+    } else { /* no threads: the stages one after the other, a batch at a time */
+        struct rec_batch *b = q.batch[0];
+        while (stage_merge(&q, b)) {
+            stage_legs(&q, b);
+            if (q.want_records) stage_write(&q, b);
+            const uint64_t before = n;
+            n += b->n;
+            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid);
+        }
     }
     if (n > 0xFFFFF) progress(in, tot.valid, tot.valid);
-    if (b && b->n) writer_push(&w, b);
+    pthread_mutex_destroy(&q.mu);
+    pthread_cond_destroy(&q.room);
+    pthread_cond_destroy(&q.merged_cv);
+    pthread_cond_destroy(&q.legged_cv);
     latrec_legs_finish(p->legs);
-    latrec_merge_free(&m);
-    free(dropped);
-    return want_records ? writer_finish(&w) : 0;
+    latrec_merge_free(&q.m);
+    int rc = 0;
+    if (q.want_records && latrec_csv_close(&q.csv) < 0) rc = -1;
+    const int e = errno;
+    pipe_free(&q);
+    errno = e;
+    return rc;
 }
 
 int latrec_cmd_convert(int argc, char **argv)

@@ -471,6 +471,52 @@ static void test_discovery(void **state)
     run_close(&r);
 }
 
+/* A catalog of stage names only (--stages HEADER): no legs at all, every
+ * chain discovered and named after the catalog's stage names. */
+static void test_discovery_names_only(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("names_only");
+    struct r v[] = {
+        { 1, 0x80, BASE, 0, 0 },        { 1, 0x81, BASE + 100, 0, 0 }, { 1, 0x90, BASE + 350, 0, 0 },
+        { 2, 0x80, BASE + 1000, 0, 0 }, { 2, 0x81, BASE + 1090, 0, 0 }, { 2, 0x90, BASE + 1200, 0, 0 },
+        { 3, 0x80, BASE + 2000, 0, 0 },
+    };
+    make_ring(dir, "app.9", 3, 1000, 9, v, sizeof v / sizeof v[0]);
+    latrec_catalog cat;
+    latrec_catalog_init(&cat, "app");
+    cat.stage_names[0x80] = strdup("RX");
+    cat.stage_names[0x81] = strdup("PARSE");
+    cat.stage_names[0x90] = strdup("TX");
+    latrec_ringset set;
+    char err[256];
+    const char *dirs[] = { dir };
+    assert_int_equal(latrec_ringset_open(&set, dirs, 1, err, sizeof err), 0);
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.legs = latrec_legs_new(&cat, &set, NULL, 0, 0, on_emit, &r);
+    assert_non_null(r.legs);
+    assert_int_equal(latrec_legs_n_legs(r.legs), 0);
+    latrec_merge m;
+    latrec_merged ev;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    while (latrec_merge_next(&m, &ev)) assert_int_equal(latrec_legs_feed(r.legs, ev.ring, &ev.rec), -1);
+    latrec_merge_free(&m);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(latrec_legs_n_legs(r.legs), 2);
+    assert_string_equal(latrec_legs_leg(r.legs, 0)->name, "RX>PARSE>TX");
+    assert_string_equal(latrec_legs_leg(r.legs, 1)->name, "RX");
+    assert_int_equal(r.n_inst, 3);
+    assert_int_equal(r.inst[0]->hits[2].t_ns - r.inst[0]->hits[0].t_ns, 350);
+    assert_int_equal(r.inst[1]->hits[1].t_ns - r.inst[1]->hits[0].t_ns, 90);
+    assert_int_equal(r.inst[2]->leg, 1);
+    for (size_t i = 0; i < r.n_inst; i++) free(r.inst[i]);
+    free(r.inst);
+    latrec_legs_free(r.legs);
+    latrec_ringset_close(&set);
+    latrec_catalog_free(&cat);
+}
+
 /* ---- (e) seq reuse ends the old instance --------------------------------------------- */
 
 static void test_seq_reuse(void **state)
@@ -752,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_two_processes_equal_seqs),
         cmocka_unit_test(test_guessed_processes),
         cmocka_unit_test(test_discovery),
+        cmocka_unit_test(test_discovery_names_only),
         cmocka_unit_test(test_seq_reuse),
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_max_open),
