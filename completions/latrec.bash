@@ -51,18 +51,18 @@ _latrec() {
             ;;
         report)
             opts="$input --top --component --leg --hop --percentiles --unit --warm-up --format
-                  --fail-over --baseline --drop-outliers --calibrate --interval"
+                  --fail-over --baseline --drop-outliers --calibrate --interval --explain"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--stage-prefix) return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix) return ;;
             esac
             ;;
         hist)
             opts="$input --component --leg --hop --totals -b --bucket-size -E --entries --no-header
-                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate"
+                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate --runqlat --per-thread"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;

@@ -59,11 +59,19 @@ static const latrec_hit *hit_of(const latrec_leg *leg, const latrec_instance *in
     return i >= 0 && i < inst->n_hits && inst->hits[i].t_ns ? &inst->hits[i] : NULL;
 }
 
+int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                    const latrec_hit **a, const latrec_hit **b)
+{
+    *a = hit_of(leg, inst, h->from);
+    *b = hit_of(leg, inst, h->to);
+    return *a && *b;
+}
+
 int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                      int64_t *ns, uint32_t *ring_to)
 {
-    const latrec_hit *a = hit_of(leg, inst, h->from), *b = hit_of(leg, inst, h->to);
-    if (!a || !b) return 0;
+    const latrec_hit *a, *b;
+    if (!latrec_hop_hits(leg, inst, h, &a, &b)) return 0;
     *ns = (int64_t)(b->t_ns - a->t_ns);
     *ring_to = b->ring;
     return 1;

@@ -43,6 +43,11 @@ int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latr
 int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                      int64_t *ns, uint32_t *ring_to);
 
+/* The two stamps of hop h in inst (NULL when a stage is absent): *a the
+ * `from` stamp, *b the `to` stamp. Returns 1 when both are present. */
+int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                    const latrec_hit **a, const latrec_hit **b);
+
 /* Parse "A:B" (stage names or ids of cat) into sel. 0, or -1 when a stage
  * is unknown or the selection is full. */
 int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *cat, const char *spec);

@@ -10,10 +10,11 @@
 #include "cli/figures.h"
 #include "cli/input.h"
 #include "cli/pass.h"
+#include "cli/sched_view.h"
 
 enum {
     OPT_COMPONENT = 0x600, OPT_LEG, OPT_HOP, OPT_TOTALS, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX,
-    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE
+    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE, OPT_RUNQLAT, OPT_PER_THREAD
 };
 
 #define MAX_ENTRIES 1000000
@@ -29,6 +30,7 @@ struct hist_opts {
     uint64_t bucket_size; /* in units */
     uint64_t entries;
     int no_header, no_summary, no_index, with_zeros, log2;
+    int runqlat, per_thread;
     int format; /* 0 text, 1 csv, 2 json */
     latrec_units units;
 };
@@ -49,6 +51,9 @@ static const struct argp_option hist_options[] = {
     { "format", OPT_FORMAT, "FMT", 0, "text (default), csv or json", 0 },
     { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION", 0 },
     { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
+    { "runqlat", OPT_RUNQLAT, 0, 0, "Instead of hops: the target threads' runqueue latency (wakeup or "
+                                    "preemption to running), from the run's scheduler data", 0 },
+    { "per-thread", OPT_PER_THREAD, 0, 0, "With --runqlat: one column per thread", 0 },
     { 0 }
 };
 
@@ -98,6 +103,8 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
             argp_error(state, "--warm-up takes a duration like 500ms or 2s, not '%s'", arg);
         break;
     case OPT_CALIBRATE: o->pass.calibrate = 1; break;
+    case OPT_RUNQLAT: o->runqlat = 1; break;
+    case OPT_PER_THREAD: o->per_thread = 1; break;
     case ARGP_KEY_ARG:
         if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
         break;
@@ -174,13 +181,8 @@ static unsigned log2_slot(uint64_t v)
     return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
 }
 
-static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+static void add_value(struct hist_run *h, struct column *c, int64_t ns)
 {
-    (void)inst;
-    struct hist_run *h = ctx;
-    struct hist_table *ht = t->user;
-    if (ht->col[hop] < 0) return;
-    struct column *c = &h->cols[ht->col[hop]];
     if (ns < 0) {
         c->regressions++;
         return;
@@ -192,6 +194,75 @@ static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, cons
     if (!c->count || ns > c->max) c->max = ns;
     c->sum += ns;
     c->count++;
+}
+
+static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+{
+    (void)inst;
+    struct hist_run *h = ctx;
+    struct hist_table *ht = t->user;
+    if (ht->col[hop] >= 0) add_value(h, &h->cols[ht->col[hop]], ns);
+}
+
+/* --runqlat: one wait of a target thread. */
+struct runqlat_ctx {
+    struct hist_run *h;
+    const latrec_sched_model *model;
+    uint32_t *tids; /* column of each tid (per thread) */
+    int *tid_col;
+    int n_tids, cap_tids;
+};
+
+static int runqlat_wait(void *ctx, const latrec_sched_wait *w)
+{
+    struct runqlat_ctx *rc = ctx;
+    struct hist_run *h = rc->h;
+    int col = 0;
+    if (h->o->per_thread) {
+        col = -1;
+        for (int i = 0; i < rc->n_tids && col < 0; i++)
+            if (rc->tids[i] == w->tid) col = rc->tid_col[i];
+        if (col < 0) {
+            if (rc->n_tids == rc->cap_tids) {
+                int cap = rc->cap_tids ? rc->cap_tids * 2 : 16;
+                uint32_t *t = realloc(rc->tids, (size_t)cap * sizeof(*t));
+                if (!t) return -1;
+                rc->tids = t;
+                int *c = realloc(rc->tid_col, (size_t)cap * sizeof(*c));
+                if (!c) return -1;
+                rc->tid_col = c;
+                rc->cap_tids = cap;
+            }
+            char label[64];
+            const char *comm = latrec_sched_comm(rc->model, w->tid, w->t_ns);
+            snprintf(label, sizeof(label), "%s/%u", comm && *comm ? comm : "?", w->tid);
+            if ((col = add_column(h, label)) < 0) return -1;
+            rc->tids[rc->n_tids] = w->tid;
+            rc->tid_col[rc->n_tids++] = col;
+        }
+    }
+    add_value(h, &h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
+    return 0;
+}
+
+/* Fill the columns from the scheduler data. Returns an exit status. */
+static int runqlat(struct hist_run *h, const latrec_input *in)
+{
+    latrec_sched_view v;
+    if (latrec_sched_view_open(&v, in) < 0) return LATREC_EXIT_ERROR;
+    if (!v.model) {
+        fprintf(stderr, "latrec hist: --runqlat: scheduler data n/a: %s\n", v.reason);
+        return LATREC_EXIT_ERROR;
+    }
+    struct runqlat_ctx rc = { h, v.model, NULL, NULL, 0, 0 };
+    int rcode = LATREC_EXIT_OK;
+    if (!h->o->per_thread && add_column(h, "runqlat") < 0) rcode = LATREC_EXIT_ERROR;
+    else if (latrec_sched_foreach_wait(v.model, runqlat_wait, &rc) != 0) rcode = LATREC_EXIT_ERROR;
+    if (rcode) fprintf(stderr, "latrec hist: out of memory\n");
+    free(rc.tids);
+    free(rc.tid_col);
+    latrec_sched_view_close(&v);
+    return rcode;
 }
 
 /* ---- output ------------------------------------------------------------------ */
@@ -363,6 +434,14 @@ static void print_json(struct hist_run *h, FILE *out)
     json_decref(root);
 }
 
+static void print_output(struct hist_run *h, const latrec_input *in)
+{
+    if (h->o->format == 1) print_csv(h, stdout);
+    else if (h->o->format == 2) print_json(h, stdout);
+    else if (h->o->log2) print_log2(h, stdout);
+    else print_text(h, in, stdout);
+}
+
 int latrec_cmd_hist(int argc, char **argv)
 {
     static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
@@ -400,16 +479,19 @@ int latrec_cmd_hist(int argc, char **argv)
     h.o = &o;
     h.bucket_ns = (uint64_t)((double)o.bucket_size * o.units.div);
     latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL };
-    latrec_pass *p = latrec_pass_run(&in, &o.pass, &sinks);
+    latrec_pass *p = NULL;
     int rc = LATREC_EXIT_ERROR;
-    if (p) {
+    if (o.runqlat) {
+        rc = runqlat(&h, &in);
+        if (rc == LATREC_EXIT_OK) {
+            print_output(&h, &in);
+            rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+        }
+    } else if ((p = latrec_pass_run(&in, &o.pass, &sinks))) {
         if (h.n_cols == 0)
             fprintf(stderr, "latrec hist: no leg instances%s\n",
                     o.pass.component || o.pass.leg || o.n_hop_specs ? " match the selection" : "");
-        if (o.format == 1) print_csv(&h, stdout);
-        else if (o.format == 2) print_json(&h, stdout);
-        else if (o.log2) print_log2(&h, stdout);
-        else print_text(&h, &in, stdout);
+        print_output(&h, &in);
         rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);

@@ -14,10 +14,11 @@
 #include "cli/figures.h"
 #include "cli/input.h"
 #include "cli/pass.h"
+#include "cli/sched_view.h"
 
 enum {
     OPT_TOP = 0x500, OPT_COMPONENT, OPT_LEG, OPT_HOP, OPT_PCT, OPT_UNIT, OPT_WARMUP, OPT_FORMAT,
-    OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_CALIBRATE, OPT_INTERVAL
+    OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_CALIBRATE, OPT_INTERVAL, OPT_EXPLAIN
 };
 
 #define MAX_GATES 32
@@ -46,6 +47,7 @@ struct report_opts {
     const char *baseline;
     int drop_outliers;
     uint64_t interval_ns;
+    int explain;
 };
 
 static const struct argp_option report_options[] = {
@@ -63,6 +65,8 @@ static const struct argp_option report_options[] = {
     { "baseline", OPT_BASELINE, "DIR", 0, "Compare with the run in DIR: baseline value and change per figure", 0 },
     { "drop-outliers", OPT_DROP_OUTLIERS, 0, 0, "Leave outliers out of every other figure", 0 },
     { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
+    { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
+                                      "hop took the time and what the scheduler did meanwhile", 0 },
     { "interval", OPT_INTERVAL, "DURATION", 0, "A time series instead: per interval and leg, count, rate, "
                                                "p50/p99 of the total, bytes", 0 },
     { 0 }
@@ -172,6 +176,11 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     case OPT_BASELINE: o->baseline = arg; break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_CALIBRATE: o->pass.calibrate = 1; break;
+    case OPT_EXPLAIN:
+        o->explain = (int)strtol(arg, &end, 10);
+        if (*end || o->explain < 0 || o->explain > 1000)
+            argp_error(state, "--explain takes a count 0..1000, not '%s'", arg);
+        break;
     case OPT_INTERVAL:
         if (latrec_parse_duration(arg, &o->interval_ns) < 0 || o->interval_ns == 0)
             argp_error(state, "--interval takes a duration like 100ms or 1s, not '%s'", arg);
@@ -192,6 +201,8 @@ struct top_entry {
     uint32_t process, ring;
     int64_t  hop[LATREC_MAX_HOPS];
     uint8_t  has[LATREC_MAX_HOPS];
+    uint64_t t_a[LATREC_MAX_HOPS], t_b[LATREC_MAX_HOPS]; /* the hop's stamps */
+    uint32_t tid_a[LATREC_MAX_HOPS], tid_b[LATREC_MAX_HOPS]; /* their threads */
 };
 
 struct interval {
@@ -215,6 +226,7 @@ struct rtable {
     uint64_t gap_prev;                       /* the outlier pass's own gap series */
     int gap_have_prev;
     latrec_figures fig[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    latrec_sched_acc sacc[LATREC_MAX_HOPS];  /* scheduler split per hop */
     int rank_hop;                            /* -1: no ranking */
     struct top_entry *top;
     int n_top;
@@ -232,8 +244,15 @@ struct report_run {
     struct interval_row *rows;
     size_t n_rows, cap_rows;
     uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
+    latrec_sched_view sv; /* the scheduler's side, or why not */
     int oom;
 };
+
+/* Instances kept per leg for --top and --explain. */
+static int top_cap(const struct report_opts *o)
+{
+    return o->top > o->explain ? o->top : o->explain;
+}
 
 static int rank_hop_of(const latrec_leg_table *t)
 {
@@ -260,7 +279,7 @@ static int rt_new(void *ctx, latrec_leg_table *t)
     if (latrec_stats_init(&rt->gaps_stats) < 0) return -1;
     latrec_gaps_init(&rt->gaps, &rt->gaps_stats);
     rt->rank_hop = rank_hop_of(t);
-    if (r->o->top && !(rt->top = calloc((size_t)r->o->top, sizeof(*rt->top)))) return -1;
+    if (top_cap(r->o) && !(rt->top = calloc((size_t)top_cap(r->o), sizeof(*rt->top)))) return -1;
     return 0;
 }
 
@@ -278,12 +297,15 @@ static void rt_free(latrec_leg_table *t)
 
 static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
 {
-    (void)inst;
     struct report_run *r = ctx;
     struct rtable *rt = t->user;
     if (!rt) return;
     if (r->pass_no == 1) {
         latrec_stats_add(&rt->col[hop], ns);
+        const latrec_hit *a, *b;
+        if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
+            latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in.set.rings[b->ring]), a->t_ns,
+                                  b->t_ns);
         return;
     }
     /* Outlier pass: exact counts, and the columns without the outliers. */
@@ -322,8 +344,15 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
     const latrec_leg *leg = &t->legdef;
     struct top_entry e;
     memset(&e, 0, sizeof(e));
-    uint32_t ring;
-    for (int h = 0; h < t->n_hops; h++) e.has[h] = (uint8_t)latrec_hop_value(leg, inst, &t->hops[h], &e.hop[h], &ring);
+    for (int h = 0; h < t->n_hops; h++) {
+        const latrec_hit *a, *b;
+        if (!(e.has[h] = (uint8_t)latrec_hop_hits(leg, inst, &t->hops[h], &a, &b))) continue;
+        e.hop[h] = (int64_t)(b->t_ns - a->t_ns);
+        e.t_a[h] = a->t_ns;
+        e.t_b[h] = b->t_ns;
+        e.tid_a[h] = latrec_ring_tid(&r->in.set.rings[a->ring]);
+        e.tid_b[h] = latrec_ring_tid(&r->in.set.rings[b->ring]);
+    }
     if (!e.has[rt->rank_hop]) return;
     e.key = e.hop[rt->rank_hop];
     e.seq = inst->seq;
@@ -335,7 +364,7 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
             break;
         }
     /* Keep the N largest, sorted descending (N is small). */
-    int n = rt->n_top, cap = r->o->top;
+    int n = rt->n_top, cap = top_cap(r->o);
     if (n == cap && e.key <= rt->top[n - 1].key) return;
     int pos = n < cap ? n : n - 1;
     while (pos > 0 && rt->top[pos - 1].key < e.key) {
@@ -438,7 +467,7 @@ static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *i
     struct report_run *r = ctx;
     struct rtable *rt = t->user;
     if (r->pass_no != 1) return;
-    if (r->o->top) add_top(r, t, rt, inst);
+    if (top_cap(r->o)) add_top(r, t, rt, inst);
     if (r->o->interval_ns) add_interval(r, t, rt, inst);
 }
 
@@ -467,6 +496,7 @@ static void free_run(struct report_run *r)
     }
     free(r->rows);
     r->rows = NULL;
+    latrec_sched_view_close(&r->sv);
     latrec_input_close(&r->in);
 }
 
@@ -481,6 +511,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
     struct report_opts *o = r->o;
     if (latrec_input_open(&r->in, input_opts, "report") != 0) return LATREC_EXIT_ERROR;
+    if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;
     for (int i = 0; i < o->n_hop_specs; i++)
         if (latrec_hop_select_add(&popts.hops, &r->in.cat, o->hop_specs[i]) < 0) {
@@ -612,6 +643,12 @@ static void print_header_text(struct report_run *r, FILE *out)
     if (latrec_legs_guessed_processes(latrec_pass_legs(r->pass)))
         fprintf(out, "# processes: rings without a pid (format v1/v2): one process per component assumed\n");
     if (!in->have_start) fprintf(out, "# start stamp: none (every record kept)\n");
+    if (r->sv.model)
+        fprintf(out, "# scheduler: %llu events from %s\n",
+                (unsigned long long)latrec_sched_counters(r->sv.model)->records,
+                in->set.rings[in->sched_ring].basename);
+    else
+        fprintf(out, "# scheduler: n/a (%s)\n", r->sv.reason);
     if (r->o->pass.warmup_ns)
         fprintf(out, "# warm-up: first %.3f ms ignored (%llu instances)\n", (double)r->o->pass.warmup_ns / 1e6,
                 (unsigned long long)latrec_pass_warmup_skipped(r->pass));
@@ -681,6 +718,92 @@ static struct libscols_table *new_text_table(const struct report_opts *o, const 
     return tb;
 }
 
+/* Mean ns per split instance, in the unit. */
+static void fmt_mean(char *buf, size_t len, long double sum, uint64_t n, const latrec_units *u)
+{
+    snprintf(buf, len, "%.*f", u->decimals, (double)(sum / (long double)n) / u->div);
+}
+
+/* The scheduler's split of each hop: means per instance over the thread that
+ * stamped the hop's second stage. */
+static void print_sched_text(struct report_run *r, const latrec_leg_table *t, const struct rtable *rt, FILE *out)
+{
+    const struct report_opts *o = r->o;
+    if (!r->sv.model) {
+        fprintf(out, "  scheduler: n/a (%s)\n", r->sv.reason);
+        return;
+    }
+    if (t->n_hops == 0) return;
+    struct libscols_table *tb = scols_new_table();
+    if (!tb) return;
+    char name[64];
+    scols_table_new_column(tb, "HOP", 0, 0);
+    scols_table_new_column(tb, "SPLIT", 0, SCOLS_FL_RIGHT);
+    const char *cols[] = { "ONCPU", "RUNQ", "BLOCKED", "UNKNOWN" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "%s_%s", cols[i], o->units.name);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+    }
+    scols_table_new_column(tb, "PREEMPTIONS", 0, SCOLS_FL_RIGHT);
+    scols_table_new_column(tb, "MIGRATIONS", 0, SCOLS_FL_RIGHT);
+    for (int h = 0; h < t->n_hops; h++) {
+        const latrec_sched_acc *a = &rt->sacc[h];
+        struct libscols_line *ln = scols_table_new_line(tb, NULL);
+        char buf[64];
+        add_cell(ln, 0, t->hops[h].name);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->n);
+        add_cell(ln, 1, buf);
+        const long double sums[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
+        for (int i = 0; i < 4; i++) {
+            if (a->n) fmt_mean(buf, sizeof(buf), sums[i], a->n, &o->units);
+            else snprintf(buf, sizeof(buf), "-");
+            add_cell(ln, 2 + i, buf);
+        }
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->preemptions);
+        add_cell(ln, 6, buf);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->migrations);
+        add_cell(ln, 7, buf);
+    }
+    fprintf(out, "  scheduler, mean per instance on the thread of each hop's second stage:\n");
+    scols_print_table(tb);
+    scols_unref_table(tb);
+}
+
+/* --explain: the slowest instances, a sentence or two each. */
+static void print_explain(struct report_run *r, const latrec_leg_table *t, const struct rtable *rt, FILE *out)
+{
+    const struct report_opts *o = r->o;
+    int n = rt->n_top < o->explain ? rt->n_top : o->explain;
+    fprintf(out, "  the %d slowest by %s, explained:\n", n, t->hops[rt->rank_hop].name);
+    for (int k = 0; k < n; k++) {
+        const struct top_entry *e = &rt->top[k];
+        /* The hop that took the most, leaving the total aside. */
+        int worst = -1;
+        for (int h = 0; h < t->n_hops; h++)
+            if (e->has[h] && !t->hops[h].total && (worst < 0 || e->hop[h] > e->hop[worst])) worst = h;
+        if (worst < 0) worst = rt->rank_hop;
+        char total[48], hop[48], why[1024];
+        fmt_value(total, sizeof(total), (double)e->key, 1, &o->units);
+        fmt_value(hop, sizeof(hop), (double)e->hop[worst], 1, &o->units);
+        fprintf(out, "  %d. seq %llu (%s), %s %s %s, started at %.6f s: %s took %s %s",
+                k + 1, (unsigned long long)e->seq, latrec_legs_process(latrec_pass_legs(r->pass), e->process)->label,
+                t->hops[rt->rank_hop].name, total, o->units.name,
+                (double)(int64_t)(e->start - latrec_pass_begin(r->pass)) / 1e9, t->hops[worst].name, hop,
+                o->units.name);
+        if (e->has[rt->rank_hop] && e->key > 0)
+            fprintf(out, " (%.0f%% of it)", 100.0 * (double)e->hop[worst] / (double)e->key);
+        latrec_sched_view_explain(&r->sv, e->tid_b[worst], e->t_a[worst], e->t_b[worst], o->units.name,
+                                  o->units.div, why, sizeof(why));
+        fprintf(out, ". Thread %u: %s", e->tid_b[worst], why);
+        if (e->tid_a[worst] != e->tid_b[worst] && r->sv.model) {
+            latrec_sched_view_explain(&r->sv, e->tid_a[worst], e->t_a[worst], e->t_b[worst], o->units.name,
+                                      o->units.div, why, sizeof(why));
+            fprintf(out, ". Thread %u (first stage): %s", e->tid_a[worst], why);
+        }
+        fprintf(out, ".\n");
+    }
+}
+
 static void print_text(struct report_run *r, struct report_run *base, FILE *out)
 {
     const struct report_opts *o = r->o;
@@ -701,6 +824,7 @@ static void print_text(struct report_run *r, struct report_run *base, FILE *out)
         scols_table_enable_noheadings(tb, 0);
         scols_print_table(tb);
         scols_unref_table(tb);
+        print_sched_text(r, t, rt, out);
         if (o->top && rt->n_top) {
             fprintf(out, "  slowest %d by %s:\n", rt->n_top, t->hops[rt->rank_hop].name);
             struct libscols_table *tt = scols_new_table();
@@ -736,6 +860,7 @@ static void print_text(struct report_run *r, struct report_run *base, FILE *out)
             scols_print_table(tt);
             scols_unref_table(tt);
         }
+        if (o->explain && rt->n_top) print_explain(r, t, rt, out);
         if (rt->late)
             fprintf(out, "  %llu instances came after their interval was closed (not in the time series)\n",
                     (unsigned long long)rt->late);
@@ -838,6 +963,25 @@ static void csv_quoted(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* The scheduler columns of a hop row: empty without scheduler data (and
+ * on the inter-arrival row). */
+static void csv_sched(FILE *out, const struct report_run *r, const latrec_sched_acc *a)
+{
+    if (!r->sv.model || !a) {
+        fputs(",,,,,,,", out); /* seven empty columns */
+        return;
+    }
+    char buf[64];
+    fprintf(out, ",%llu", (unsigned long long)a->n);
+    const long double sums[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
+    for (int i = 0; i < 4; i++) {
+        if (a->n) fmt_mean(buf, sizeof(buf), sums[i], a->n, &r->o->units);
+        else buf[0] = '\0';
+        fprintf(out, ",%s", buf);
+    }
+    fprintf(out, ",%llu,%llu", (unsigned long long)a->preemptions, (unsigned long long)a->migrations);
+}
+
 static void print_csv(struct report_run *r, struct report_run *base, FILE *out)
 {
     const struct report_opts *o = r->o;
@@ -898,6 +1042,8 @@ static void print_csv(struct report_run *r, struct report_run *base, FILE *out)
             else fprintf(out, ",delta_%s,delta_%s_pct", fn, fn);
         }
     }
+    fprintf(out, ",sched_split,on_cpu_%s,runq_%s,blocked_%s,unknown_%s,preemptions,migrations", o->units.name,
+            o->units.name, o->units.name, o->units.name);
     fputc('\n', out);
     for (int i = 0; i < n; i++) {
         const latrec_leg_table *t = tables[i];
@@ -918,6 +1064,7 @@ static void print_csv(struct report_run *r, struct report_run *base, FILE *out)
                 csv_figures(out, b ? b : &empty, o);
                 csv_deltas(out, &rt->fig[h], b, o);
             }
+            csv_sched(out, r, h < t->n_hops ? &rt->sacc[h] : NULL);
             fputc('\n', out);
         }
     }
@@ -939,6 +1086,25 @@ static json_t *json_figures(const latrec_figures *f, const struct report_opts *o
     }
     json_object_set_new(j, "outliers", f->count && f->outliers_known ? json_integer((json_int_t)f->outliers) : json_null());
     json_object_set_new(j, "regressions", json_integer((json_int_t)f->regressions));
+    return j;
+}
+
+/* The scheduler split of a hop: null without scheduler data. */
+static json_t *json_sched(const struct report_run *r, const latrec_sched_acc *a)
+{
+    if (!r->sv.model) return json_null();
+    const latrec_units *u = &r->o->units;
+    json_t *j = json_object();
+    char key[32];
+    json_object_set_new(j, "split", json_integer((json_int_t)a->n));
+    const char *names[4] = { "on_cpu", "runq", "blocked", "unknown" };
+    const long double sums[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
+    for (int i = 0; i < 4; i++) {
+        snprintf(key, sizeof(key), "%s_%s", names[i], u->name);
+        json_object_set_new(j, key, a->n ? json_real((double)(sums[i] / (long double)a->n) / u->div) : json_null());
+    }
+    json_object_set_new(j, "preemptions", json_integer((json_int_t)a->preemptions));
+    json_object_set_new(j, "migrations", json_integer((json_int_t)a->migrations));
     return j;
 }
 
@@ -966,6 +1132,10 @@ static void print_json(struct report_run *r, struct report_run *base, FILE *out)
     json_object_set_new(hdr, "outliers_dropped", json_boolean(o->drop_outliers));
     json_object_set_new(hdr, "warm_up_ns", json_integer((json_int_t)o->pass.warmup_ns));
     json_object_set_new(hdr, "processes_guessed", json_boolean(latrec_legs_guessed_processes(latrec_pass_legs(r->pass))));
+    json_t *sj = json_object();
+    json_object_set_new(sj, "available", json_boolean(r->sv.model != NULL));
+    json_object_set_new(sj, "reason", r->sv.model ? json_null() : json_string(r->sv.reason));
+    json_object_set_new(hdr, "sched", sj);
     json_object_set_new(root, "header", hdr);
     json_t *legs = json_array();
     int n;
@@ -983,6 +1153,7 @@ static void print_json(struct report_run *r, struct report_run *base, FILE *out)
         for (int h = 0; h <= t->n_hops; h++) {
             json_t *hj = json_figures(&rt->fig[h], o);
             json_object_set_new(hj, "hop", json_string(h < t->n_hops ? t->hops[h].name : "inter-arrival"));
+            if (h < t->n_hops) json_object_set_new(hj, "sched", json_sched(r, &rt->sacc[h]));
             const latrec_figures *b = baseline_of(base, t, h);
             if (base) json_object_set_new(hj, "baseline", b ? json_figures(b, o) : json_null());
             json_array_append_new(hops, hj);

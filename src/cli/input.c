@@ -92,6 +92,9 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
     }
     if (first) {
         in->have_run = 1;
+        json_t *sched = json_object_get(json_object_get(run, "collectors"), "sched");
+        const char *why = json_string_value(json_object_get(sched, "reason"));
+        if (why) snprintf(in->sched_reason, sizeof(in->sched_reason), "%s", why);
         const char *cmd = json_string_value(json_object_get(run, "command"));
         snprintf(in->command, sizeof(in->command), "%s", cmd ? cmd : "");
         json_t *t = json_object_get(run, "start_real_ns");

@@ -42,6 +42,7 @@ typedef struct latrec_input {
     int            have_run;
     char           command[1024];
     uint64_t       run_start_real_ns, run_stop_real_ns;
+    char           sched_reason[256]; /* run.json's word on the scheduler collector */
     int            have_start;    /* a start stamp: drop what precedes it */
     uint64_t       start_ns;      /* CLOCK_MONOTONIC of the start stamp */
     uint64_t      *dropped;       /* per ring: records before the start stamp */

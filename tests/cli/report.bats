@@ -122,7 +122,8 @@ csvval() {
 
 # Lines of one text table: from "COMP/LEG  instances:" to the blank line.
 section() {
-    awk -v h="$2  instances:" 'index($0, h) == 1 { p = 1 } p && /^$/ { exit } p' "$1"
+    # The hop table only: up to the scheduler line (or the blank line).
+    awk -v h="$2  instances:" 'index($0, h) == 1 { p = 1 } p && (/^$/ || /^  scheduler/) { exit } p' "$1"
 }
 
 # Cell of a text table: row name, column name (from the HOP header line).
@@ -141,6 +142,7 @@ textval() {
     [ "${lines[3]}" = "# clock cost per call: 25..40 ns" ]
     [ "${lines[4]}" = "# catalog: e3 (built in)" ]
     [ "${lines[5]}" = "# start stamp: none (every record kept)" ]
+    [ "${lines[6]}" = "# scheduler: n/a (not a run of latrec record)" ]
 }
 
 @test "report: one table per component/leg, hop rows, total and inter-arrival" {
@@ -191,11 +193,11 @@ textval() {
 @test "report --format csv: stable columns and values" {
     run --separate-stderr "$LATREC" report "$D/A" --format csv
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us,mean_us,stddev_us,skewness,outliers,regressions" ]
+    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p90_us,p99_us,p99.9_us,p99.99_us,max_us,mean_us,stddev_us,skewness,outliers,regressions,sched_split,on_cpu_us,runq_us,blocked_us,unknown_us,preemptions,migrations" ]
     # 3 tables: outbound 5 hops + inter-arrival, inbound 2 + 1, apply_ctrl 2 + 1.
     [ "${#lines[@]}" -eq $((1 + 6 + 3 + 3)) ]
-    [ "${lines[1]}" = "libe3,outbound,ENQUEUE->DEQUEUE,100,100,100,2.000,2.000,2.000,2.000,2.000,2.000,2.000,2.000,0.000,,,0" ]
-    [ "${lines[4]}" = "libe3,outbound,EMIT_ENTER->ENQUEUE,100,100,0,,,,,,,,,,,,0" ]
+    [ "${lines[1]}" = "libe3,outbound,ENQUEUE->DEQUEUE,100,100,100,2.000,2.000,2.000,2.000,2.000,2.000,2.000,2.000,0.000,,,0,,,,,,," ]
+    [ "${lines[4]}" = "libe3,outbound,EMIT_ENTER->ENQUEUE,100,100,0,,,,,,,,,,,,0,,,,,,," ]
     printf '%s\n' "${lines[@]}" > "$D/a.csv"
     [ "$(csvval "$D/a.csv" libe3 outbound total min_us)" = 5.500 ]
     [ "$(csvval "$D/a.csv" libe3 outbound total p50_us)" = 5.549 ]
@@ -255,8 +257,8 @@ EOF
         done
     done
     "$LATREC" report "$D/E" --format csv > "$D/e.csv"
-    [ "$(sed -n 2p "$D/e.csv")" = "libe3,inbound,RECV->DECODE_E3AP_DONE,1,0,0,,,,,,,,,,,,0" ]
-    [ "$(sed -n 4p "$D/e.csv")" = "libe3,inbound,inter-arrival,1,0,0,,,,,,,,,,,,0" ]
+    [ "$(sed -n 2p "$D/e.csv")" = "libe3,inbound,RECV->DECODE_E3AP_DONE,1,0,0,,,,,,,,,,,,0,,,,,,," ]
+    [ "$(sed -n 4p "$D/e.csv")" = "libe3,inbound,inter-arrival,1,0,0,,,,,,,,,,,,0,,,,,,," ]
     "$LATREC" report "$D/E" --format json > "$D/e.json"
     "$PY" - "$D/e.json" <<'EOF'
 import json, sys
@@ -475,7 +477,7 @@ assert top[0]["process"] == "pid 1000" and top[0]["ring"] == "oai.104", top' "$o
 
 @test "report --percentiles chooses the columns" {
     run "$LATREC" report "$D/A" --leg outbound --percentiles 50,75 --format csv
-    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p75_us,max_us,mean_us,stddev_us,skewness,outliers,regressions" ]
+    [ "${lines[0]}" = "component,leg,hop,instances,complete,count,min_us,p50_us,p75_us,max_us,mean_us,stddev_us,skewness,outliers,regressions,sched_split,on_cpu_us,runq_us,blocked_us,unknown_us,preemptions,migrations" ]
     [[ "${lines[2]}" == "libe3,outbound,DEQUEUE->ENCODE_E3AP_DONE,100,100,100,0.500,0.549,0.574,0.599,"* ]]
     run "$LATREC" report "$D/A" --percentiles 99.99,50
     grep -Eq 'MIN_us +P99.99_us +P50_us +MAX_us' <<< "$output"

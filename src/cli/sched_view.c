@@ -1,0 +1,83 @@
+/* The scheduler's side of a hop. */
+#include "cli/sched_view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
+{
+    memset(v, 0, sizeof(*v));
+    if (in->sched_ring < 0) {
+        if (in->sched_reason[0])
+            snprintf(v->reason, sizeof(v->reason), "%s", in->sched_reason);
+        else if (in->have_run)
+            snprintf(v->reason, sizeof(v->reason), "no sched.latrec in this run: recorded without the scheduler collector");
+        else
+            snprintf(v->reason, sizeof(v->reason), "not a run of latrec record");
+        return 0;
+    }
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    if (!(v->model = latrec_sched_model_new()) || latrec_sched_load(v->model, r) < 0) {
+        fprintf(stderr, "latrec: %s: cannot load the scheduler data\n", r->path);
+        latrec_sched_model_free(v->model);
+        v->model = NULL;
+        snprintf(v->reason, sizeof(v->reason), "%s could not be loaded", r->basename);
+        return -1;
+    }
+    return 0;
+}
+
+void latrec_sched_view_close(latrec_sched_view *v)
+{
+    latrec_sched_model_free(v->model);
+    v->model = NULL;
+}
+
+int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
+                          uint64_t t_b)
+{
+    latrec_sched_breakdown b;
+    if (!v->model || t_b < t_a || latrec_sched_split(v->model, tid, t_a, t_b, &b) < 0 || b.gen < 0) return -1;
+    acc->n++;
+    acc->on_cpu += b.on_cpu_ns;
+    acc->runnable += b.runnable_ns;
+    acc->blocked += b.blocked_ns;
+    acc->unknown += b.unknown_ns;
+    acc->preemptions += b.preemptions;
+    acc->migrations += b.migrations;
+    return 0;
+}
+
+void latrec_sched_view_explain(const latrec_sched_view *v, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                               const char *unit, double div, char *out, size_t len)
+{
+    latrec_sched_breakdown b;
+    if (!v->model) {
+        snprintf(out, len, "scheduler data n/a: %s", v->reason);
+        return;
+    }
+    if (t_b < t_a || latrec_sched_split(v->model, tid, t_a, t_b, &b) < 0 || b.gen < 0) {
+        snprintf(out, len, "the scheduler data has no timeline for tid %u", tid);
+        return;
+    }
+    size_t n = 0;
+#define PUT(...) do { int k_ = snprintf(out + n, n < len ? len - n : 0, __VA_ARGS__); if (k_ > 0) n += (size_t)k_; } while (0)
+    PUT("%.1f %s on CPU", (double)b.on_cpu_ns / div, unit);
+    if (b.runnable_ns) {
+        PUT(", %.1f %s runnable", (double)b.runnable_ns / div, unit);
+        for (int i = 0; i < b.n_others; i++) {
+            const latrec_sched_other *o = &b.others[i];
+            if (i == 0) PUT(" on CPU %u behind ", o->cpu);
+            else PUT(", ");
+            if (o->tid == 0) PUT("the idle task");
+            else PUT("%s/%u", o->comm[0] ? o->comm : "?", o->tid);
+            PUT(" (%.1f %s)", (double)o->ns / div, unit);
+        }
+        if (b.n_tasks > (uint32_t)b.n_others) PUT(" and %u more", b.n_tasks - (uint32_t)b.n_others);
+    }
+    if (b.blocked_ns) PUT(", %.1f %s blocked", (double)b.blocked_ns / div, unit);
+    if (b.unknown_ns) PUT(", %.1f %s unknown", (double)b.unknown_ns / div, unit);
+    PUT("; %u preemption%s, %u migration%s", b.preemptions, b.preemptions == 1 ? "" : "s", b.migrations,
+        b.migrations == 1 ? "" : "s");
+#undef PUT
+}

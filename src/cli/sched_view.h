@@ -1,0 +1,48 @@
+/*
+ * cli/sched_view.h - the scheduler's side of a hop, for report and hist.
+ *
+ * When a run holds sched.latrec, its records are loaded into a scheduler
+ * model (analyze/sched_model.h) and every hop instance [t_a, t_b] is laid
+ * over the timeline of the thread that stamped its second stage: time on
+ * CPU, runnable (runqueue wait), blocked, and unknown (no data), in ns;
+ * preemptions and migrations inside; who ran instead. Without scheduler data
+ * the view says why (run.json's collector reason, or that the run has no
+ * sched.latrec) and every figure is n/a - never zero.
+ */
+#ifndef LATREC_CLI_SCHED_VIEW_H
+#define LATREC_CLI_SCHED_VIEW_H
+
+#include <stdint.h>
+
+#include "analyze/sched_model.h"
+#include "cli/input.h"
+
+typedef struct latrec_sched_view {
+    latrec_sched_model *model; /* NULL: no scheduler data */
+    char reason[300];          /* why not, when model is NULL */
+} latrec_sched_view;
+
+/* Per hop: sums over the instances split. */
+typedef struct latrec_sched_acc {
+    uint64_t n;                  /* instances split */
+    long double on_cpu, runnable, blocked, unknown; /* ns, summed */
+    uint64_t preemptions, migrations;
+} latrec_sched_acc;
+
+/* Load the run's scheduler data. Returns 0 (model or reason set), or -1 when
+ * sched.latrec exists but cannot be used (reason printed). */
+int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in);
+void latrec_sched_view_close(latrec_sched_view *v);
+
+/* Split [t_a, t_b] on thread tid and add it to acc. 0, or -1 when the model
+ * cannot (tid unknown: counted nowhere). */
+int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
+                          uint64_t t_b);
+
+/* One sentence about where [t_a, t_b] on tid went, e.g. "10.2 us on CPU,
+ * 779.9 us runnable on CPU 1 behind kworker/1:2 (650.0 us), stress (129.9
+ * us); 1 preemption". Units as given (div ns per unit). */
+void latrec_sched_view_explain(const latrec_sched_view *v, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                               const char *unit, double div, char *out, size_t len);
+
+#endif
