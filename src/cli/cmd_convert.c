@@ -324,14 +324,19 @@ static size_t stage_merge(struct rec_pipe *q, struct rec_batch *b)
     return b->n = n;
 }
 
-/* Stage 2: the leg builder. */
+/* Stage 2: the leg builder. It is fed the merge's time (the wall-clock
+ * mapping with --wall): the stream is in that order, the builder's horizon
+ * and grace run on it (monotonic clocks of two hosts are unrelated), and
+ * the tables and the timeline then show the same clock as records.csv. */
 static void stage_legs(struct rec_pipe *q, struct rec_batch *b)
 {
     const latrec_input *in = q->p->in;
     latrec_legs *legs = q->p->legs;
     for (size_t i = 0; i < b->n; i++) {
         const latrec_merged *ev = &b->ev[i];
-        b->leg[i] = (int)ev->ring == in->sched_ring ? -1 : latrec_legs_feed(legs, ev->ring, &ev->rec);
+        latrec_rec rec = ev->rec;
+        rec.t_ns = ev->t_ns;
+        b->leg[i] = (int)ev->ring == in->sched_ring ? -1 : latrec_legs_feed(legs, ev->ring, &rec);
     }
 }
 

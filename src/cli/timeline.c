@@ -60,6 +60,17 @@ latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, 
     latrec_input_totals tot;
     latrec_input_totals_get(in, &tot);
     t->origin = tot.first_t;
+    if (in->opts.wall) { /* instances carry wall-clock stamps: the earliest one */
+        t->origin = UINT64_MAX;
+        for (size_t i = 0; i < in->set.n; i++) {
+            const latrec_ring *r = &in->set.rings[i];
+            latrec_wallmap map;
+            if (r->status != LATREC_RING_OK || !r->valid || latrec_wallmap_init(&map, r, NULL, 0) < 0) continue;
+            const uint64_t w = latrec_wallmap_apply(&map, r->min_t_ns);
+            if (w < t->origin) t->origin = w;
+        }
+        if (t->origin == UINT64_MAX) t->origin = 0;
+    }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
     uint32_t done_proc[4096];
     size_t n_done = 0;

@@ -274,6 +274,36 @@ def cmd_keys(table, records, *specs):
         out.append('%s %s: %d values' % (leg, col, n))
     print('; '.join(out))
 
+def cmd_walltables(walldir, monodir):
+    """--wall tables: stage stamps are records.csv wall stamps of that stage;
+    hops and keys equal the monotonic run's, row by row."""
+    stamps = set()
+    for x in dicts(os.path.join(walldir, 'records.csv')):
+        stamps.add((x['stage_name'], x['t_ns']))
+    n = 0
+    for fn in sorted(os.listdir(monodir)):
+        if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv'):
+            continue
+        w, m = dicts(os.path.join(walldir, fn)), dicts(os.path.join(monodir, fn))
+        if len(w) != len(m):
+            die('%s: %d rows with --wall, %d without' % (fn, len(w), len(m)))
+        for a, b in zip(w, m):
+            for c, v in a.items():
+                if c.endswith('_ns') and v:
+                    if (c[:-3], v) not in stamps:
+                        die('%s %s seq %s %s=%s is no wall stamp of that stage' % (fn, a['leg'], a['seq'], c, v))
+                    if int(v) < 1700000000000000000:
+                        die('%s %s: %s is not a wall-clock time' % (fn, c, v))
+                    n += 1
+                elif c.endswith('_us') and v and b[c]:
+                    # a hop across two rings moves by the difference of their
+                    # maps (offsets tens of ns apart here); within one ring it is exact
+                    if abs(float(v) - float(b[c])) > 0.050:
+                        die('%s %s seq %s %s: %s with --wall, %s without' % (fn, a['leg'], a['seq'], c, v, b[c]))
+                elif not c.endswith('_ns') and v != b[c]:
+                    die('%s %s seq %s %s: %s with --wall, %s without' % (fn, a['leg'], a['seq'], c, v, b[c]))
+    print('%d wall stamps in the tables' % n)
+
 def cmd_nodup(*paths):
     for p in paths:
         h, _ = rows(p)
@@ -865,6 +895,44 @@ PY
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(($(wc -l < "$OUT/rings.csv") - 1))" -eq 14 ]
+}
+
+@test "wall: the component tables and the leg joins run on the wall clock too" {
+    # b1 on --wall: every stage stamp in a table is a wall-clock stamp of
+    # records.csv with that stage; keys are unchanged and a hop across two
+    # rings moves by the difference of their maps (tens of ns at most here)
+    mono="$BATS_TEST_TMPDIR/mono"
+    run "$LATREC" convert -q -o "$mono" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    convert -q --wall "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    run lr walltables "$OUT" "$mono"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(awk -F, '$1 == "source" && $3 == 1 { print $5 }' "$OUT/oai.csv")" = 1795950002888872788 ]
+
+    # two hosts whose monotonic clocks are 4000 s apart, stamping at the
+    # same wall-clock time: the legs of each must still join (the builder's
+    # 10 s horizon runs on the merge's clock, not on either host's)
+    for h in 1 2; do
+        mkdir -p "$BATS_TEST_TMPDIR/host$h"
+        t0=$((h == 1 ? 1000000000000 : 5000000000000))
+        for s in $(seq 1 20); do
+            t=$((t0 + s * 1000000 + h * 100))
+            echo "$s 0x21 $t 0 0"
+            echo "$s 0x22 $((t + 1000)) 0 0"
+            echo "$s 0x23 $((t + 2000)) 0 0"
+            echo "$s 0x24 $((t + 3000)) $s 0"
+        done | lr mkring "$BATS_TEST_TMPDIR/host$h/libe3.outbound.7.latrec" 3 libe3.outbound.7 128 80 $((h * 100)) 7 "$t0" 1795950000000000000
+    done
+    rm -rf "$OUT"
+    convert -q --wall "$BATS_TEST_TMPDIR/host1" "$BATS_TEST_TMPDIR/host2"
+    [ "$status" -eq 0 ]
+    run awk -F, 'NR > 1 { rows[$2]++; done[$2] += $4 } END { for (p in rows) print p, rows[p], done[p] }' "$OUT/libe3.csv"
+    [ "$(printf '%s\n' "${lines[@]}" | sort | tr '\n' ' ')" = "100 20 20 200 20 20 " ]
+    # and in time order on the wall clock, host 1 then host 2 for each seq
+    run awk -F, 'NR > 1 && NR <= 5 { printf "%s/%s ", $4, $8 }' "$OUT/records.csv"
+    [ "$output" = "100/33 200/33 100/34 200/34 " ]
 }
 
 @test "watch: waits until the rings stop changing, then converts everything written" {
