@@ -3,7 +3,7 @@
 #   make          build (build/)
 #   make check    deps + build + every test (ctest: unit, cli, install)
 #   make run      record the bundled E3 loop and print its report
-#   make bench    the benchmarks (figures on stdout)
+#   make bench    the benchmarks, figures on stdout (SOAK_SECONDS=60 adds the soak)
 #   make fuzz     build the reader fuzzer with clang and run it for FUZZ_SECONDS
 #   make install  PREFIX=/usr/local DESTDIR=
 
@@ -12,6 +12,7 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
+SOAK_SECONDS ?= 0
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
@@ -50,11 +51,15 @@ run: deps build
 	$(BUILD)/src/cli/latrec report $(BUILD)/demo.data
 
 bench: deps build
-	cmake --build $(BUILD) --target bench
+	tests/bench/run.sh $(BUILD) $(SOAK_SECONDS)
+	tests/bench/bench_convert.sh --latrec $(BUILD)/src/cli/latrec --work $(BUILD)/bench-convert
+	tests/bench/bench_report.sh $(BUILD)
+	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi
 
 fuzz: deps
 	CC=clang cmake -S . -B $(BUILD)-fuzz -DLATREC_FUZZ=ON $(CMAKE_ARGS)
 	cmake --build $(BUILD)-fuzz -j$(JOBS) --target fuzz_ring
+	mkdir -p $(BUILD)-fuzz/fuzz-corpus
 	$(BUILD)-fuzz/tests/fuzz/fuzz_ring -max_total_time=$(FUZZ_SECONDS) \
 	    -print_final_stats=1 $(BUILD)-fuzz/fuzz-corpus tests/fuzz/corpus
 
