@@ -180,7 +180,10 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
         const latrec_ring *r = &in->set.rings[i];
         size_t best = 0;
         for (int d = 0; d < o->n_dirs; d++) {
+            /* the reader joins DIR and the name with one '/' ("host1/" gives
+             * "host1/x.latrec"): compare without the trailing slashes */
             size_t len = strlen(o->dirs[d]);
+            while (len > 0 && o->dirs[d][len - 1] == '/') len--;
             if (strncmp(r->path, o->dirs[d], len) == 0 && r->path[len] == '/' && len >= best) {
                 best = len;
                 in->ring_dir[i] = d;

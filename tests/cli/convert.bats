@@ -933,6 +933,25 @@ PY
     # and in time order on the wall clock, host 1 then host 2 for each seq
     run awk -F, 'NR > 1 && NR <= 5 { printf "%s/%s ", $4, $8 }' "$OUT/records.csv"
     [ "$output" = "100/33 200/33 100/34 200/34 " ]
+
+    # the same pid on both hosts, directories given with a trailing slash
+    # (as shell completion writes them): still two processes, one per host
+    for h in 1 2; do
+        mkdir -p "$BATS_TEST_TMPDIR/same$h"
+        t0=$((h == 1 ? 1000000000000 : 5000000000000))
+        for s in $(seq 1 20); do
+            t=$((t0 + s * 1000000 + h * 100))
+            echo "$s 0x21 $t 0 0"
+            echo "$s 0x22 $((t + 1000)) 0 0"
+            echo "$s 0x23 $((t + 2000)) 0 0"
+            echo "$s 0x24 $((t + 3000)) $s 0"
+        done | lr mkring "$BATS_TEST_TMPDIR/same$h/libe3.outbound.7.latrec" 3 libe3.outbound.7 128 80 4242 7 "$t0" 1795950000000000000
+    done
+    rm -rf "$OUT"
+    convert -q --wall "$BATS_TEST_TMPDIR/same1/" "$BATS_TEST_TMPDIR/same2/"
+    [ "$status" -eq 0 ]
+    run awk -F, 'NR > 1 { rows++; done += $4 } END { print rows, done }' "$OUT/libe3.csv"
+    [ "$output" = "40 40" ]
 }
 
 @test "watch: waits until the rings stop changing, then converts everything written" {
