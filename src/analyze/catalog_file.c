@@ -80,7 +80,8 @@ int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char 
     strip_comments(text);
     size_t plen = prefix ? strlen(prefix) : 0;
     int added = 0, enums = 0;
-    for (char *p = text; (p = strstr(p, "enum")) != NULL; p += 4) {
+    for (char *p = text, *next_p; (p = strstr(p, "enum")) != NULL; p = next_p) {
+        next_p = p + 4;
         if ((p > text && is_ident((unsigned char)p[-1])) || is_ident((unsigned char)p[4])) continue;
         char *open = p + 4;
         while (*open && (isspace((unsigned char)*open) || is_ident((unsigned char)*open))) open++;
@@ -88,6 +89,7 @@ int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char 
         char *close = strchr(open, '}');
         if (!close) break;
         *close = '\0';
+        next_p = close + 1; /* the next enum may follow right after: "};enum {" */
         enums++;
         long next = 0;
         int known = 1;
@@ -108,7 +110,9 @@ int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char 
                 while (isspace((unsigned char)*end)) end++;
                 known = !errno && end != item + 1 && *end == '\0';
             }
-            if (nlen && known && value >= 0 && value < 256 && nlen > plen &&
+            /* a stage name is at most LATREC_NAME_MAX - 1 bytes, like in a
+             * catalog file; a longer enumerator cannot be one: skipped */
+            if (nlen && known && value >= 0 && value < 256 && nlen > plen && nlen - plen < LATREC_NAME_MAX &&
                 (!plen || strncmp(name, prefix, plen) == 0)) {
                 if (set_stage(cat, value, name + plen, nlen - plen) < 0) {
                     free(text);
@@ -191,6 +195,7 @@ static const char *directive(latrec_catalog *cat, char **w, int n, const char *d
     const char *d = w[0];
     if (strcmp(d, "catalog") == 0) {
         if (n != 2) return "usage: catalog NAME";
+        if (strlen(w[1]) >= sizeof(cat->name)) return "catalog name too long (31 bytes at most)";
         snprintf(cat->name, sizeof(cat->name), "%s", w[1]);
     } else if (strcmp(d, "stage") == 0) {
         if (n != 3) return "usage: stage ID NAME";

@@ -272,12 +272,17 @@ static int discovered_leg(latrec_legs *b, const struct node *n)
     leg->discovered = 1;
     leg->n_chain = n->n_disc;
     memcpy(leg->chain, n->disc_stage, n->n_disc);
-    char name[256] = "", buf[8];
-    for (int i = 0; i < n->n_disc; i++) {
-        if (i) strcat(name, ">");
-        strcat(name, latrec_catalog_stage_name(b->cat, n->disc_stage[i], buf));
+    /* Up to 16 stage names of up to 47 bytes (or longer, from a header)
+     * joined by '>': appended with bounds; a name too long for a leg name
+     * becomes "FIRST>..>LAST" below. */
+    char name[LATREC_NAME_MAX * (LATREC_MAX_CHAIN + 1)] = "", buf[8];
+    size_t len = 0;
+    for (int i = 0; i < n->n_disc && len < sizeof(name) - 1; i++) {
+        int w = snprintf(name + len, sizeof(name) - len, "%s%s", i ? ">" : "",
+                         latrec_catalog_stage_name(b->cat, n->disc_stage[i], buf));
+        len = w < 0 ? sizeof(name) - 1 : len + (size_t)w;
     }
-    if (strlen(name) >= LATREC_NAME_MAX) {
+    if (len >= LATREC_NAME_MAX) {
         char first[8], last[8];
         snprintf(name, sizeof(name), "%s>..>%s",
                  latrec_catalog_stage_name(b->cat, n->disc_stage[0], first),

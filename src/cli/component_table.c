@@ -377,8 +377,16 @@ int latrec_component_tables_write(latrec_component_tables *t, const char *outdir
         int any = 0;
         for (size_t i = 0; i < t->n; i++) any |= t->spools[i].component == comp;
         if (!any) continue;
-        char path[4200];
-        snprintf(path, sizeof(path), "%s/%s.csv", outdir, latrec_legs_component_name(t->legs, comp));
+        /* The component is a ring name's role (from a file header) or a
+         * catalog's name for it: a '/' in it would name another directory,
+         * and "rings.csv"/"records.csv" are taken. */
+        char file[LATREC_NAME_MAX + 8], path[4200];
+        snprintf(file, sizeof(file), "%s", latrec_legs_component_name(t->legs, comp));
+        for (char *c = file; *c; c++)
+            if (*c == '/') *c = '_';
+        if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0)
+            strcat(file, "_legs");
+        snprintf(path, sizeof(path), "%s/%s.csv", outdir, file);
         if (write_component(t, comp, path) < 0) {
             snprintf(err, errlen, "%s: %s", path, strerror(errno));
             return -1;

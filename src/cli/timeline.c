@@ -29,6 +29,20 @@ static void put(latrec_timeline *t, json_t *ev)
     json_decref(ev);
 }
 
+/* A JSON string of s. Ring names come from file headers and catalog names
+ * from users' files: text that is not UTF-8 (which JSON cannot carry) gets
+ * '?' for every byte >= 0x80 instead of failing the whole trace. */
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j) return j;
+    char buf[256];
+    size_t i = 0;
+    for (; s[i] && i < sizeof(buf) - 1; i++) buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+    buf[i] = '\0';
+    return json_string(buf);
+}
+
 static json_int_t pid_of(const latrec_timeline *t, uint32_t process)
 {
     const latrec_process *p = latrec_legs_process(t->legs, process);
@@ -82,11 +96,11 @@ latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, 
         for (size_t k = 0; k < n_done; k++) seen |= done_proc[k] == proc;
         if (!seen && n_done < sizeof(done_proc) / sizeof(done_proc[0])) {
             done_proc[n_done++] = proc;
-            put(t, json_pack("{s:s, s:s, s:I, s:{s:s}}", "name", "process_name", "ph", "M", "pid",
-                             pid_of(t, proc), "args", "name", latrec_legs_process(legs, proc)->label));
+            put(t, json_pack("{s:s, s:s, s:I, s:{s:o}}", "name", "process_name", "ph", "M", "pid",
+                             pid_of(t, proc), "args", "name", jstr(latrec_legs_process(legs, proc)->label)));
         }
-        put(t, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", "thread_name", "ph", "M", "pid",
-                         pid_of(t, proc), "tid", tid_of(t, (uint32_t)i), "args", "name", r->name));
+        put(t, json_pack("{s:s, s:s, s:I, s:I, s:{s:o}}", "name", "thread_name", "ph", "M", "pid",
+                         pid_of(t, proc), "tid", tid_of(t, (uint32_t)i), "args", "name", jstr(r->name)));
     }
     return t;
 }
@@ -107,12 +121,12 @@ void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *ins
     const latrec_hit *h0 = &inst->hits[first], *h1 = &inst->hits[last];
     const json_int_t pid = pid_of(t, inst->process);
     if (first == last) {
-        put(t, json_pack("{s:s, s:s, s:s, s:f, s:I, s:I, s:{s:I}}", "name", name, "ph", "i", "s", "t",
+        put(t, json_pack("{s:o, s:s, s:s, s:f, s:I, s:I, s:{s:I}}", "name", jstr(name), "ph", "i", "s", "t",
                          "ts", us(t, h0->t_ns), "pid", pid, "tid", tid_of(t, h0->ring), "args", "seq",
                          (json_int_t)inst->seq));
         return;
     }
-    put(t, json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I, s:b}}", "name", name, "cat", "leg", "ph",
+    put(t, json_pack("{s:o, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I, s:b}}", "name", jstr(name), "cat", "leg", "ph",
                      "X", "ts", us(t, h0->t_ns), "dur", (double)(int64_t)(h1->t_ns - h0->t_ns) / 1000.0,
                      "pid", pid, "tid", tid_of(t, h0->ring), "args", "seq", (json_int_t)inst->seq,
                      "complete", inst->complete));
@@ -122,15 +136,15 @@ void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *ins
         if (!b->t_ns) continue;
         snprintf(name, sizeof(name), "%s -> %s", latrec_catalog_stage_name(cat, leg->chain[prev], ba),
                  latrec_catalog_stage_name(cat, leg->chain[i], bb));
-        put(t, json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I}}", "name", name, "cat", "hop", "ph",
+        put(t, json_pack("{s:o, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I}}", "name", jstr(name), "cat", "hop", "ph",
                          "X", "ts", us(t, a->t_ns), "dur", (double)(int64_t)(b->t_ns - a->t_ns) / 1000.0,
                          "pid", pid, "tid", tid_of(t, b->ring), "args", "seq", (json_int_t)inst->seq));
         if (a->ring != b->ring) {
             json_int_t id = (json_int_t)++t->flow_id;
             json_int_t pid_a = pid_of(t, latrec_legs_ring_process(t->legs, a->ring));
-            put(t, json_pack("{s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", name, "cat", "flow", "ph", "s",
+            put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", jstr(name), "cat", "flow", "ph", "s",
                              "id", id, "ts", us(t, a->t_ns), "pid", pid_a, "tid", tid_of(t, a->ring)));
-            put(t, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", name, "cat", "flow", "ph",
+            put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", jstr(name), "cat", "flow", "ph",
                              "f", "bp", "e", "id", id, "ts", us(t, b->t_ns), "pid", pid, "tid",
                              tid_of(t, b->ring)));
         }

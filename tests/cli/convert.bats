@@ -739,6 +739,38 @@ make_cross_thread_rings() {
     done | lr mkring "$d/libe3.outbound.102.latrec" 3 libe3.outbound.102 16 15 4242 102
 }
 
+@test "tables: ring names from headers never clobber outputs or break the trace" {
+    # a role with a slash, a role named like an output file, a name that is
+    # not UTF-8: all are just names (header bytes are not trusted)
+    d="$BATS_TEST_TMPDIR/names"
+    mkdir -p "$d"
+    echo "1 0x72 2000000000 0 0" | lr mkring "$d/a.latrec" 2 we/ird.1 16 1
+    echo "1 0x72 2000001000 0 0" | lr mkring "$d/b.latrec" 2 records.2 16 1
+    "$PY" - "$LR" "$d/c.latrec" <<'PY'
+import sys, importlib.util
+spec = importlib.util.spec_from_file_location('lr', sys.argv[1]); lr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lr)
+lr.mkring(sys.argv[2], 2, 'x', 16, 1, [(1, 0x72, 2000002000, 0, 0)])
+with open(sys.argv[2], 'r+b') as f:
+    f.seek(40)
+    f.write(b'caf\xe9.3\0')
+PY
+    convert -q "$d"
+    [ "$status" -eq 0 ]
+    # rings.csv, records.csv, and the tables of we/ird, records and caf\xe9
+    [ "$(ls "$OUT" | wc -l)" -eq 5 ]
+    [ -s "$OUT/records_legs.csv" ] && [ -s "$OUT/we_ird.csv" ] && [ -s "$OUT/rings.csv" ]
+    [ "$(($(wc -l < "$OUT/records.csv") - 1))" -eq 3 ]
+    [ "$(head -1 "$OUT/records.csv" | cut -d, -f1)" = "t_ns" ]
+    [ "$(awk -F, 'NR > 1 { print $1, $3 }' "$OUT/records_legs.csv")" = "context 1" ]
+    [ "$(awk -F, 'NR > 1 { print $1, $3 }' "$OUT/we_ird.csv")" = "context 1" ]
+    OUT="$BATS_TEST_TMPDIR/chrome"
+    convert -q --format chrome "$d"
+    [ "$status" -eq 0 ]
+    run "$PY" -c 'import json, sys; ev = json.load(open(sys.argv[1]))["traceEvents"]; print(sorted(e["args"]["name"] for e in ev if e["name"] == "thread_name"))' "$OUT/trace.json"
+    [ "$output" = "['caf?.3', 'records.2', 'we/ird.1']" ]
+}
+
 # ---------------------------------------------------------------------------
 # malformed rings and bad directories
 

@@ -318,6 +318,7 @@ static const struct bad_case bad_cases[] = {
     { "leg l 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", 1,
       "leg: usage: leg NAME STAGE [STAGE ...] (1..16 stages)" },
     { "catalog\n", 1, "catalog: usage: catalog NAME" },
+    { "catalog a_catalog_name_of_32_bytes_long2\n", 1, "catalog: catalog name too long (31 bytes at most)" },
     { "component solo\n", 1, "component: usage: component NAME ROLE [ROLE ...]" },
     /* more words than a line may hold: refused, never silently cut */
     { "component c r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 r13 r14 r15 r16 r17 r18 r19 r20 r21 r22 r23\n", 1,
@@ -449,6 +450,26 @@ static void test_header_prefix(void **state)
     latrec_catalog_free(&cat);
 }
 
+/* Two enums on one line, and enumerators too long to be stage names. */
+static void test_header_edges(void **state)
+{
+    (void)state;
+    put_file("packed.h",
+             "enum a { P_ONE = 1, P_TWO };enum b { P_TEN = 10 };enum{P_TWENTY=20};\n"
+             "enum c { P_AN_ENUMERATOR_NAME_FAR_TOO_LONG_TO_BE_A_STAGE_NAME_AT_ALL = 30, P_AFTER };\n");
+    latrec_catalog cat;
+    char err[256] = "", buf[8];
+    latrec_catalog_init(&cat, "x");
+    assert_int_equal(latrec_catalog_add_header(&cat, P("packed.h"), "P_", err, sizeof err), 5);
+    assert_string_equal(latrec_catalog_stage_name(&cat, 1, buf), "ONE");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 2, buf), "TWO");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 10, buf), "TEN");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 20, buf), "TWENTY");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 30, buf), "0x1E");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 31, buf), "AFTER");
+    latrec_catalog_free(&cat);
+}
+
 static void test_header_errors(void **state)
 {
     (void)state;
@@ -524,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_file_missing),
         cmocka_unit_test(test_file_long_line),
         cmocka_unit_test(test_header_prefix),
+        cmocka_unit_test(test_header_edges),
         cmocka_unit_test(test_header_errors),
         cmocka_unit_test(test_fixture_early_catalog),
     };

@@ -517,6 +517,50 @@ static void test_discovery_names_only(void **state)
     latrec_catalog_free(&cat);
 }
 
+/* A discovered chain of 16 stages with long names: the leg name is cut to
+ * "FIRST>..>LAST" within a leg name's bytes (no overflow on the way). */
+static void test_discovery_long_names(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("long_names");
+    struct r v[16];
+    for (int i = 0; i < 16; i++) v[i] = (struct r){ 1, 0xC0 + (unsigned)i, BASE + 10 * (uint64_t)i, 0, 0 };
+    make_ring(dir, "app.9", 3, 1000, 9, v, 16);
+    latrec_catalog cat;
+    latrec_catalog_init(&cat, "long");
+    for (int i = 0; i < 16; i++) {
+        char nm[LATREC_NAME_MAX];
+        snprintf(nm, sizeof nm, "S%02d_A_STAGE_NAME_OF_FORTY_SEVEN_BYTES_XXXXXXXXX", i);
+        assert_int_equal(strlen(nm), LATREC_NAME_MAX - 1);
+        cat.stage_names[0xC0 + i] = strdup(nm);
+    }
+    latrec_ringset set;
+    char err[256];
+    const char *dirs[] = { dir };
+    assert_int_equal(latrec_ringset_open(&set, dirs, 1, err, sizeof err), 0);
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.legs = latrec_legs_new(&cat, &set, NULL, 0, 0, on_emit, &r);
+    assert_non_null(r.legs);
+    latrec_merge m;
+    latrec_merged ev;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    while (latrec_merge_next(&m, &ev)) latrec_legs_feed(r.legs, ev.ring, &ev.rec);
+    latrec_merge_free(&m);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 1);
+    const latrec_leg *leg = latrec_legs_leg(r.legs, 0);
+    assert_int_equal(leg->n_chain, 16);
+    assert_true(strlen(leg->name) < LATREC_NAME_MAX);
+    assert_int_equal(strncmp(leg->name, "S00_A_STAGE_NAME_OF_FORTY_SEVEN_BYTES_X", 39), 0);
+    assert_int_equal(r.inst[0]->hits[15].t_ns - r.inst[0]->hits[0].t_ns, 150);
+    for (size_t i = 0; i < r.n_inst; i++) free(r.inst[i]);
+    free(r.inst);
+    latrec_legs_free(r.legs);
+    latrec_ringset_close(&set);
+    latrec_catalog_free(&cat);
+}
+
 /* ---- (e) seq reuse ends the old instance --------------------------------------------- */
 
 static void test_seq_reuse(void **state)
@@ -799,6 +843,7 @@ int main(void)
         cmocka_unit_test(test_guessed_processes),
         cmocka_unit_test(test_discovery),
         cmocka_unit_test(test_discovery_names_only),
+        cmocka_unit_test(test_discovery_long_names),
         cmocka_unit_test(test_seq_reuse),
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_max_open),
