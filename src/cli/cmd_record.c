@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "record/coll_sched.h"
 #include "record/priority.h"
 #include "record/record.h"
 
@@ -22,6 +23,10 @@ enum {
     OPT_RINGS_DIR,
     OPT_GRACE,
     OPT_TRACE_BUFFER,
+    OPT_NO_SCHED,
+    OPT_REQUIRE_SCHED,
+    OPT_SCHED_BUFFER,
+    OPT_TID,
 };
 
 struct record_cli {
@@ -63,6 +68,14 @@ static const struct argp_option record_options[] = {
                           "tracefs instance and save them as trace.txt", 5 },
     { "event", 'e', "SYSTEM:EVENT", 0, "Another event for -t (implies -t); repeatable", 5 },
     { "trace-buffer-size", OPT_TRACE_BUFFER, "KB", 0, "Per-cpu buffer of the instance for -t", 5 },
+    { 0, 0, 0, 0, "Scheduler (BPF):", 6 },
+    { "no-sched", OPT_NO_SCHED, 0, 0, "Do not record the scheduler (no sched.latrec)", 6 },
+    { "require-sched", OPT_REQUIRE_SCHED, 0, 0, "Fail (exit 125) before running the command when the "
+                                                "scheduler cannot be recorded (no root, no BPF)", 6 },
+    { "sched-buffer", OPT_SCHED_BUFFER, "SIZE", 0, "BPF ring buffer for scheduler events (default 8M; "
+                                                   "K, M, G suffixes; rounded up to a power of two)", 6 },
+    { "tid", OPT_TID, "TID", 0, "Scheduler events of this one thread only (attaches to its process, "
+                                "like -p)", 6 },
     { 0 }
 };
 
@@ -72,10 +85,36 @@ static const char record_doc[] =
     "exists and the start stamp 'latrec-start <run-id>' is written into its trace_marker and read back; "
     "the analysis drops every record stamped before it. The command gets LATREC_OUTPUT_DIR (its rings "
     "go to a tmpfs directory of the run's own and are moved into DIR/rings at the end) and otherwise "
-    "the caller's environment. SIGINT and SIGTERM are passed to the command; each repeat escalates "
+    "the caller's environment. The scheduler events of the command's process tree (switches, wakeups, "
+    "migrations, forks, execs, exits) are saved as DIR/sched.latrec through BPF when latrec may load "
+    "it (root, or CAP_BPF and CAP_PERFMON); otherwise one line says why and the rings are recorded "
+    "alone. SIGINT and SIGTERM are passed to the command; each repeat escalates "
     "to SIGTERM, then SIGKILL. Exit status: the command's (128+N when it died of signal N); 125 when "
     "latrec fails, 126 when the command cannot be executed, 127 when it is not found. See "
     "latrec-record(1).";
+
+/* "8M", "65536", "512K", "1G" (binary units) -> bytes, rounded up to a
+ * power of two in the collector's range. -1 when not a size in range. */
+static int parse_sched_buffer(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-') return -1;
+    unsigned long long mul = 1;
+    if (*end == 'k' || *end == 'K') mul = 1ull << 10, end++;
+    else if (*end == 'm' || *end == 'M') mul = 1ull << 20, end++;
+    else if (*end == 'g' || *end == 'G') mul = 1ull << 30, end++;
+    if (mul > 1 && *end == 'i') end++;
+    if (*end == 'B' || *end == 'b') end++;
+    if (*end || v > (1ull << 40) / mul) return -1;
+    v *= mul;
+    if (v < LATREC_SCHED_BUFFER_MIN || v > LATREC_SCHED_BUFFER_MAX) return -1;
+    size_t p = LATREC_SCHED_BUFFER_MIN;
+    while (p < v) p <<= 1;
+    *out = p;
+    return 0;
+}
 
 /* "3" = 3 s; "500ms", "2m" via latrec_parse_duration. */
 static int parse_time(const char *s, uint64_t *ns)
@@ -158,12 +197,30 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     case OPT_TRACE_BUFFER:
         o->trace_buffer_kb = (size_t)parse_long(state, "--trace-buffer-size", arg, 4, 64L * 1024 * 1024);
         break;
+    case OPT_NO_SCHED: o->no_sched = 1; break;
+    case OPT_REQUIRE_SCHED: o->require_sched = 1; break;
+    case OPT_SCHED_BUFFER:
+        if (parse_sched_buffer(arg, &o->sched_buffer) < 0)
+            argp_error(state, "--sched-buffer: '%s' is not a size from 4K to 1G (e.g. 64K, 8M)", arg);
+        break;
+    case OPT_TID:
+        o->sched_tid = (pid_t)parse_long(state, "--tid", arg, 1, 0x7fffffff);
+        break;
     case ARGP_KEY_ARG:
         /* the command starts here; everything after it is its own */
         c->cmd_index = state->next - 1;
         state->next = state->argc;
         break;
     case ARGP_KEY_END:
+        if (o->sched_tid) {
+            pid_t tg = latrec_sched_tgid_of(o->sched_tid);
+            if (c->cmd_index > 0) argp_error(state, "--tid names a running thread: it takes no command");
+            if (tg < 0) argp_error(state, "--tid %d: no such thread", (int)o->sched_tid);
+            if (o->attach_pid && o->attach_pid != tg)
+                argp_error(state, "--tid %d is a thread of process %d, not of -p %d", (int)o->sched_tid, (int)tg,
+                           (int)o->attach_pid);
+            o->attach_pid = tg;
+        }
         if (!o->attach_pid && c->cmd_index <= 0)
             argp_error(state, "no command given (latrec record [OPTION...] -- COMMAND [ARGS...], or -p PID)");
         if (o->attach_pid && c->cmd_index > 0) argp_error(state, "-p takes no command");
@@ -172,6 +229,8 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         if (o->attach_pid && (o->cpus || o->sched || o->lib_dir || o->entries_log2 || o->n_roles || o->rings_base))
             argp_error(state, "-c, -P, --lib, --entries-log2, --role-entries and --rings-dir apply to a "
                               "launched command, not to -p");
+        if (o->no_sched && (o->require_sched || o->sched_buffer || o->sched_tid))
+            argp_error(state, "--no-sched goes with none of --require-sched, --sched-buffer, --tid");
         break;
     default: return ARGP_ERR_UNKNOWN;
     }

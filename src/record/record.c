@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record/coll_sched.h"
 #include "record/collector.h"
 #include "record/env.h"
 #include "record/guard.h"
@@ -154,6 +155,10 @@ static json_t *options_json(const latrec_record_opts *o, const char *output, uin
         json_object_set_new(j, "events", ev);
     }
     if (o->trace_buffer_kb) json_object_set_new(j, "trace_buffer_kb", json_integer((json_int_t)o->trace_buffer_kb));
+    json_object_set_new(j, "sched", json_boolean(!o->no_sched));
+    if (o->require_sched) json_object_set_new(j, "require_sched", json_true());
+    if (o->sched_buffer) json_object_set_new(j, "sched_buffer", json_integer((json_int_t)o->sched_buffer));
+    if (o->sched_tid) json_object_set_new(j, "tid", json_integer(o->sched_tid));
     return j;
 }
 
@@ -406,6 +411,7 @@ static void start_collectors(struct run *r)
     latrec_collect_ctx x = { r->dir, r->run_id, r->pid, r->o->attach_pid != 0, r->tfs, r->o->quiet };
     for (size_t i = 0; i < r->n_coll; i++) {
         latrec_collector *c = r->coll[i];
+        if (c->state == LATREC_COLL_FAILED) continue; /* said so when it was made */
         if (c->ops->start(c, &x, c->error, sizeof(c->error)) < 0) {
             c->state = LATREC_COLL_FAILED;
             fprintf(stderr, "latrec: collector %s: %s; recording without it\n", c->ops->name, c->error);
@@ -448,10 +454,11 @@ static int take_stamp(struct run *r, const char *what, latrec_stamp *s)
 
 static void summary(const struct run *r, int status)
 {
-    const latrec_collector *rings = NULL, *trace = NULL;
+    const latrec_collector *rings = NULL, *trace = NULL, *sched = NULL;
     for (size_t i = 0; i < r->n_coll; i++) {
         if (strcmp(r->coll[i]->ops->name, "rings") == 0) rings = r->coll[i];
         if (strcmp(r->coll[i]->ops->name, "trace") == 0) trace = r->coll[i];
+        if (strcmp(r->coll[i]->ops->name, "sched") == 0) sched = r->coll[i];
     }
     char what[256] = "";
     if (r->o->attach_pid) {
@@ -484,6 +491,9 @@ static void summary(const struct run *r, int status)
             c->lost_lower_bound ? "+" : "", (unsigned long long)c->dropped);
     if (trace && trace->state == LATREC_COLL_DONE)
         fprintf(stderr, ", %llu trace events", (unsigned long long)trace->counts.records);
+    if (sched && sched->state == LATREC_COLL_DONE)
+        fprintf(stderr, ", %llu scheduler records (%llu lost)", (unsigned long long)sched->counts.records,
+                (unsigned long long)sched->counts.lost);
     fprintf(stderr, " in %s; %s\n", r->dir, what);
 }
 
@@ -617,6 +627,7 @@ int latrec_record_run(const latrec_record_opts *o)
     char err[1024];
     int status = LATREC_RECORD_EXIT_FAIL;
     latrec_env env = { 0 };
+    latrec_collector *sched = NULL; /* until it joins r->coll */
     latrec_guard_install();
     make_run_id(r);
     const char *out = o->output ? o->output : "latrec.data";
@@ -634,6 +645,23 @@ int latrec_record_run(const latrec_record_opts *o)
             fprintf(stderr, "latrec: pid %d: no such process\n", (int)r->pid);
             goto out;
         }
+    }
+    /* The scheduler collector loads its BPF program now, before anything
+     * is created: with --require-sched, no scheduler data fails the run
+     * here, the command never forked and no run directory touched. */
+    latrec_sched_opts so = { o->no_sched, o->sched_buffer, o->sched_tid };
+    sched = latrec_coll_sched_new(&so);
+    if (!sched) {
+        fprintf(stderr, "latrec: out of memory\n");
+        goto out;
+    }
+    if (sched->state == LATREC_COLL_FAILED && !o->no_sched) {
+        if (o->require_sched) {
+            fprintf(stderr, "latrec: scheduler data: n/a (%s); --require-sched: not running the command\n",
+                    sched->error);
+            goto out;
+        }
+        if (!o->quiet) fprintf(stderr, "latrec: scheduler data: n/a (%s)\n", sched->error);
     }
     int rotated;
     if (latrec_rundir_create(r->dir, o->force, &rotated, err, sizeof(err)) < 0) {
@@ -680,6 +708,8 @@ int latrec_record_run(const latrec_record_opts *o)
         ev[ne] = NULL;
         r->coll[r->n_coll++] = latrec_coll_trace_new(ev, o->trace_buffer_kb);
     }
+    r->coll[r->n_coll++] = sched; /* made (and loaded) above */
+    sched = NULL;
     for (size_t i = 0; i < r->n_coll; i++)
         if (!r->coll[i]) {
             fprintf(stderr, "latrec: out of memory\n");
@@ -766,6 +796,7 @@ int latrec_record_run(const latrec_record_opts *o)
     if (!o->attach_pid) stop_leftovers(r);
     status = finish(r, NULL);
 out:
+    if (sched) sched->ops->destroy(sched);
     for (size_t i = 0; i < r->n_coll; i++) r->coll[i]->ops->destroy(r->coll[i]);
     latrec_tracefs_close(r->tfs);
     latrec_guard_clear();

@@ -5,6 +5,10 @@
  * Sequence (launch mode):
  *   1. block SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD (read via signalfd);
  *      become a child subreaper (the command's orphans come back to latrec);
+ *   1b. load and attach the scheduler collector's BPF program (no target
+ *      yet); when it cannot load, one line says why ("scheduler data:
+ *      n/a (...)"), and with --require-sched latrec stops here (125):
+ *      nothing created, nothing launched;
  *   2. create the run directory (DIR.old rotation) and the ring directory
  *      (tmpfs, /dev/shm/latrec-<run-id>; DIR/rings links to it meanwhile);
  *   3. create the tracefs instance latrec-<run-id> (clock mono);
@@ -68,6 +72,10 @@ typedef struct latrec_record_opts {
     const char *const *events;   /* -e SYSTEM:EVENT, n_events of them */
     size_t       n_events;
     size_t       trace_buffer_kb; /* --trace-buffer-size; 0: the kernel's default */
+    int          no_sched;       /* --no-sched: no scheduler collector */
+    int          require_sched;  /* --require-sched: no scheduler data is a failure (125) */
+    size_t       sched_buffer;   /* --sched-buffer, bytes; 0: the collector's default */
+    pid_t        sched_tid;      /* --tid: scheduler data of this thread only (with -p) */
 } latrec_record_opts;
 
 /* Run a whole recording. Returns the exit status described above. */
