@@ -763,6 +763,7 @@ static void test_in_progress_slot(void **state)
     latrec_ring_close(&r);
 
     /* in progress at slot 0: the newest record is in the last slot */
+    ringgen_free(&g);
     make_ring(&g, 49, 1000 * MS, MS, 40);
     ringgen_set_rec(&g, 0, 0, 0, 0, 0, 0, 0);
     assert_int_equal(open_gen(&r, &g, "ip48.latrec"), 0);
@@ -776,6 +777,7 @@ static void test_in_progress_slot(void **state)
 
     /* in progress at the last slot of a later lap: order as written, the
      * count from rec_count */
+    ringgen_free(&g);
     make_ring(&g, 48, 1000 * MS, MS, 40);
     ringgen_set_rec(&g, 15, 0, 0, 0, 0, 0, 0);
     assert_int_equal(open_gen(&r, &g, "ip47.latrec"), 0);
@@ -787,6 +789,7 @@ static void test_in_progress_slot(void **state)
     latrec_ring_close(&r);
 
     /* the same picture in the first lap is just a ring not yet full */
+    ringgen_free(&g);
     make_ring(&g, 15, 1000 * MS, MS, 8);
     assert_int_equal(open_gen(&r, &g, "first.latrec"), 0);
     assert_false(r.wrapped);
