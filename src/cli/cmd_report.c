@@ -67,7 +67,7 @@ static const struct argp_option report_options[] = {
     { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
     { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
                                       "hop took the time and what the scheduler did meanwhile", 0 },
-    { "interval", OPT_INTERVAL, "DURATION", 0, "A time series instead: per interval and leg, count, rate, "
+    { "interval", OPT_INTERVAL, "DURATION", 0, "Also a time series: per interval and leg, count, rate, "
                                                "p50/p99 of the total, bytes", 0 },
     { 0 }
 };

@@ -59,7 +59,13 @@ int main(int argc, char **argv)
     if (cmd_index < 0 || cmd_index >= argc) return LATREC_EXIT_USAGE;
     const char *name = argv[cmd_index];
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-        if (strcmp(name, subcommands[i].name) == 0) return subcommands[i].run(argc - cmd_index, argv + cmd_index);
+        if (strcmp(name, subcommands[i].name) == 0) {
+            /* argp names the program after argv[0]: "latrec report". */
+            char prog[32];
+            snprintf(prog, sizeof(prog), "latrec %s", subcommands[i].name);
+            argv[cmd_index] = prog;
+            return subcommands[i].run(argc - cmd_index, argv + cmd_index);
+        }
     fprintf(stderr, "latrec: '%s' is not a latrec command; see 'latrec --help'\n", name);
     return LATREC_EXIT_USAGE;
 }
