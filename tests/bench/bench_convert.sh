@@ -3,14 +3,18 @@
 #
 #   tests/bench/bench_convert.sh [--latrec PATH] [--work DIR] [--out DIR]
 #                                [--procs P] [--threads T] [--log2 L]
-#                                [--repeat N] [--strict]
+#                                [--repeat N] [--regen] [--strict]
 #
 # 1. builds tests/bench/gen_rings.c and tests/bench/bench_read.c with cc
 #    (no CMake needed) into WORK/bin;
 # 2. writes P x T full v3 rings of 2^L records into WORK/rings (default
 #    4 x 4 x 2^20 = 16 rings, 16.8 M records, 512 MiB; kept between runs
-#    while the parameters stay the same): a 4-stage E3 outbound leg per
-#    message whose stages run on different threads of each process;
+#    while the parameters stay the same, rewritten with --regen): a 4-stage
+#    E3 outbound leg per message whose stages run on different threads of
+#    each process. Note: the reader maps the rings, and how fast a mapping
+#    faults in depends on how the files sit in the page cache: rings just
+#    written (as after a run) map several times faster than rings read back
+#    from disk after the cache dropped them; --regen gives the first case;
 # 3. measures, best of N runs (default 3), with /usr/bin/time -v:
 #      cat       the ring files to /dev/null: the page-cache limit, GB/s
 #      plain     bench_read: open + validate every ring, visit every
@@ -37,6 +41,7 @@ threads=4
 log2=20
 repeat=3
 strict=0
+regen=0
 while [ $# -gt 0 ]; do
     case $1 in
     --latrec) latrec=$2; shift 2 ;;
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
     --log2) log2=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
     --strict) strict=1; shift ;;
+    --regen) regen=1; shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_convert: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -75,7 +81,7 @@ $cc "$@" -o "$work/bin/bench_read" "$here/bench_read.c" "$top"/src/read/*.c
 
 rings=$work/rings
 params="$procs $threads $log2"
-if [ ! -f "$rings/.params" ] || [ "$(cat "$rings/.params")" != "$params" ]; then
+if [ "$regen" = 1 ] || [ ! -f "$rings/.params" ] || [ "$(cat "$rings/.params")" != "$params" ]; then
     rm -rf "$rings"
     mkdir -p "$rings"
     echo "generating $procs x $threads rings of 2^$log2 records in $rings" >&2
