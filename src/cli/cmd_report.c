@@ -522,9 +522,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
     latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage };
     /* The callbacks run inside latrec_pass_run(), before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
-    latrec_input_totals tot;
-    latrec_input_totals_get(&r->in, &tot);
-    r->begin = r->in.have_start && r->in.start_ns > tot.first_t ? r->in.start_ns : tot.first_t;
+    r->begin = latrec_pass_run_begin(&r->in);
     r->pass_no = 1;
     if (!(r->pass = latrec_pass_run(&r->in, &popts, &sinks)) || r->oom) return LATREC_EXIT_ERROR;
     int n;

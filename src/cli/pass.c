@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/stats.h"
+#include "read/wallclock.h"
 
 /* Where the first-stage stamps of a leg go for its inter-arrival row. An
  * instance belongs to the component of the ring that stamped its last chain
@@ -198,6 +199,29 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
 }
 
+uint64_t latrec_pass_run_begin(const latrec_input *in)
+{
+    latrec_input_totals tot;
+    latrec_input_totals_get(in, &tot);
+    uint64_t begin = in->have_start && in->start_ns > tot.first_t ? in->start_ns : tot.first_t;
+    if (!in->opts.wall) return begin;
+    /* On the wall clock: the earliest mapped record, and the start stamp
+     * mapped by a ring of the directory it belongs to. */
+    uint64_t first = UINT64_MAX, start = 0;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        latrec_wallmap w;
+        if (r->status != LATREC_RING_OK || !r->valid || (int)i == in->sched_ring ||
+            latrec_wallmap_init(&w, r, NULL, 0) != 0)
+            continue;
+        uint64_t t = latrec_wallmap_apply(&w, r->min_t_ns);
+        if (t < first) first = t;
+        if (in->have_start && !start && in->ring_dir[i] == 0) start = latrec_wallmap_apply(&w, in->start_ns);
+    }
+    if (first == UINT64_MAX) return begin;
+    return start > first ? start : first;
+}
+
 latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
     latrec_pass *p = calloc(1, sizeof(*p));
@@ -208,9 +232,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     p->in = in;
     p->opts = *opts;
     p->sinks = *sinks;
-    latrec_input_totals tot;
-    latrec_input_totals_get(in, &tot);
-    p->begin = in->have_start && in->start_ns > tot.first_t ? in->start_ns : tot.first_t;
+    p->begin = latrec_pass_run_begin(in);
     p->legs = latrec_legs_new(&in->cat, &in->set, in->ring_dir, 0, 0, on_instance, p);
     latrec_merge m;
     if (!p->legs || latrec_input_rewind(in, &m) < 0) {
@@ -221,6 +243,9 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     latrec_merged ev;
     while (latrec_input_next(in, &m, &ev)) {
         if ((int)ev.ring == in->sched_ring) continue;
+        /* The builder runs on the merge's clock (wall-clock with --wall:
+         * monotonic clocks of two hosts are unrelated). */
+        ev.rec.t_ns = ev.t_ns;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
             ev.rec.t_ns >= p->begin + p->opts.warmup_ns)

@@ -55,6 +55,11 @@ typedef struct latrec_pass_opts {
     int calibrate;
 } latrec_pass_opts;
 
+/* The run's beginning on the pass's clock (monotonic, or wall-clock with
+ * --wall): the start stamp, else the first record. Instances, their
+ * first_t and the hits' t_ns are on that clock too. */
+uint64_t latrec_pass_run_begin(const latrec_input *in);
+
 /* Run one pass. Returns 0, or -1 (reason printed). On success *tables and
  * *n_tables describe the tables (owned by the pass; free with
  * latrec_pass_free) and *legs stays valid until then. */

@@ -16,6 +16,10 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
             snprintf(v->reason, sizeof(v->reason), "not a run of latrec record");
         return 0;
     }
+    if (in->opts.wall) {
+        snprintf(v->reason, sizeof(v->reason), "not with --wall (the scheduler data is on the monotonic clock)");
+        return 0;
+    }
     const latrec_ring *r = &in->set.rings[in->sched_ring];
     if (!(v->model = latrec_sched_model_new()) || latrec_sched_load(v->model, r) < 0) {
         fprintf(stderr, "latrec: %s: cannot load the scheduler data\n", r->path);

@@ -403,6 +403,10 @@ static int open_on_fd(latrec_ring *r, int fd)
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
     derive(r);
+    /* Give back the page-table entries the derive pass made: the pages stay
+     * in the page cache, and a later pass maps them again as it goes, so a
+     * set of large rings is not all resident at once. */
+    madvise(map, len, MADV_DONTNEED);
     r->status = LATREC_RING_OK;
     return 0;
 }
