@@ -262,7 +262,6 @@ struct rec_batch {
 struct rec_pipe {
     struct convert_pass *p;
     latrec_merge m;
-    uint64_t *dropped;      /* per ring: pages released up to here (merge stage) */
     int want_records;
     latrec_csv csv;         /* records.csv (write stage) */
     int wall;
@@ -279,48 +278,12 @@ struct rec_pipe {
     pthread_cond_t legged_cv; /* the write stage waits for a batch through legs */
 };
 
-/* ---- resident memory ---------------------------------------------------------
- *
- * The rings are read through read-only shared mappings, and mapped pages
- * count as the process's resident memory. The merge reads every ring front
- * to back once, so the pages behind each ring's read position are done
- * with: drop them from the mapping (MADV_DONTNEED; the file and the page
- * cache keep them, a page touched again is simply mapped again), a window at
- * a time. Resident memory then follows the merge front, not the run size.
- */
-
-#define DROP_WINDOW (1u << 15) /* records (1 MiB) between two drops of a ring */
-#define PAGE_RECS   128u       /* records per 4 KiB page; the records start on a page */
-
-/* Drop ring r's pages of write-order positions [*done, pos), whole pages
- * only; *done moves to the first position not dropped. */
-static void drop_behind(const latrec_ring *r, uint64_t *done, uint64_t pos)
-{
-    uint64_t to = pos - ((r->start_slot + pos) & (PAGE_RECS - 1)); /* to a page start */
-    if (r->entries < PAGE_RECS || to <= *done) return;
-    for (uint64_t from = *done; from < to;) {
-        const uint64_t slot = (r->start_slot + from) & r->mask;
-        uint64_t run = r->entries - slot; /* up to the end of the ring, then from slot 0 */
-        if (run > to - from) run = to - from;
-        const uint64_t first = (slot + PAGE_RECS - 1) & ~(uint64_t)(PAGE_RECS - 1);
-        const uint64_t end = slot + run; /* a page start, or the end of the ring */
-        if (end > first)
-            madvise((void *)(r->recs + first), (size_t)(end - first) * sizeof(latrec_rec), MADV_DONTNEED);
-        from += run;
-    }
-    *done = to;
-}
-
 /* Stage 1: fill b from the merge; the number of records (0 at the end). */
 static size_t stage_merge(struct rec_pipe *q, struct rec_batch *b)
 {
     latrec_input *in = q->p->in;
     size_t n = 0;
-    while (n < REC_BATCH && latrec_input_next(in, &q->m, &b->ev[n])) {
-        const latrec_merged *ev = &b->ev[n++];
-        if (ev->pos >= q->dropped[ev->ring] + DROP_WINDOW)
-            drop_behind(&in->set.rings[ev->ring], &q->dropped[ev->ring], ev->pos);
-    }
+    while (n < REC_BATCH && latrec_input_next(in, &q->m, &b->ev[n])) n++;
     return b->n = n;
 }
 
@@ -409,7 +372,6 @@ static void *write_main(void *arg)
 static void pipe_free(struct rec_pipe *q)
 {
     for (int i = 0; i < REC_QUEUE; i++) free(q->batch[i]);
-    free(q->dropped);
     free(q->ring_name);
     free(q->comp_name);
     free(q->leg_name);
@@ -426,14 +388,13 @@ static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *rec
     q->want_records = records_path != NULL;
     q->wall = in->opts.wall;
     const size_t n = in->set.n + 1;
-    q->dropped = calloc(n, sizeof(*q->dropped));
     q->ring_name = calloc(n, sizeof(*q->ring_name));
     q->comp_name = calloc(n, sizeof(*q->comp_name));
     q->pid = calloc(n, sizeof(*q->pid));
     q->tid = calloc(n, sizeof(*q->tid));
     q->n_legs = in->cat.n_legs;
     q->leg_name = calloc((size_t)q->n_legs + 1, sizeof(*q->leg_name));
-    int ok = q->dropped && q->ring_name && q->comp_name && q->pid && q->tid && q->leg_name;
+    int ok = q->ring_name && q->comp_name && q->pid && q->tid && q->leg_name;
     for (int i = 0; ok && i < REC_QUEUE; i++) ok = (q->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
     if (!ok) {
         pipe_free(q);

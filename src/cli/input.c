@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL };
@@ -167,9 +168,10 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     }
     in->ring_dir = calloc(in->set.n + 1, sizeof(int));
     in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
+    in->released = calloc(in->set.n + 1, sizeof(uint64_t));
     uint64_t *starts = calloc((size_t)o->n_dirs, sizeof(uint64_t));
     int *have = calloc((size_t)o->n_dirs, sizeof(int));
-    if (!in->ring_dir || !in->dropped || !starts || !have) {
+    if (!in->ring_dir || !in->dropped || !in->released || !starts || !have) {
         free(starts);
         free(have);
         fprintf(stderr, "latrec %s: out of memory\n", cmd);
@@ -234,11 +236,44 @@ const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsig
     return latrec_catalog_stage_name((int)ring == in->sched_ring ? &in->kcat : &in->cat, stage, buf);
 }
 
+/* ---- resident memory ---------------------------------------------------------
+ *
+ * The rings are read through read-only shared mappings, and mapped pages
+ * count as the process's resident memory. A pass reads every ring front to
+ * back once, so the pages behind each ring's read position are done with:
+ * drop them from the mapping (MADV_DONTNEED; the file and the page cache
+ * keep them, a page touched again is simply mapped again), a window at a
+ * time. Resident memory then follows the merge front, not the run size.
+ */
+
+#define DROP_WINDOW (1u << 15) /* records (1 MiB) between two drops of a ring */
+#define PAGE_RECS   128u       /* records per 4 KiB page; the records start on a page */
+
+/* Drop ring r's pages of write-order positions [*done, pos), whole pages
+ * only; *done moves to the first position not dropped. */
+static void drop_behind(const latrec_ring *r, uint64_t *done, uint64_t pos)
+{
+    uint64_t to = pos - ((r->start_slot + pos) & (PAGE_RECS - 1)); /* to a page start */
+    if (r->entries < PAGE_RECS || to <= *done) return;
+    for (uint64_t from = *done; from < to;) {
+        const uint64_t slot = (r->start_slot + from) & r->mask;
+        uint64_t run = r->entries - slot; /* up to the end of the ring, then from slot 0 */
+        if (run > to - from) run = to - from;
+        const uint64_t first = (slot + PAGE_RECS - 1) & ~(uint64_t)(PAGE_RECS - 1);
+        const uint64_t end = slot + run; /* a page start, or the end of the ring */
+        if (end > first)
+            madvise((void *)(r->recs + first), (size_t)(end - first) * sizeof(latrec_rec), MADV_DONTNEED);
+        from += run;
+    }
+    *done = to;
+}
+
 int latrec_input_rewind(latrec_input *in, latrec_merge *m)
 {
     char err[512];
     unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
     in->pass++;
+    memset(in->released, 0, (in->set.n + 1) * sizeof(*in->released));
     if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
         return -1;
@@ -249,6 +284,8 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m)
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
 {
     while (latrec_merge_next(m, out)) {
+        if (out->pos >= in->released[out->ring] + DROP_WINDOW)
+            drop_behind(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
         if (in->have_start && out->rec.t_ns < in->start_ns && in->ring_dir[out->ring] == 0) {
             if (in->pass == 1) in->dropped[out->ring]++;
             continue;
@@ -266,6 +303,7 @@ void latrec_input_close(latrec_input *in)
     latrec_catalog_free(&in->kcat);
     free(in->ring_dir);
     free(in->dropped);
+    free(in->released);
     memset(in, 0, sizeof(*in));
 }
 

@@ -46,6 +46,8 @@ typedef struct latrec_input {
     int            have_start;    /* a start stamp: drop what precedes it */
     uint64_t       start_ns;      /* CLOCK_MONOTONIC of the start stamp */
     uint64_t      *dropped;       /* per ring: records before the start stamp */
+    uint64_t      *released;      /* per ring: write-order position up to which
+                                     the pass gave its pages back */
     uint64_t       records;       /* records delivered by the first pass */
     int            pass;          /* passes started by latrec_input_rewind */
 } latrec_input;
