@@ -12,6 +12,7 @@
 
 #include "analyze/sched_catalog.h"
 #include "latrec/format.h"
+#include "latrec_bpf_config.h" /* LATREC_HAVE_BPF_SKEL or LATREC_BPF_MISSING (bpf/CMakeLists.txt) */
 #include "record/proctree.h"
 #include "record/sched_spool.h"
 
@@ -234,10 +235,6 @@ static void bpf_teardown(struct sched_priv *p)
 }
 
 #else /* built without the skeleton */
-
-#ifndef LATREC_BPF_MISSING
-#define LATREC_BPF_MISSING "unknown reason"
-#endif
 
 static int bpf_setup(latrec_collector *c, char *err, size_t errlen)
 {

@@ -22,18 +22,20 @@ setup_file() {
     fi
     # Can this latrec record the scheduler here? (one line says why not)
     local probe="$BATS_FILE_TMPDIR/probe"
-    "$LATREC" record -q --require-sched -o "$probe" -- true >"$BATS_FILE_TMPDIR/probe.out" 2>&1
-    echo $? >"$BATS_FILE_TMPDIR/probe.status"
+    local st=0
+    "$LATREC" record -q --require-sched -o "$probe" -- true >"$BATS_FILE_TMPDIR/probe.out" 2>&1 || st=$?
+    echo "$st" >"$BATS_FILE_TMPDIR/probe.status"
     # One e3loop run shared by the tests that read it: four source threads
     # at 4 kHz for 2 s give a few hundred thousand records, so the spool
     # writes more than one sorted run and sched.latrec is a real merge.
     export E3RUN="$BATS_FILE_TMPDIR/e3"
     if [ "$(cat "$BATS_FILE_TMPDIR/probe.status")" -eq 0 ]; then
-        ( cd "$BATS_FILE_TMPDIR" &&
-            "$LATREC" record -q -o "$E3RUN" -- "$E3LOOP" --duration 2 --threads 4 --rate 4000 \
-                >"$BATS_FILE_TMPDIR/e3.out" 2>&1
-            echo $? >"$BATS_FILE_TMPDIR/e3.status"
-            "$LATREC" convert -q -o "$E3RUN.csv" "$E3RUN" >>"$BATS_FILE_TMPDIR/e3.out" 2>&1 )
+        cd "$BATS_FILE_TMPDIR"
+        st=0
+        "$LATREC" record -q -o "$E3RUN" -- "$E3LOOP" --duration 2 --threads 4 --rate 4000 \
+            >"$BATS_FILE_TMPDIR/e3.out" 2>&1 || st=$?
+        [ "$st" -ne 0 ] || "$LATREC" convert -q -o "$E3RUN.csv" "$E3RUN" >>"$BATS_FILE_TMPDIR/e3.out" 2>&1 || st=$?
+        echo "$st" >"$BATS_FILE_TMPDIR/e3.status"
     fi
 }
 
