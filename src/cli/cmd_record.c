@@ -70,8 +70,8 @@ static const struct argp_option record_options[] = {
     { "trace-buffer-size", OPT_TRACE_BUFFER, "KB", 0, "Per-cpu buffer of the instance for -t", 5 },
     { 0, 0, 0, 0, "Scheduler (BPF):", 6 },
     { "no-sched", OPT_NO_SCHED, 0, 0, "Do not record the scheduler (no sched.latrec)", 6 },
-    { "require-sched", OPT_REQUIRE_SCHED, 0, 0, "Fail (exit 125) before running the command when the "
-                                                "scheduler cannot be recorded (no root, no BPF)", 6 },
+    { "require-sched", OPT_REQUIRE_SCHED, 0, 0, "Exit 125 before running the command if the scheduler "
+                                                "cannot be recorded (not root, no BPF)", 6 },
     { "sched-buffer", OPT_SCHED_BUFFER, "SIZE", 0, "BPF ring buffer for scheduler events (default 8M; "
                                                    "K, M, G suffixes; rounded up to a power of two)", 6 },
     { "tid", OPT_TID, "TID", 0, "Scheduler events of this one thread only (attaches to its process, "
