@@ -33,26 +33,28 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 /* Strict order on heap entries: (key, ring index). Positions of one ring
  * never meet in the heap (one head per ring), so the ring index settles
  * every tie. */
-static inline int before(const latrec_merge *m, uint32_t a, uint32_t b)
+struct latrec_merge_ent {
+    uint64_t key;  /* the ring's head key, kept here so sifting stays in the heap */
+    uint32_t ring;
+};
+
+static inline int before(const struct latrec_merge_ent *a, const struct latrec_merge_ent *b)
 {
-    const struct latrec_merge_src *sa = &m->src[a], *sb = &m->src[b];
-    if (sa->key != sb->key)
-        return sa->key < sb->key;
-    return a < b;
+    return a->key != b->key ? a->key < b->key : a->ring < b->ring;
 }
 
 static void sift_down(latrec_merge *m, size_t i)
 {
-    uint32_t *h = m->heap;
+    struct latrec_merge_ent *h = m->heap;
     size_t n = m->heap_len;
-    uint32_t x = h[i];
+    struct latrec_merge_ent x = h[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && before(m, h[c + 1], h[c]))
+        if (c + 1 < n && before(&h[c + 1], &h[c]))
             c++;
-        if (!before(m, h[c], x))
+        if (!before(&h[c], &x))
             break;
         h[i] = h[c];
         i = c;
@@ -121,7 +123,7 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
         }
         latrec_ring_cursor_init(&m->src[i].cur);
         if (advance(m, (uint32_t)i))
-            m->heap[m->heap_len++] = (uint32_t)i;
+            m->heap[m->heap_len++] = (struct latrec_merge_ent){ m->src[i].key, (uint32_t)i };
     }
     for (size_t i = m->heap_len / 2; i-- > 0;)
         sift_down(m, i);
@@ -132,13 +134,15 @@ int latrec_merge_next(latrec_merge *m, latrec_merged *out)
 {
     if (m->heap_len == 0)
         return 0;
-    uint32_t i = m->heap[0];
+    uint32_t i = m->heap[0].ring;
     struct latrec_merge_src *s = &m->src[i];
     out->t_ns = s->key;
     out->ring = i;
     out->pos = s->pos;
     out->rec = s->head;
-    if (!advance(m, i))
+    if (advance(m, i))
+        m->heap[0].key = s->key;
+    else
         m->heap[0] = m->heap[--m->heap_len];
     if (m->heap_len > 1)
         sift_down(m, 0);

@@ -41,13 +41,14 @@ typedef struct latrec_merged {
 } latrec_merged;
 
 struct latrec_merge_src; /* per ring: cursor, head record, wall map */
+struct latrec_merge_ent; /* a heap entry: the ring's head key and the ring */
 
 typedef struct latrec_merge {
     const latrec_ring       *rings;
     size_t                   n;
     unsigned                 flags;
     struct latrec_merge_src *src;  /* n entries */
-    uint32_t                *heap; /* ring indexes, min-heap on the key */
+    struct latrec_merge_ent *heap; /* (key, ring) entries, a min-heap */
     size_t                   heap_len;
 } latrec_merge;
 

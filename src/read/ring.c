@@ -224,7 +224,7 @@ static int next_congruent(uint64_t base, uint64_t newest, uint64_t mask,
 
 /* One pass over the slots: counts, extremes, descents; then wrap and loss
  * as ring.h describes. */
-static void derive(latrec_ring *r)
+static void derive(latrec_ring *r, int fd)
 {
     const latrec_rec *recs = r->recs;
     uint64_t entries = r->entries;
@@ -235,15 +235,38 @@ static void derive(latrec_ring *r)
     uint64_t min_t = UINT64_MAX, max_t = 0;
     uint64_t min_seq = UINT64_MAX, max_seq = 0;
     uint64_t hole_slot = entries; /* first slot without a valid record */
+    /* The scan reads the file with pread() into a small buffer rather than
+     * through the mapping, so opening a ring maps none of its pages: a pass
+     * then maps each page once, as it goes (and gives it back behind it). */
+    enum { CHUNK = 2048 };
+    latrec_rec buf[CHUNK];
+    uint64_t got = 0, base = 0;
 
     for (uint64_t i = 0; i < entries; i++) {
-        uint64_t t = __atomic_load_n(&recs[i].t_ns, __ATOMIC_ACQUIRE);
+        if (i == base + got) {
+            base = i;
+            uint64_t want = entries - i < CHUNK ? entries - i : CHUNK;
+            ssize_t n = fd >= 0 ? pread(fd, buf, want * sizeof(latrec_rec),
+                                        (off_t)(LATREC_HDR_LEN + i * sizeof(latrec_rec)))
+                                : -1;
+            if (n > 0) {
+                got = (uint64_t)n / sizeof(latrec_rec);
+            } else { /* no fd, or a read error: through the mapping */
+                got = want;
+                for (uint64_t k = 0; k < want; k++) {
+                    buf[k].t_ns = __atomic_load_n(&recs[i + k].t_ns, __ATOMIC_ACQUIRE);
+                    buf[k].sc = recs[i + k].sc;
+                }
+            }
+        }
+        const latrec_rec *cur = &buf[i - base];
+        uint64_t t = cur->t_ns;
         if (t == 0) {
             if (hole_slot == entries)
                 hole_slot = i;
             continue;
         }
-        uint64_t sc = recs[i].sc;
+        uint64_t sc = cur->sc;
         if (valid == 0) {
             first_slot = i;
         } else if (t < prev) {
@@ -402,11 +425,7 @@ static int open_on_fd(latrec_ring *r, int fd)
     r->map_len = len;
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
-    derive(r);
-    /* Give back the page-table entries the derive pass made: the pages stay
-     * in the page cache, and a later pass maps them again as it goes, so a
-     * set of large rings is not all resident at once. */
-    madvise(map, len, MADV_DONTNEED);
+    derive(r, fd);
     r->status = LATREC_RING_OK;
     return 0;
 }
