@@ -215,7 +215,9 @@ for r in rows:
     assert is_named(tid, t), ("no COMM at or before the first record of", tid, r)
     if k.startswith('SWITCH_OUT') and aux:
         assert is_named(aux, t), ("SWITCH_OUT's next tid is not named", r)
-assert len(procs) == 2, ("the RAN and its dApp child", procs)
+# the RAN and its dApp child (a sanitizer build adds LeakSanitizer's
+# short-lived tracer processes, forked by them: also part of the tree)
+assert len(procs) >= 2, ("the RAN and its dApp child", procs)
 assert len(targets) >= 8, targets
 print(len(targets), "target threads in", len(procs), "processes;", len(others), "other tasks named")
 EOF
