@@ -356,7 +356,8 @@ static void derive(latrec_ring *r, int fd)
         r->iter_len = last_slot - first_slot + 1;
         r->written = last_slot + 1;
         r->lost = 0;
-        if (valid + 1 == entries && hole_slot == entries - 1 && r->rec_count >= entries) {
+        if (valid + 1 == entries && hole_slot == entries - 1 && r->rec_count >= entries &&
+            !r->multi_writer) {
             next_congruent(r->rec_count, last_slot, r->mask, &r->written);
             r->wrapped = 1;
             r->lost = r->written - valid;

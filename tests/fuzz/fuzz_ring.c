@@ -32,10 +32,14 @@ static void check_ring(const latrec_ring *r)
     CHECK(r->start_slot < r->entries && r->newest_slot < r->entries);
     CHECK(r->iter_len <= r->entries);
     CHECK(r->significant_descents <= r->descents + 1);
-    CHECK(!(r->wrapped && r->valid < r->entries));
+    /* A wrapped ring is full, or full but for the slot being written. */
+    CHECK(!(r->wrapped && r->valid + 1 < r->entries));
     CHECK(!(r->wrapped && r->multi_writer));
-    CHECK(r->lost == (r->written > r->entries ? r->written - r->entries : 0) ||
-          r->multi_writer);
+    if (r->valid + 1 == r->entries && r->wrapped)
+        CHECK(r->lost == r->written - r->valid);
+    else
+        CHECK(r->lost == (r->written > r->entries ? r->written - r->entries : 0) ||
+              r->multi_writer);
     CHECK(r->written >= r->valid);
 
     latrec_cursor c;
