@@ -26,6 +26,12 @@
  * migration moves it, the switch-in ends it. A non-target task switched in
  * on a CPU whose count is above zero gets an OTHER_RUN record.
  *
+ * Wakeups. sched_wakeup also fires for a thread that is still running (it
+ * was woken before it could block) or already waiting in a runqueue; such
+ * a wakeup starts nothing, so it is not recorded, only counted
+ * (stats.spurious). A WAKEUP record is a thread leaving the blocked (or a
+ * not yet known) state.
+ *
  * Names. A COMM record follows FORK, EXEC and a rename (task_rename
  * outside exec) of a target thread, and precedes the first record naming a
  * tid (the seq of any record; the other tid of a switch record). "named"
@@ -135,17 +141,19 @@ struct task_struct___cpu {
     unsigned int cpu;
 } __attribute__((preserve_access_index));
 
+/* The tracepoints hand over BTF-typed task pointers, so fields are read
+ * with plain (CO-RE relocated) loads, no probe-read helper. */
 static __always_inline __u64 task_state(struct task_struct *p)
 {
-    if (bpf_core_field_exists(p->__state)) return BPF_CORE_READ(p, __state);
+    if (bpf_core_field_exists(p->__state)) return p->__state;
     return (__u64)BPF_CORE_READ((struct task_struct___pre514 *)p, state);
 }
 
 static __always_inline __u32 task_cpu_of(struct task_struct *p)
 {
     struct task_struct___ti *ti = (void *)p;
-    if (bpf_core_field_exists(ti->thread_info.cpu)) return BPF_CORE_READ(ti, thread_info.cpu);
-    return BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+    if (bpf_core_field_exists(ti->thread_info.cpu)) return ti->thread_info.cpu;
+    return ((struct task_struct___cpu *)p)->cpu;
 }
 
 static __always_inline int task_in_execve(struct task_struct *p)
@@ -158,10 +166,10 @@ static __always_inline int task_in_execve(struct task_struct *p)
 
 static __always_inline int is_target(struct task_struct *p)
 {
-    __u32 tid = BPF_CORE_READ(p, pid);
+    __u32 tid = p->pid;
     if (tid == 0) return 0;
     if (filter_mode == LATREC_SCHED_BY_TID) return bpf_map_lookup_elem(&target_tids, &tid) != NULL;
-    __u32 tgid = BPF_CORE_READ(p, tgid);
+    __u32 tgid = p->tgid;
     return bpf_map_lookup_elem(&target_tgids, &tgid) != NULL;
 }
 
@@ -214,10 +222,9 @@ static __always_inline void emit_comm(__u32 tid, const char *src16, int is_str, 
     if (emit(LATREC_K_COMM, cpu, tid, n.w[0], n.w[1], t) == 0) bpf_map_update_elem(&named, &tid, &t, BPF_ANY);
 }
 
-/* A COMM for p unless it was named since the start stamp. */
-static __always_inline void name_task(struct task_struct *p, __u32 cpu, __u64 t)
+/* A COMM for p (thread tid) unless it was named since the start stamp. */
+static __always_inline void name_task(struct task_struct *p, __u32 tid, __u32 cpu, __u64 t)
 {
-    __u32 tid = BPF_CORE_READ(p, pid);
     if (tid == 0) return;
     __u64 *seen = bpf_map_lookup_elem(&named, &tid);
     if (seen && *seen >= start_ns) return;
@@ -273,7 +280,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         if (!wc || *wc <= 0) return 0; /* the common case: nothing of ours */
     }
     __u64 t = bpf_ktime_get_ns();
-    __u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid);
+    __u32 ptid = prev->pid, ntid = next->pid;
     if (pt) {
         __u64 state = task_state(prev);
         int runnable = preempt || state == 0;
@@ -282,10 +289,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
             ts->running = 0;
             set_wait(ts, runnable ? (__s32)cpu : -1);
         }
-        name_task(prev, cpu, t);
-        if (!nt) name_task(next, cpu, t);
+        name_task(prev, ptid, cpu, t);
+        if (!nt) name_task(next, ntid, cpu, t);
         emit(runnable ? LATREC_K_SWITCH_OUT_PREEMPTED : LATREC_K_SWITCH_OUT_BLOCKED, cpu, ptid, ntid,
-             runnable ? (__u64)BPF_CORE_READ(prev, prio) : state, t);
+             runnable ? (__u64)prev->prio : state, t);
         if (state & TASK_DEAD) {
             forget_thread(ptid);
             if (filter_mode == LATREC_SCHED_BY_TID) bpf_map_delete_elem(&target_tids, &ptid);
@@ -297,9 +304,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
             ts->running = 1;
             set_wait(ts, -1);
         }
-        name_task(next, cpu, t);
-        if (!pt) name_task(prev, cpu, t);
-        emit(LATREC_K_SWITCH_IN, cpu, ntid, ptid, (__u64)BPF_CORE_READ(next, prio), t);
+        name_task(next, ntid, cpu, t);
+        if (!pt) name_task(prev, ptid, cpu, t);
+        emit(LATREC_K_SWITCH_IN, cpu, ntid, ptid, (__u64)next->prio, t);
         return 0;
     }
     if (!wc) {
@@ -307,9 +314,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         wc = bpf_map_lookup_elem(&waiting, &k);
     }
     if (wc && *wc > 0) {
-        name_task(next, cpu, t);
-        if (!pt) name_task(prev, cpu, t);
-        emit(LATREC_K_OTHER_RUN, cpu, ntid, ptid, (__u64)BPF_CORE_READ(next, tgid), t);
+        name_task(next, ntid, cpu, t);
+        if (!pt) name_task(prev, ptid, cpu, t);
+        emit(LATREC_K_OTHER_RUN, cpu, ntid, ptid, (__u64)(__u32)next->tgid, t);
     }
     return 0;
 }
@@ -317,13 +324,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 static __always_inline int on_wake(struct task_struct *p, __u32 kind)
 {
     if (!is_target(p)) return 0;
+    __u32 tid = p->pid;
+    struct tstate *ts = thread_of(tid);
+    if (ts && (ts->running || ts->wait_cpu >= 0)) {
+        /* already on a CPU or in a runqueue: nothing starts (counted) */
+        struct latrec_sched_stats *st = my_stats();
+        if (st) __sync_fetch_and_add(&st->spurious, 1);
+        return 0;
+    }
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
-    __u32 tid = BPF_CORE_READ(p, pid);
     __u32 tc = task_cpu_of(p);
-    struct tstate *ts = thread_of(tid);
-    if (ts && !ts->running && ts->wait_cpu < 0) set_wait(ts, (__s32)tc);
-    name_task(p, cpu, t);
+    if (ts) set_wait(ts, (__s32)tc);
+    name_task(p, tid, cpu, t);
     emit(kind, cpu, tid, (__u32)bpf_get_current_pid_tgid(), tc, t);
     return 0;
 }
@@ -346,11 +359,11 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
     if (!is_target(p)) return 0;
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
-    __u32 tid = BPF_CORE_READ(p, pid);
+    __u32 tid = p->pid;
     __u32 orig = task_cpu_of(p);
     struct tstate *ts = thread_of(tid);
     if (ts && !ts->running && ts->wait_cpu >= 0) set_wait(ts, dest_cpu);
-    name_task(p, cpu, t);
+    name_task(p, tid, cpu, t);
     emit(LATREC_K_MIGRATE, cpu, tid, orig, (__u32)dest_cpu, t);
     return 0;
 }
@@ -358,8 +371,8 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-    __u32 ctid = BPF_CORE_READ(child, pid), ctgid = BPF_CORE_READ(child, tgid);
-    __u32 ptgid = BPF_CORE_READ(parent, tgid);
+    __u32 ctid = child->pid, ctgid = child->tgid;
+    __u32 ptgid = parent->tgid;
     __u8 one = 1;
     int target;
     bpf_map_delete_elem(&named, &ctid);
@@ -380,8 +393,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     thread_of(ctid);
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
-    name_task(parent, cpu, t);
-    emit(LATREC_K_FORK, cpu, ctid, BPF_CORE_READ(parent, pid), ctgid, t);
+    name_task(parent, parent->pid, cpu, t);
+    emit(LATREC_K_FORK, cpu, ctid, (__u32)parent->pid, ctgid, t);
     emit_comm(ctid, child->comm, 0, cpu, t);
     return 0;
 }
@@ -389,7 +402,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-    __u32 tid = BPF_CORE_READ(p, pid), old = (__u32)old_pid;
+    __u32 tid = p->pid, old = (__u32)old_pid;
     if (!is_target(p)) {
         bpf_map_delete_elem(&named, &tid);
         if (old != tid) bpf_map_delete_elem(&named, &old);
@@ -411,7 +424,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
         ts->running = 1;
         set_wait(ts, -1);
     }
-    emit(LATREC_K_EXEC, cpu, tid, old, BPF_CORE_READ(p, tgid), t);
+    emit(LATREC_K_EXEC, cpu, tid, old, (__u32)p->tgid, t);
     emit_comm(tid, p->comm, 0, cpu, t);
     return 0;
 }
@@ -422,16 +435,16 @@ int BPF_PROG(on_exit, struct task_struct *p)
     if (!is_target(p)) return 0;
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
-    __u32 tid = BPF_CORE_READ(p, pid);
-    name_task(p, cpu, t);
-    emit(LATREC_K_EXIT, cpu, tid, BPF_CORE_READ(p, tgid), (__u32)BPF_CORE_READ(p, exit_code), t);
+    __u32 tid = p->pid;
+    name_task(p, tid, cpu, t);
+    emit(LATREC_K_EXIT, cpu, tid, (__u32)p->tgid, (__u32)p->exit_code, t);
     return 0;
 }
 
 SEC("tp_btf/task_rename")
 int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
 {
-    __u32 tid = BPF_CORE_READ(task, pid);
+    __u32 tid = task->pid;
     if (!is_target(task)) {
         bpf_map_delete_elem(&named, &tid);
         return 0;

@@ -35,6 +35,7 @@ struct latrec_sched_stats {
     __u64 lost;      /* records the ring buffer had no room for */
     __u64 dropped;   /* records stamped before start_ns, not submitted */
     __u64 untracked; /* target threads the "threads" map had no room for */
+    __u64 spurious;  /* wakeups of a target thread already running or waiting: not recorded */
 };
 
 #endif

@@ -40,7 +40,7 @@ struct sched_priv {
     uint64_t events;           /* records read from the ring buffer */
     uint64_t drain_dropped;    /* of those, stamped before the start stamp */
     uint64_t after_stop;       /* left out: stamped after the stop stamp */
-    uint64_t kernel_dropped, untracked;
+    uint64_t kernel_dropped, untracked, spurious;
     uint64_t *lost_cpu;        /* per possible CPU, at stop */
     int      ncpus;
     uint64_t runs, write_ns;
@@ -221,6 +221,7 @@ static int bpf_finish(struct sched_priv *p, char *err, size_t errlen)
         p->lost_cpu[i] = v[i].lost;
         p->kernel_dropped += v[i].dropped;
         p->untracked += v[i].untracked;
+        p->spurious += v[i].spurious;
     }
     free(v);
     return 0;
@@ -372,6 +373,7 @@ static json_t *sched_describe(const latrec_collector *c)
     json_object_set_new(o, "dropped_before_start_drain", json_integer((json_int_t)p->drain_dropped));
     json_object_set_new(o, "dropped_after_stop", json_integer((json_int_t)p->after_stop));
     json_object_set_new(o, "untracked_threads", json_integer((json_int_t)p->untracked));
+    json_object_set_new(o, "wakeups_not_recorded", json_integer((json_int_t)p->spurious));
     json_object_set_new(o, "spool_runs", json_integer((json_int_t)p->runs));
     json_object_set_new(o, "write_ns", json_integer((json_int_t)p->write_ns));
     return o;

@@ -35,7 +35,9 @@
  * from the ring buffer), lost_per_cpu [per possible CPU],
  * dropped_before_start_kernel, dropped_before_start_drain,
  * dropped_after_stop, untracked_threads (target threads the program's wait
- * map had no room for), spool_runs, write_ns (sorting and writing at stop).
+ * map had no room for), wakeups_not_recorded (wakeups of a thread already
+ * running or waiting: they start nothing, bpf/sched.bpf.c), spool_runs,
+ * write_ns (sorting and writing at stop).
  */
 #ifndef LATREC_RECORD_COLL_SCHED_H
 #define LATREC_RECORD_COLL_SCHED_H

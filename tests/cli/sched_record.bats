@@ -147,7 +147,8 @@ EOF
     jq -e '.collectors.sched.lost == 0' "$r/run.json"
     jq -e '(.collectors.sched.lost_per_cpu | length) > 0 and (.collectors.sched.lost_per_cpu | add) == 0' "$r/run.json"
     jq -e '.collectors.sched | has("dropped_before_start_kernel") and has("dropped_before_start_drain")
-        and has("dropped_after_stop")' "$r/run.json"
+        and has("dropped_after_stop") and has("wakeups_not_recorded") and has("untracked_threads")' "$r/run.json"
+    jq -e '.collectors.sched.untracked_threads == 0' "$r/run.json"
     # every sample is accounted for
     jq -e '.collectors.sched | .records + .dropped_before_start + .lost == .written' "$r/run.json"
     jq -e '.collectors.sched | .dropped_before_start ==
