@@ -34,11 +34,12 @@
  *
  * Names. A COMM record follows FORK, EXEC and a rename (task_rename
  * outside exec) of a target thread, and precedes the first record naming a
- * tid (the seq of any record; the other tid of a switch record). "named"
- * remembers the t_ns of the last COMM submitted per tid; one stamped before
- * start_ns (later dropped) does not count, so every tid is named again
- * after the start stamp. Fork, exec and rename of a non-target forget its
- * name, so it is named afresh the next time.
+ * tid (the seq of any record; the other tid of a switch record). The t_ns
+ * of the last COMM submitted for a tid is kept (targets: in "threads";
+ * other tasks: in the LRU map "named"); one stamped before start_ns (later
+ * dropped) does not count, so every tid is named again after the start
+ * stamp. Fork, exec and rename of a non-target forget its name, so it is
+ * named afresh the next time.
  *
  * Loss and the start stamp. A record the ring buffer has no room for is
  * counted in stats.lost of its CPU; once user space sets start_ns (the
@@ -74,6 +75,7 @@ struct rec {
 struct tstate {
     __s32 wait_cpu; /* runqueue it waits on, -1 none */
     __u32 running;  /* 1 between its switch-in and switch-out */
+    __u64 named_t;  /* t_ns of its last COMM submitted, 0 none */
 };
 
 struct {
@@ -204,8 +206,9 @@ static __always_inline int emit(__u32 kind, __u32 cpu, __u64 seq, __u64 aux, __u
 }
 
 /* COMM of tid from the 16 bytes at src16 (a task's comm; with is_str a
- * NUL-terminated string), NUL and everything after it zeroed. */
-static __always_inline void emit_comm(__u32 tid, const char *src16, int is_str, __u32 cpu, __u64 t)
+ * NUL-terminated string), NUL and everything after it zeroed. 0 when
+ * submitted (emit()). */
+static __always_inline int emit_comm(__u32 tid, const char *src16, int is_str, __u32 cpu, __u64 t)
 {
     union {
         char  c[16];
@@ -219,16 +222,29 @@ static __always_inline void emit_comm(__u32 tid, const char *src16, int is_str, 
         if (n.c[i] == '\0') end = 1;
         if (end || i == 15) n.c[i] = '\0';
     }
-    if (emit(LATREC_K_COMM, cpu, tid, n.w[0], n.w[1], t) == 0) bpf_map_update_elem(&named, &tid, &t, BPF_ANY);
+    return emit(LATREC_K_COMM, cpu, tid, n.w[0], n.w[1], t);
 }
 
-/* A COMM for p (thread tid) unless it was named since the start stamp. */
-static __always_inline void name_task(struct task_struct *p, __u32 tid, __u32 cpu, __u64 t)
+/* A COMM for p (thread tid, not a target) unless it was named since the
+ * start stamp ("named"). */
+static __always_inline void name_other(struct task_struct *p, __u32 tid, __u32 cpu, __u64 t)
 {
     if (tid == 0) return;
     __u64 *seen = bpf_map_lookup_elem(&named, &tid);
     if (seen && *seen >= start_ns) return;
-    emit_comm(tid, p->comm, 0, cpu, t);
+    if (emit_comm(tid, p->comm, 0, cpu, t) == 0) bpf_map_update_elem(&named, &tid, &t, BPF_ANY);
+}
+
+/* The same for a target thread, remembered in its state ts (NULL: the
+ * threads map was full, "named" is used). */
+static __always_inline void name_thread(struct tstate *ts, struct task_struct *p, __u32 tid, __u32 cpu, __u64 t)
+{
+    if (!ts) {
+        name_other(p, tid, cpu, t);
+        return;
+    }
+    if (ts->named_t && ts->named_t >= start_ns) return;
+    if (emit_comm(tid, p->comm, 0, cpu, t) == 0) ts->named_t = t;
 }
 
 static __always_inline void waiting_add(__s32 cpu, __s32 d)
@@ -251,7 +267,7 @@ static __always_inline struct tstate *thread_of(__u32 tid)
 {
     struct tstate *ts = bpf_map_lookup_elem(&threads, &tid);
     if (ts) return ts;
-    struct tstate fresh = { .wait_cpu = -1, .running = 0 };
+    struct tstate fresh = { .wait_cpu = -1, .running = 0, .named_t = 0 };
     if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST) != 0) {
         struct latrec_sched_stats *st = my_stats();
         if (st) __sync_fetch_and_add(&st->untracked, 1);
@@ -289,8 +305,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
             ts->running = 0;
             set_wait(ts, runnable ? (__s32)cpu : -1);
         }
-        name_task(prev, ptid, cpu, t);
-        if (!nt) name_task(next, ntid, cpu, t);
+        name_thread(ts, prev, ptid, cpu, t);
+        if (!nt) name_other(next, ntid, cpu, t);
         emit(runnable ? LATREC_K_SWITCH_OUT_PREEMPTED : LATREC_K_SWITCH_OUT_BLOCKED, cpu, ptid, ntid,
              runnable ? (__u64)prev->prio : state, t);
         if (state & TASK_DEAD) {
@@ -304,8 +320,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
             ts->running = 1;
             set_wait(ts, -1);
         }
-        name_task(next, ntid, cpu, t);
-        if (!pt) name_task(prev, ptid, cpu, t);
+        name_thread(ts, next, ntid, cpu, t);
+        if (!pt) name_other(prev, ptid, cpu, t);
         emit(LATREC_K_SWITCH_IN, cpu, ntid, ptid, (__u64)next->prio, t);
         return 0;
     }
@@ -314,8 +330,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         wc = bpf_map_lookup_elem(&waiting, &k);
     }
     if (wc && *wc > 0) {
-        name_task(next, ntid, cpu, t);
-        if (!pt) name_task(prev, ptid, cpu, t);
+        name_other(next, ntid, cpu, t);
+        if (!pt) name_other(prev, ptid, cpu, t);
         emit(LATREC_K_OTHER_RUN, cpu, ntid, ptid, (__u64)(__u32)next->tgid, t);
     }
     return 0;
@@ -336,7 +352,7 @@ static __always_inline int on_wake(struct task_struct *p, __u32 kind)
     __u32 cpu = bpf_get_smp_processor_id();
     __u32 tc = task_cpu_of(p);
     if (ts) set_wait(ts, (__s32)tc);
-    name_task(p, tid, cpu, t);
+    name_thread(ts, p, tid, cpu, t);
     emit(kind, cpu, tid, (__u32)bpf_get_current_pid_tgid(), tc, t);
     return 0;
 }
@@ -363,7 +379,7 @@ int BPF_PROG(on_migrate, struct task_struct *p, int dest_cpu)
     __u32 orig = task_cpu_of(p);
     struct tstate *ts = thread_of(tid);
     if (ts && !ts->running && ts->wait_cpu >= 0) set_wait(ts, dest_cpu);
-    name_task(p, tid, cpu, t);
+    name_thread(ts, p, tid, cpu, t);
     emit(LATREC_K_MIGRATE, cpu, tid, orig, (__u32)dest_cpu, t);
     return 0;
 }
@@ -390,12 +406,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
     }
     forget_thread(ctid); /* whatever a previous owner of the tid left */
     if (!target) return 0;
-    thread_of(ctid);
+    struct tstate *cts = thread_of(ctid);
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
-    name_task(parent, parent->pid, cpu, t);
-    emit(LATREC_K_FORK, cpu, ctid, (__u32)parent->pid, ctgid, t);
-    emit_comm(ctid, child->comm, 0, cpu, t);
+    __u32 ptid = parent->pid;
+    name_thread(thread_of(ptid), parent, ptid, cpu, t);
+    emit(LATREC_K_FORK, cpu, ctid, ptid, ctgid, t);
+    if (emit_comm(ctid, child->comm, 0, cpu, t) == 0 && cts) cts->named_t = t;
     return 0;
 }
 
@@ -425,7 +442,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
         set_wait(ts, -1);
     }
     emit(LATREC_K_EXEC, cpu, tid, old, (__u32)p->tgid, t);
-    emit_comm(tid, p->comm, 0, cpu, t);
+    if (emit_comm(tid, p->comm, 0, cpu, t) == 0 && ts) ts->named_t = t;
     return 0;
 }
 
@@ -436,7 +453,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
     __u32 tid = p->pid;
-    name_task(p, tid, cpu, t);
+    name_thread(thread_of(tid), p, tid, cpu, t);
     emit(LATREC_K_EXIT, cpu, tid, (__u32)p->tgid, (__u32)p->exit_code, t);
     return 0;
 }
@@ -450,6 +467,8 @@ int BPF_PROG(on_rename, struct task_struct *task, const char *comm)
         return 0;
     }
     if (task_in_execve(task)) return 0; /* sched_process_exec names it */
-    emit_comm(tid, comm, 1, bpf_get_smp_processor_id(), bpf_ktime_get_ns());
+    __u64 t = bpf_ktime_get_ns();
+    struct tstate *ts = thread_of(tid);
+    if (emit_comm(tid, comm, 1, bpf_get_smp_processor_id(), t) == 0 && ts) ts->named_t = t;
     return 0;
 }

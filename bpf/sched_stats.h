@@ -28,7 +28,7 @@
 #define LATREC_SCHED_MAX_TGIDS   8192u  /* target processes */
 #define LATREC_SCHED_MAX_TIDS    64u    /* --tid targets */
 #define LATREC_SCHED_MAX_THREADS 65536u /* target threads with wait state */
-#define LATREC_SCHED_MAX_NAMED   65536u /* tids named by a COMM record (LRU) */
+#define LATREC_SCHED_MAX_NAMED   65536u /* other tasks named by a COMM record (LRU) */
 
 struct latrec_sched_stats {
     __u64 emitted;   /* records submitted to the ring buffer */
