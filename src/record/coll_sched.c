@@ -29,7 +29,6 @@
 struct sched_priv {
     latrec_sched_opts o;
     size_t   buffer_bytes;
-    char     run_dir[4096];
     char     path[4200];
     latrec_spool *spool;
     char     spool_error[4400];
@@ -268,7 +267,6 @@ static void bpf_teardown(struct sched_priv *p) { (void)p; }
 static int sched_start(latrec_collector *c, const latrec_collect_ctx *x, char *err, size_t errlen)
 {
     struct sched_priv *p = c->priv;
-    snprintf(p->run_dir, sizeof(p->run_dir), "%s", x->run_dir);
     snprintf(p->path, sizeof(p->path), "%s/%s", x->run_dir, SCHED_FILE);
     if (latrec_spool_open(&p->spool, x->run_dir, err, errlen) < 0) return -1;
     p->t0_mono = clock_ns(CLOCK_MONOTONIC);
@@ -289,9 +287,14 @@ static int sched_start(latrec_collector *c, const latrec_collect_ctx *x, char *e
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (x->attach) latrec_proc_descendants(root, &l);
-    int rc = 0;
-    for (size_t i = 0; i < l.n && rc == 0; i++) rc = bpf_add_target(p, 0, (uint32_t)l.pids[i], err, errlen);
+    /* The program adds the children of targets from here on; a second scan
+     * catches a process forked by one not yet in the map at the first. */
+    int rc = bpf_add_target(p, 0, (uint32_t)root, err, errlen);
+    size_t done = 1;
+    for (int pass = 0; x->attach && pass < 2 && rc == 0; pass++) {
+        latrec_proc_descendants(root, &l);
+        for (; done < l.n && rc == 0; done++) rc = bpf_add_target(p, 0, (uint32_t)l.pids[done], err, errlen);
+    }
     p->targets = l.n;
     latrec_pidlist_free(&l);
     return rc;
@@ -337,7 +340,6 @@ static int sched_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     h->t0_real_ns = p->t0_real;
     h->t1_mono_ns = clock_ns(CLOCK_MONOTONIC);
     h->t1_real_ns = clock_ns(CLOCK_REALTIME);
-    p->runs = latrec_spool_runs(p->spool);
     uint64_t kept = 0;
     int rc = latrec_spool_finish(p->spool, p->path, h, stop_ns, &kept, &p->after_stop, err, errlen);
     free(h);
