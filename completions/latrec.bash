@@ -38,7 +38,8 @@ _latrec() {
             done
             opts="-o --output -f --force -q --quiet -d --duration --grace -c --cpus -P --priority
                   --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
-                  -e --event --trace-buffer-size --help --usage --version"
+                  -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer --tid
+                  --help --usage --version"
             case $prev in
                 -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
                 -p|--pid) COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
@@ -46,7 +47,7 @@ _latrec() {
                     local ev=/sys/kernel/tracing/available_events
                     [[ -r $ev ]] && COMPREPLY=($(compgen -W "$(cat $ev)" -- "$cur"))
                     return ;;
-                -d|--duration|--grace|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--trace-buffer-size) return ;;
+                -d|--duration|--grace|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--trace-buffer-size|--sched-buffer|--tid) return ;;
             esac
             ;;
         report)
