@@ -89,7 +89,8 @@ static const char record_doc[] =
     "migrations, forks, execs, exits) are saved as DIR/sched.latrec through BPF when latrec may load "
     "it (root, or CAP_BPF and CAP_PERFMON); otherwise one line says why and the rings are recorded "
     "alone. SIGINT and SIGTERM are passed to the command; each repeat escalates "
-    "to SIGTERM, then SIGKILL. Exit status: the command's (128+N when it died of signal N); 125 when "
+    "to SIGTERM, then SIGKILL. Exit status: the command's (128+N when it died of signal N); 0 when -d "
+    "stopped it (its own status stays in run.json and the summary); 125 when "
     "latrec fails, 126 when the command cannot be executed, 127 when it is not found. See "
     "latrec-record(1).";
 

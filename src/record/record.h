@@ -26,7 +26,9 @@
  * Attach mode (-p) skips 5 and 7, ends on -d, SIGINT/SIGTERM or the
  * process's exit, and copies the rings instead of moving them.
  *
- * Exit status: the command's (128 + signal when it died of one); 125 when
+ * Exit status: the command's (128 + signal when it died of one); 0 when -d
+ * stopped it (a stop latrec makes on purpose; the command's own status is
+ * in run.json's "exit"); 125 when
  * latrec fails, 126 when the command cannot be executed, 127 when it is not
  * found; attach mode: 0, or 125. Every failure prints one line.
  */

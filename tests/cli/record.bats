@@ -173,10 +173,12 @@ wait_running() {
     fi
 }
 
-@test "-d stops the command with SIGINT" {
+@test "-d stops the command with SIGINT: a timed stop ends with status 0, the command's own stays in run.json" {
     local t0=$SECONDS
     run "$LATREC" record -q -o r -d 0.5 -- sleep 30
-    [ "$status" -eq 130 ]
+    [ "$status" -eq 0 ]
+    [ "$(jq -r .exit.status r/run.json)" = 0 ]
+    [ "$(jq -r .exit.signal_name r/run.json)" = SIGINT ]
     [ $((SECONDS - t0)) -lt 10 ]
     [ "$(jq -r .exit.stopped_by r/run.json)" = duration ]
     [ "$(jq -r .options.duration_ns r/run.json)" = 500000000 ]
@@ -184,11 +186,14 @@ wait_running() {
 
 @test "-d escalates to SIGTERM, then SIGKILL, after the grace period" {
     run "$LATREC" record -o r -d 0.3 --grace 0.3 -- sh -c 'trap "" INT; exec sleep 30'
-    [ "$status" -eq 143 ]
+    [ "$status" -eq 0 ]
     [[ "$output" == *"sending SIGTERM"* ]]
+    [[ "$output" == *"the command died of SIGTERM (stopped at the end of -d: exit 0)"* ]]
+    [ "$(jq -r .exit.signal_name r/run.json)" = SIGTERM ]
     run "$LATREC" record -o r2 -d 0.3 --grace 0.3 -- sh -c 'trap "" INT TERM; exec sleep 30'
-    [ "$status" -eq 137 ]
+    [ "$status" -eq 0 ]
     [[ "$output" == *"sending SIGKILL"* ]]
+    [ "$(jq -r .exit.signal_name r2/run.json)" = SIGKILL ]
 }
 
 # ---- the run directory -----------------------------------------------------------

@@ -1,0 +1,88 @@
+/*
+ * record/run.h - the state of one `latrec record` run, shared by its steps
+ * (internal to src/record):
+ *   record.c      the sequence: prepare, launch, wait, finish (record.h);
+ *   run_wait.c    signals, the duration, stopping the command and what it
+ *                 left behind;
+ *   run_report.c  the pieces of run.json and the summary line;
+ *   collectors.c  the collector table and driving every collector.
+ */
+#ifndef LATREC_RECORD_RUN_H
+#define LATREC_RECORD_RUN_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/collector.h"
+#include "record/launch.h"
+#include "record/manifest.h"
+#include "record/record.h"
+#include "record/tracefs_sync.h"
+
+#define LATREC_RUN_MAX_COLLECTORS 8
+
+typedef struct latrec_run {
+    const latrec_record_opts *o;
+    char run_id[64];
+    char dir[4096];        /* run directory as given, no trailing '/' */
+    char rings_tmp[4096];  /* the run's own ring directory, "" when none */
+    char rings_src[4200];  /* where the target writes (absolute) */
+    int  sfd;              /* signalfd of the stop signals and SIGCHLD */
+    sigset_t old_mask;
+    latrec_tracefs *tfs;
+    char tfs_reason[1024];
+    latrec_collector *coll[LATREC_RUN_MAX_COLLECTORS]; /* in table order: coll[0] is "rings" */
+    size_t n_coll;
+    latrec_collector *made[LATREC_RUN_MAX_COLLECTORS]; /* made, not yet in coll (a slot per table row) */
+    latrec_launch child;
+    pid_t pid;             /* the child or the attached process */
+    int   have_status, wstatus;
+    int   level, first_sig; /* stop escalation: 0 none, 1 first signal, 2 SIGTERM, 3 SIGKILL */
+    const char *stopped_by;
+    int   interrupted;     /* stop signal received before the command ran */
+    uint64_t grace_ns;
+    latrec_manifest man;
+    json_t *options, *launch, *collectors, *exit;
+    int   failed;          /* latrec failed: exit 125 */
+} latrec_run;
+
+uint64_t latrec_run_mono_ns(void);
+uint64_t latrec_run_real_ns(void);
+/* "SIGINT" for SIGINT, into buf. */
+const char *latrec_run_sig_name(int sig, char *buf, size_t len);
+
+/* 1 when latrec stopped the command on purpose at the end of -d (the run
+ * then ends with status 0; the command's own status stays in run.json). */
+int  latrec_run_timed_stop(const latrec_run *r);
+
+/* run_wait.c */
+int  latrec_run_setup_signals(latrec_run *r);
+/* Drain the signalfd: SIGCHLD reaps; the others are stop requests. Returns
+ * how many stop requests arrived, the first in *first (from the terminal
+ * when *from_tty). */
+int  latrec_run_read_signals(latrec_run *r, int *first, int *from_tty);
+const char *latrec_run_stop_name(int sig);
+void latrec_run_wait(latrec_run *r);
+void latrec_run_stop_leftovers(latrec_run *r);
+
+/* run_report.c */
+json_t *latrec_run_options_json(const latrec_run *r);
+json_t *latrec_run_launch_json(const latrec_run *r);
+/* Rewrite run.json with `state`; a failure is said and sets r->failed. */
+void latrec_run_write_manifest(latrec_run *r, const char *state);
+void latrec_run_summary(const latrec_run *r, int status);
+
+/* collectors.c: make the table's collectors of one phase (early: before
+ * the run directory exists, may refuse the run). 0, or -1 with err (the
+ * run must not go on). */
+int  latrec_run_make_collectors(latrec_run *r, int early, char *err, size_t errlen);
+void latrec_run_start_collectors(latrec_run *r);
+void latrec_run_tell_start(latrec_run *r, uint64_t start_ns);
+void latrec_run_stop_collectors(latrec_run *r);
+/* The collector named `name`, NULL when the run has none. */
+const latrec_collector *latrec_run_collector(const latrec_run *r, const char *name);
+void latrec_run_destroy_collectors(latrec_run *r);
+
+#endif
