@@ -71,6 +71,16 @@ extern "C" {
 #define LATREC_LIKELY(x)           __builtin_expect(!!(x), 1)
 #define LATREC_UNLIKELY(x)         __builtin_expect(!!(x), 0)
 
+/* What liblatrec exports. The library is built with hidden visibility and a
+ * symbol version script (LATREC_0), so its dynamic symbol table holds the
+ * functions and the one variable declared LATREC_API in this header and
+ * nothing else; the list is in latrec(3), EXPORTED SYMBOLS. */
+#if defined(__GNUC__)
+#define LATREC_API __attribute__((visibility("default")))
+#else
+#define LATREC_API
+#endif
+
 /* The cpu id of a stamp. Where glibc registers rseq (2.35 and later) the
  * kernel keeps the current cpu in the thread's rseq area, one load away from
  * the thread pointer: that is what the stamp reads. Where rseq is not
@@ -213,33 +223,33 @@ static inline void latrec_stamp(latrec_t *r, uint64_t seq, uint8_t stage,
  * open. The whole mapping is faulted in before this returns (tens of ms for
  * large rings). Returns 1 on success; -1 on error, with one line on stderr
  * naming the file and the reason, and r left closed (stamps do nothing). */
-int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entries_log2);
+LATREC_API int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entries_log2);
 
 /* latrec_open_in(r, NULL, name, entries_log2). */
-int latrec_open(latrec_t *r, const char *name, unsigned entries_log2);
+LATREC_API int latrec_open(latrec_t *r, const char *name, unsigned entries_log2);
 
 /* Refresh rec_count (exact) and the t1 clock pair in the header. */
-void latrec_heartbeat(latrec_t *r);
+LATREC_API void latrec_heartbeat(latrec_t *r);
 
 /* Heartbeat, mark the ring cleanly closed, unmap. The file stays. */
-void latrec_close(latrec_t *r);
+LATREC_API void latrec_close(latrec_t *r);
 
 /* Stage catalog name written into rings opened from now on (v3 header field,
  * at most 31 bytes). NULL or empty restores "e3". */
-void latrec_set_catalog(const char *name);
+LATREC_API void latrec_set_catalog(const char *name);
 
 /* ---- per-thread rings ---------------------------------------------------- */
 
 /* Ring of the calling thread. Never NULL: a closed ring until the thread
  * calls latrec_tls_open*(), so a stamp before that costs one predictable
  * branch and stores nothing. */
-extern __thread latrec_t *latrec_tls __attribute__((tls_model("initial-exec")));
+LATREC_API extern __thread latrec_t *latrec_tls __attribute__((tls_model("initial-exec")));
 
 /* Directory the per-thread rings are written to, for the whole process. Call
  * before the first latrec_tls_open*(); rings already open are unaffected.
  * NULL or empty returns to LATREC_OUTPUT_DIR / LATREC_DEFAULT_DIR. This
  * chooses where, never whether. */
-void latrec_set_output_dir(const char *dir);
+LATREC_API void latrec_set_output_dir(const char *dir);
 
 /* Open the calling thread's ring as <role>.<tid> (role NULL or empty: the
  * program name), sized by the LATREC_ENTRIES_LOG2* variables. Idempotent: a
@@ -249,11 +259,11 @@ void latrec_set_output_dir(const char *dir);
  * pair, clean-close flag) when the thread exits and at process exit, for
  * every thread, with no cap on their number. A forked child starts with no
  * ring on its thread and opens its own. */
-latrec_t *latrec_tls_open_as(const char *role);
-latrec_t *latrec_tls_open(void);
+LATREC_API latrec_t *latrec_tls_open_as(const char *role);
+LATREC_API latrec_t *latrec_tls_open(void);
 
 /* Next value of the process-wide sequence counter: 1, 2, 3, ... */
-uint64_t latrec_seq_next(void);
+LATREC_API uint64_t latrec_seq_next(void);
 
 /* Stamp into the calling thread's ring. */
 static inline void latrec_tstamp(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2)
@@ -284,6 +294,26 @@ static inline void latrec_ctx_set(uint64_t seq)
     if (r->enabled) r->ctx_seq = seq;
 }
 static inline uint64_t latrec_ctx(void) { return latrec_tls->ctx_seq; }
+
+/* ---- out-of-line calls, for FFI callers ----------------------------------
+ * The inline calls above as exported functions, for callers that cannot use
+ * this header's inline code (Python ctypes, Rust, Go): same arguments, same
+ * rules, plus a function call. A C program keeps the inline calls (faster).
+ * latrec_alloc() gives a zeroed, closed latrec_t with the type's alignment
+ * (NULL when out of memory), for callers that cannot size or align one
+ * themselves; latrec_free() closes it if open and frees it. */
+LATREC_API latrec_t *latrec_alloc(void);
+LATREC_API void latrec_free(latrec_t *r);
+LATREC_API void latrec_stamp_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux,
+                                uint64_t aux2);
+LATREC_API void latrec_stamp_at_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux,
+                                   uint64_t aux2, uint64_t t_ns);
+LATREC_API void latrec_tstamp_fn(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2);
+LATREC_API void latrec_tstamp_at_fn(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2,
+                                    uint64_t t_ns);
+LATREC_API uint64_t latrec_tnow_fn(void);
+LATREC_API void latrec_ctx_set_fn(uint64_t seq);
+LATREC_API uint64_t latrec_ctx_fn(void);
 
 #else /* !LATREC_ENABLE: true no-op stubs, no link dependency */
 
@@ -318,6 +348,30 @@ static inline void latrec_tstamp_at(uint64_t seq, uint8_t stage, uint64_t aux,
 static inline uint64_t latrec_tnow(void) { return 0; }
 static inline void latrec_ctx_set(uint64_t seq) { (void)seq; }
 static inline uint64_t latrec_ctx(void) { return 0; }
+static inline latrec_t *latrec_alloc(void) { return (latrec_t *)0; }
+static inline void latrec_free(latrec_t *r) { (void)r; }
+static inline void latrec_stamp_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux,
+                                   uint64_t aux2)
+{
+    (void)r; (void)seq; (void)stage; (void)aux; (void)aux2;
+}
+static inline void latrec_stamp_at_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux,
+                                      uint64_t aux2, uint64_t t_ns)
+{
+    (void)r; (void)seq; (void)stage; (void)aux; (void)aux2; (void)t_ns;
+}
+static inline void latrec_tstamp_fn(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2)
+{
+    (void)seq; (void)stage; (void)aux; (void)aux2;
+}
+static inline void latrec_tstamp_at_fn(uint64_t seq, uint8_t stage, uint64_t aux,
+                                       uint64_t aux2, uint64_t t_ns)
+{
+    (void)seq; (void)stage; (void)aux; (void)aux2; (void)t_ns;
+}
+static inline uint64_t latrec_tnow_fn(void) { return 0; }
+static inline void latrec_ctx_set_fn(uint64_t seq) { (void)seq; }
+static inline uint64_t latrec_ctx_fn(void) { return 0; }
 
 #endif /* LATREC_ENABLE */
 
