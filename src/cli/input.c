@@ -169,11 +169,9 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     in->ring_dir = calloc(in->set.n + 1, sizeof(int));
     in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
     in->released = calloc(in->set.n + 1, sizeof(uint64_t));
-    uint64_t *starts = calloc((size_t)o->n_dirs, sizeof(uint64_t));
-    int *have = calloc((size_t)o->n_dirs, sizeof(int));
+    uint64_t *starts = in->dir_start_ns = calloc((size_t)o->n_dirs, sizeof(uint64_t));
+    int *have = in->dir_have_start = calloc((size_t)o->n_dirs, sizeof(int));
     if (!in->ring_dir || !in->dropped || !in->released || !starts || !have) {
-        free(starts);
-        free(have);
         fprintf(stderr, "latrec %s: out of memory\n", cmd);
         return 1;
     }
@@ -199,15 +197,12 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
             fprintf(stderr, "latrec: %s: %s\n", r->path, r->warning);
         }
     }
-    /* One start stamp for the pass: the first directory's (others warn). */
-    in->have_start = have[0];
-    in->start_ns = starts[0];
-    for (int d = 1; d < o->n_dirs; d++)
-        if (have[d] && !o->quiet)
-            fprintf(stderr, "latrec: %s: start stamp not applied (only the first directory's is)\n",
-                    o->dirs[d]);
-    free(starts);
-    free(have);
+    /* Each directory's records are filtered by its own start stamp. */
+    for (int d = o->n_dirs; d-- > 0;)
+        if (have[d]) {
+            in->have_start = 1;
+            in->start_ns = starts[d];
+        }
     if (o->n_dirs > 1 && !o->wall && !o->quiet)
         fprintf(stderr, "latrec: %d directories merged on the monotonic clock; use --wall for "
                         "rings of several hosts\n", o->n_dirs);
@@ -286,7 +281,8 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
     while (latrec_merge_next(m, out)) {
         if (out->pos >= in->released[out->ring] + DROP_WINDOW)
             drop_behind(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
-        if (in->have_start && out->rec.t_ns < in->start_ns && in->ring_dir[out->ring] == 0) {
+        const int d = in->ring_dir[out->ring];
+        if (in->dir_have_start[d] && out->rec.t_ns < in->dir_start_ns[d]) {
             if (in->pass == 1) in->dropped[out->ring]++;
             continue;
         }
@@ -304,6 +300,8 @@ void latrec_input_close(latrec_input *in)
     free(in->ring_dir);
     free(in->dropped);
     free(in->released);
+    free(in->dir_have_start);
+    free(in->dir_start_ns);
     memset(in, 0, sizeof(*in));
 }
 

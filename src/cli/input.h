@@ -43,8 +43,11 @@ typedef struct latrec_input {
     char           command[1024];
     uint64_t       run_start_real_ns, run_stop_real_ns;
     char           sched_reason[256]; /* run.json's word on the scheduler collector */
-    int            have_start;    /* a start stamp: drop what precedes it */
-    uint64_t       start_ns;      /* CLOCK_MONOTONIC of the start stamp */
+    int            have_start;    /* some directory has a start stamp */
+    uint64_t       start_ns;      /* CLOCK_MONOTONIC of the first such stamp */
+    int           *dir_have_start; /* per directory: its run.json has a start stamp */
+    uint64_t      *dir_start_ns;  /* per directory: its start stamp; a ring's records
+                                     before its own directory's stamp are dropped */
     uint64_t      *dropped;       /* per ring: records before the start stamp */
     uint64_t      *released;      /* per ring: write-order position up to which
                                      the pass gave its pages back */
@@ -66,8 +69,9 @@ const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsig
 /* Start a pass over all records in time order (several passes allowed). */
 int latrec_input_rewind(latrec_input *in, latrec_merge *m);
 
-/* Next record at or after the start stamp; 1, or 0 at the end. Records
- * before the start stamp are counted in in->dropped (first pass only). */
+/* Next record at or after the start stamp of its ring's directory; 1, or 0
+ * at the end. Records before that stamp are counted in in->dropped (first
+ * pass only). */
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
 
 void latrec_input_close(latrec_input *in);

@@ -201,25 +201,31 @@ static void on_instance(void *ctx, const latrec_instance *inst)
 
 uint64_t latrec_pass_run_begin(const latrec_input *in)
 {
-    latrec_input_totals tot;
-    latrec_input_totals_get(in, &tot);
-    uint64_t begin = in->have_start && in->start_ns > tot.first_t ? in->start_ns : tot.first_t;
-    if (!in->opts.wall) return begin;
-    /* On the wall clock: the earliest mapped record, and the start stamp
-     * mapped by a ring of the directory it belongs to. */
-    uint64_t first = UINT64_MAX, start = 0;
-    for (size_t i = 0; i < in->set.n; i++) {
-        const latrec_ring *r = &in->set.rings[i];
-        latrec_wallmap w;
-        if (r->status != LATREC_RING_OK || !r->valid || (int)i == in->sched_ring ||
-            latrec_wallmap_init(&w, r, NULL, 0) != 0)
-            continue;
-        uint64_t t = latrec_wallmap_apply(&w, r->min_t_ns);
-        if (t < first) first = t;
-        if (in->have_start && !start && in->ring_dir[i] == 0) start = latrec_wallmap_apply(&w, in->start_ns);
+    /* Each directory begins at its own start stamp (or its first record);
+     * the run begins with the earliest of them. On the wall clock, both are
+     * mapped by a ring of that directory. */
+    uint64_t begin = UINT64_MAX;
+    for (int d = 0; d < in->opts.n_dirs; d++) {
+        uint64_t first = UINT64_MAX, start = 0;
+        for (size_t i = 0; i < in->set.n; i++) {
+            const latrec_ring *r = &in->set.rings[i];
+            latrec_wallmap w;
+            if (in->ring_dir[i] != d || r->status != LATREC_RING_OK || !r->valid) continue;
+            if (!in->opts.wall) {
+                if (r->min_t_ns < first) first = r->min_t_ns;
+                continue;
+            }
+            if ((int)i == in->sched_ring || latrec_wallmap_init(&w, r, NULL, 0) != 0) continue;
+            uint64_t t = latrec_wallmap_apply(&w, r->min_t_ns);
+            if (t < first) first = t;
+            if (in->dir_have_start[d] && !start) start = latrec_wallmap_apply(&w, in->dir_start_ns[d]);
+        }
+        if (!in->opts.wall && in->dir_have_start[d]) start = in->dir_start_ns[d];
+        if (first == UINT64_MAX) continue;
+        uint64_t b = start > first ? start : first;
+        if (b < begin) begin = b;
     }
-    if (first == UINT64_MAX) return begin;
-    return start > first ? start : first;
+    return begin == UINT64_MAX ? 0 : begin;
 }
 
 latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)

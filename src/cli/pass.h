@@ -56,7 +56,8 @@ typedef struct latrec_pass_opts {
 } latrec_pass_opts;
 
 /* The run's beginning on the pass's clock (monotonic, or wall-clock with
- * --wall): the start stamp, else the first record. Instances, their
+ * --wall): the earliest directory beginning, each directory beginning at
+ * its own start stamp, else at its first record. Instances, their
  * first_t and the hits' t_ns are on that clock too. */
 uint64_t latrec_pass_run_begin(const latrec_input *in);
 

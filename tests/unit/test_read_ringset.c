@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ static void put_file(const char *rel, const char *text)
 static int setup(void **state)
 {
     (void)state;
+    umask(022); /* the tree is read by an unprivileged user too (test_permission) */
     mkdir(LATREC_TEST_TMP, 0755);
     /* start clean: the tree below is rebuilt on every run */
     if (system("rm -rf '" TMPDIR "'") != 0)
@@ -184,19 +186,22 @@ static void test_errors(void **state)
     assert_int_equal(latrec_ringset_open(&set, dirs + 1, 1, NULL, 0), -ENOENT);
 }
 
-/* The permission checks, without cmocka (they may run in a child):
- * 0 when every expectation holds, else the number of the failed one. */
-static int permission_checks(void)
+/* The permission checks, without cmocka (they may run in a child), on the
+ * tree below `base`: 0 when every expectation holds, else the number of
+ * the failed one. */
+static int permission_checks(const char *base)
 {
     latrec_ringset set;
-    char err[512], want[600];
-    if (latrec_ringset_open_dir(&set, P("locked"), err, sizeof err) != -EACCES)
+    char err[512], want[600], locked[512], plain[512];
+    snprintf(locked, sizeof locked, "%s/locked", base);
+    snprintf(plain, sizeof plain, "%s/plain", base);
+    if (latrec_ringset_open_dir(&set, locked, err, sizeof err) != -EACCES)
         return 1;
-    snprintf(want, sizeof want, TMPDIR "/locked: permission denied");
+    snprintf(want, sizeof want, "%s: permission denied", locked);
     if (strcmp(err, want) != 0 || set.n != 0)
         return 2;
     /* an unreadable ring is rejected; the others still load */
-    if (latrec_ringset_open_dir(&set, P("plain"), err, sizeof err) != 0)
+    if (latrec_ringset_open_dir(&set, plain, err, sizeof err) != 0)
         return 3;
     int bad = set.n != 4 || set.n_ok != 3 ||
               strcmp(set.rings[2].basename, "unreadable.latrec") != 0 ||
@@ -215,15 +220,20 @@ static void test_permission(void **state)
     chmod(P("plain/unreadable.latrec"), 0);
     int rc;
     if (geteuid() != 0) {
-        rc = permission_checks();
+        rc = permission_checks(TMPDIR);
     } else {
-        /* root reads everything: check as an unprivileged user instead */
+        /* root reads everything: check as an unprivileged user instead. The
+         * child enters the tree while still root and then names it
+         * relatively, so the checkout's own directories (which may be
+         * closed to other users, e.g. a 0700 mktemp -d) are not in the way. */
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-            if (setgid(65534) != 0 || setuid(65534) != 0)
+            if (chdir(TMPDIR) != 0)
+                _exit(101);
+            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
                 _exit(100);
-            _exit(permission_checks());
+            _exit(permission_checks("."));
         }
         int status;
         assert_int_equal(waitpid(pid, &status, 0), pid);
