@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/catalog.h"
+#include "read/input_file.h"
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
@@ -17,29 +18,19 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Whole file into a NUL-terminated buffer; NULL with errno on failure. */
-static char *slurp(const char *path)
+/* A text input file whole (a regular file within `limit`, no NUL byte),
+ * NUL-terminated; NULL with one line in err. */
+static char *slurp(const char *path, size_t limit, const char *what, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) return NULL;
-    size_t cap = 8192, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-        if (n + 1 == cap) {
-            char *b = realloc(buf, cap *= 2);
-            if (!b) { free(buf); buf = NULL; errno = ENOMEM; }
-            buf = b;
-        }
+    char *text;
+    size_t len;
+    if (latrec_input_file_read(path, limit, what, &text, &len, err, errlen) != 0) return NULL;
+    if (strlen(text) != len) {
+        set_err(err, errlen, "%s: a NUL byte at offset %zu: not a text file", path, strlen(text));
+        free(text);
+        return NULL;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return NULL;
-    if (bad) { free(buf); errno = EIO; return NULL; }
-    buf[n] = '\0';
-    return buf;
+    return text;
 }
 
 static int set_stage(latrec_catalog *cat, long id, const char *name, size_t name_len)
@@ -72,11 +63,8 @@ static int is_ident(int c) { return isalnum(c) || c == '_'; }
 int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char *prefix,
                               char *err, size_t errlen)
 {
-    char *text = slurp(path);
-    if (!text) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
+    char *text = slurp(path, LATREC_HEADER_FILE_MAX, "stage header", err, errlen);
+    if (!text) return -1;
     strip_comments(text);
     size_t plen = prefix ? strlen(prefix) : 0;
     int added = 0, enums = 0;
@@ -302,38 +290,42 @@ int latrec_catalog_load(latrec_catalog *cat, const char *path, char *err, size_t
     snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
     latrec_catalog_init(cat, name);
 
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+    char *text = slurp(path, LATREC_CATALOG_FILE_MAX, "catalog file", err, errlen);
+    if (!text) {
+        latrec_catalog_free(cat);
         return -1;
     }
     char line[4096], sub[512];
     int lineno = 0;
-    while (fgets(line, sizeof(line), f)) {
+    for (const char *p = text; *p;) {
         lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
+        size_t n = strcspn(p, "\n");
+        if (n >= sizeof(line)) {
             set_err(err, errlen, "%s:%d: line too long", path, lineno);
             goto fail;
         }
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (p[n] == '\n');
         char *w[MAX_WORDS];
-        int n = split_words(line, w);
-        if (n < 0) {
+        int nw = split_words(line, w);
+        if (nw < 0) {
             set_err(err, errlen, "%s:%d: %s: too many words on one line (%d at most)", path, lineno, w[0],
                     MAX_WORDS);
             goto fail;
         }
-        if (n == 0) continue;
+        if (nw == 0) continue;
         int hard = 0;
-        const char *why = directive(cat, w, n, dir, sub, sizeof(sub), &hard);
+        const char *why = directive(cat, w, nw, dir, sub, sizeof(sub), &hard);
         if (why) {
             set_err(err, errlen, "%s:%d: %s%s%s", path, lineno, w[0][0] ? w[0] : "", ": ", why);
             goto fail;
         }
     }
-    fclose(f);
+    free(text);
     return 0;
 fail:
-    fclose(f);
+    free(text);
     latrec_catalog_free(cat);
     return -1;
 }

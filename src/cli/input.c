@@ -2,6 +2,7 @@
 #include "cli/input.h"
 
 #include "analyze/sched_catalog.h"
+#include "read/input_file.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -77,10 +78,16 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
 {
     char path[4200];
     snprintf(path, sizeof(path), "%s/run.json", dir);
-    struct stat st;
-    if (stat(path, &st) != 0) return;
+    char *text, why[4400];
+    size_t len;
+    if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run manifest", &text, &len, why, sizeof(why)) != 0) {
+        if (errno != ENOENT)
+            fprintf(stderr, "latrec: %s (ignored: no command, run times or start stamp from it)\n", why);
+        return;
+    }
     json_error_t jerr;
-    json_t *run = json_load_file(path, 0, &jerr);
+    json_t *run = json_loadb(text, len, 0, &jerr);
+    free(text);
     if (!run) {
         fprintf(stderr, "latrec: %s:%d: not a run manifest: %s\n", path, jerr.line, jerr.text);
         return;

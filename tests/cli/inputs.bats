@@ -54,3 +54,101 @@ PYEOF
     "$LATREC" convert -q "$D/sd/A" "$D/sd/B" -o "$D/sd/csv"
     [ "$(tail -n +2 "$D/sd/csv/records.csv" | wc -l)" -eq 100 ]
 }
+
+# Run latrec bounded: a regression must fail the test, not hang it or eat
+# the machine's memory.
+bounded() {
+    run --separate-stderr bash -c 'ulimit -v 4000000; exec timeout 60 "$@"' _ "$LATREC" "$@"
+}
+
+one_line() { # EXPECTED: stderr is exactly that one line, status 1
+    [ "$status" -eq 1 ] || { echo "status $status, stderr: $stderr"; return 1; }
+    [ "$stderr" = "$1" ] || { echo "stderr: $stderr"; echo "wanted: $1"; return 1; }
+}
+
+good_dir() {
+    if [ ! -d "$D/good" ]; then
+        mkdir -p "$D/good"
+        outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/good"
+    fi
+}
+
+@test "--stages /dev/zero and --catalog /dev/zero: one line, no read" {
+    good_dir
+    bounded report "$D/good" --stages /dev/zero
+    one_line "latrec: /dev/zero: a character device, not a regular file"
+    bounded hist "$D/good" --catalog /dev/zero
+    one_line "latrec: /dev/zero: a character device, not a regular file"
+}
+
+@test "catalog line 'stages-from /dev/urandom': one line naming the catalog line" {
+    good_dir
+    printf 'catalog mine\nstages-from /dev/urandom\n' > "$D/urandom.catalog"
+    bounded report "$D/good" --catalog "$D/urandom.catalog"
+    one_line "latrec: $D/urandom.catalog:2: stages-from: /dev/urandom: a character device, not a regular file"
+}
+
+@test "a FIFO as --catalog, as --stages, as a catalog's stages-from: refused at once" {
+    good_dir
+    mkfifo "$D/fifo"
+    bounded report "$D/good" --catalog "$D/fifo"
+    one_line "latrec: $D/fifo: a FIFO, not a regular file"
+    bounded convert "$D/good" -o "$D/fifo-out" --stages "$D/fifo"
+    one_line "latrec: $D/fifo: a FIFO, not a regular file"
+    [ ! -e "$D/fifo-out/records.csv" ]
+    printf 'stages-from fifo\n' > "$D/fifo.catalog"
+    bounded report "$D/good" --catalog "$D/fifo.catalog"
+    one_line "latrec: $D/fifo.catalog:1: stages-from: $D/fifo: a FIFO, not a regular file"
+}
+
+@test "a FIFO (or a directory) as run.json: one line, the rings still read" {
+    mkdir -p "$D/fiforun"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/fiforun"
+    mkfifo "$D/fiforun/run.json"
+    bounded report "$D/fiforun" --format json
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec: $D/fiforun/run.json: a FIFO, not a regular file (ignored: no command, run times or start stamp from it)" ]
+    [ "$(jq .header.records <<<"$output")" -eq 20 ]
+    rm "$D/fiforun/run.json"
+    mkdir "$D/fiforun/run.json"
+    bounded hist -q "$D/fiforun"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec: $D/fiforun/run.json: a directory, not a regular file (ignored: no command, run times or start stamp from it)" ]
+}
+
+@test "a directory as --catalog: refused, not an empty catalog" {
+    good_dir
+    mkdir -p "$D/catdir"
+    bounded report "$D/good" --catalog "$D/catdir"
+    one_line "latrec: $D/catdir: a directory, not a regular file"
+}
+
+@test "size limits: a catalog over 1 MiB, a header over 16 MiB, run.json over 16 MiB" {
+    good_dir
+    { echo "catalog big"; head -c $((1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } > "$D/big.catalog"
+    bounded report "$D/good" --catalog "$D/big.catalog"
+    one_line "latrec: $D/big.catalog: larger than the 1048576-byte limit of a catalog file"
+    # exactly at the limit is read (a comment line too long is the next error)
+    head -c $((1024 * 1024)) "$D/big.catalog" > "$D/limit.catalog"
+    bounded report "$D/good" --catalog "$D/limit.catalog"
+    one_line "latrec: $D/limit.catalog:2: line too long"
+    truncate -s $((16 * 1024 * 1024 + 1)) "$D/big.h"
+    bounded report "$D/good" --stages "$D/big.h"
+    one_line "latrec: $D/big.h: larger than the 16777216-byte limit of a stage header"
+    mkdir -p "$D/bigrun"
+    cp "$D/good"/*.latrec "$D/bigrun/"
+    truncate -s $((16 * 1024 * 1024 + 1)) "$D/bigrun/run.json"
+    bounded report -q "$D/bigrun"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec: $D/bigrun/run.json: larger than the 16777216-byte limit of a run manifest (ignored: no command, run times or start stamp from it)" ]
+}
+
+@test "a NUL byte in a catalog or a header: one line, not a silent cut" {
+    good_dir
+    printf 'catalog x\nstage 1 A\0stage 2 B\n' > "$D/nul.catalog"
+    bounded report "$D/good" --catalog "$D/nul.catalog"
+    one_line "latrec: $D/nul.catalog: a NUL byte at offset 19: not a text file"
+    printf 'enum { A_X = 1, \0 A_Y = 2 };\n' > "$D/nul.h"
+    bounded report "$D/good" --stages "$D/nul.h"
+    one_line "latrec: $D/nul.h: a NUL byte at offset 16: not a text file"
+}
