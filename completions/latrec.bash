@@ -55,7 +55,11 @@ _latrec() {
                   --fail-over --baseline --drop-outliers --calibrate --interval --explain"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
-                --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
+                --format)
+                    # latrec's own table of formats (latrec report --format=help)
+                    local fmts
+                    fmts=$("${words[0]}" report --format=help 2>/dev/null | cut -f1)
+                    COMPREPLY=($(compgen -W "${fmts:-text csv json}" -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix) return ;;

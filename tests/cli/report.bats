@@ -695,3 +695,25 @@ EOF
     run --separate-stderr "$LATREC" report "$FIXTURES/libe3/b6_derived_malformed"
     [ "$status" -eq 1 ]
 }
+
+@test "report --format=help: one table of formats, each one works, the completion offers the same" {
+    run --separate-stderr "$LATREC" report --format=help
+    [ "$status" -eq 0 ]
+    names=$(printf '%s\n' "$output" | cut -f1 | tr '\n' ' ')
+    [ "$names" = "text csv json " ]
+    for f in $names; do
+        "$LATREC" report "$D/A" --format "$f" > "$D/fmt.$f"
+        [ -s "$D/fmt.$f" ]
+    done
+    head -1 "$D/fmt.text" | grep -qx '# latrec report'
+    head -1 "$D/fmt.csv" | grep -q '^component,leg,hop,'
+    jq -e '.legs | length == 3' "$D/fmt.json" >/dev/null
+    # --help names the same list, default first.
+    "$LATREC" report --help | grep -q -- '--format=FMT *text (default), csv or json'
+    run --separate-stderr "$LATREC" report "$D/A" --format xml
+    [ "$status" -eq 2 ]
+    [[ "$stderr" == *"--format must be text, csv or json, not 'xml'"* ]]
+    comp=$(bash -c 'source "$1/completions/latrec.bash"; COMP_WORDS=("$2" report --format ""); COMP_CWORD=3;
+                    _latrec; echo "${COMPREPLY[@]}"' _ "$BATS_TEST_DIRNAME/../.." "$LATREC")
+    [ "$comp" = "text csv json" ]
+}

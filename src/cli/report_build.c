@@ -1,0 +1,657 @@
+/* The report's figures from a run: the passes over its records (figures per
+ * hop, exact outliers, the slowest instances, the time series, the
+ * scheduler's split) and, from them, the plain model of report_model.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/stats.h"
+#include "cli/commands.h"
+#include "cli/report_model.h"
+#include "cli/sched_view.h"
+
+#define MAX_OPEN_INTERVALS 16
+#define INTERVAL_LATENESS_NS 1000000000ull
+
+/* ---- per-table state ------------------------------------------------------ */
+
+struct top_entry {
+    int64_t  key;      /* ranking value, ns */
+    uint64_t seq, start;
+    uint32_t process, ring;
+    int64_t  hop[LATREC_MAX_HOPS];
+    uint8_t  has[LATREC_MAX_HOPS];
+    uint64_t t_a[LATREC_MAX_HOPS], t_b[LATREC_MAX_HOPS]; /* the hop's stamps */
+    uint32_t tid_a[LATREC_MAX_HOPS], tid_b[LATREC_MAX_HOPS]; /* their threads */
+};
+
+struct interval {
+    uint64_t idx, count, bytes;
+    latrec_stats total;
+};
+
+struct interval_row {
+    const latrec_leg_table *table;
+    uint64_t idx, count, bytes;
+    int has_p50, has_p99;
+    int64_t p50, p99;
+};
+
+struct rtable {
+    latrec_stats col[LATREC_MAX_HOPS];
+    latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
+    latrec_stats gaps_stats;
+    latrec_gaps gaps;
+    uint64_t gap_prev;                       /* the outlier pass's own gap series */
+    int gap_have_prev;
+    latrec_figures fig[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    latrec_sched_acc sacc[LATREC_MAX_HOPS];  /* scheduler split per hop */
+    int rank_hop;                            /* -1: no ranking */
+    struct top_entry *top;
+    int n_top;
+    struct interval open[MAX_OPEN_INTERVALS];
+    int n_open;
+    uint64_t late;
+};
+
+struct report_run {
+    const latrec_report_request *o;
+    latrec_input in;
+    latrec_pass *pass;
+    latrec_pass *first;  /* during the outlier pass: the first pass */
+    int pass_no;         /* 1: first pass, 2: outlier pass */
+    struct interval_row *rows;
+    size_t n_rows, cap_rows;
+    uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
+    latrec_sched_view sv; /* the scheduler's side, or why not */
+    int oom;
+};
+
+/* Instances kept per leg for --top and --explain. */
+static int top_cap(const latrec_report_request *o)
+{
+    return o->top > o->explain ? o->top : o->explain;
+}
+
+static int rank_hop_of(const latrec_leg_table *t)
+{
+    for (int h = 0; h < t->n_hops; h++)
+        if (t->hops[h].total) return h;
+    return t->n_hops ? 0 : -1;
+}
+
+static int rt_new(void *ctx, latrec_leg_table *t)
+{
+    struct report_run *r = ctx;
+    if (r->pass_no == 2) { /* share the first pass's table of the same leg */
+        int n;
+        latrec_leg_table **tables = latrec_pass_tables(r->first, &n);
+        for (int i = 0; i < n; i++)
+            if (tables[i]->component == t->component && tables[i]->leg == t->leg) t->user = tables[i]->user;
+        return 0;
+    }
+    struct rtable *rt = calloc(1, sizeof(*rt));
+    if (!rt) return -1;
+    t->user = rt;
+    for (int h = 0; h < t->n_hops; h++)
+        if (latrec_stats_init(&rt->col[h]) < 0) return -1;
+    if (latrec_stats_init(&rt->gaps_stats) < 0) return -1;
+    latrec_gaps_init(&rt->gaps, &rt->gaps_stats);
+    rt->rank_hop = rank_hop_of(t);
+    if (top_cap(r->o) && !(rt->top = calloc((size_t)top_cap(r->o), sizeof(*rt->top)))) return -1;
+    return 0;
+}
+
+static void rt_free(latrec_leg_table *t)
+{
+    struct rtable *rt = t->user;
+    if (!rt) return;
+    for (int h = 0; h < t->n_hops; h++) latrec_stats_free(&rt->col[h]);
+    latrec_stats_free(&rt->gaps_stats);
+    for (int i = 0; i < rt->n_open; i++) latrec_stats_free(&rt->open[i].total);
+    free(rt->top);
+    free(rt);
+    t->user = NULL;
+}
+
+static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+{
+    struct report_run *r = ctx;
+    struct rtable *rt = t->user;
+    if (!rt) return;
+    if (r->pass_no == 1) {
+        latrec_stats_add(&rt->col[hop], ns);
+        const latrec_hit *a, *b;
+        if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
+            latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in.set.rings[b->ring]), a->t_ns,
+                                  b->t_ns);
+        return;
+    }
+    /* Outlier pass: exact counts, and the columns without the outliers. */
+    int out = ns >= 0 && latrec_outliers_is_outlier(&rt->fence[hop], ns);
+    rt->exact_outliers[hop] += out;
+    if (r->o->drop_outliers && !out) latrec_stats_add(&rt->col[hop], ns);
+}
+
+static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
+{
+    struct report_run *r = ctx;
+    struct rtable *rt = t->user;
+    if (r->pass_no == 1) {
+        latrec_gaps_feed(&rt->gaps, t_ns);
+        return;
+    }
+    /* Outlier pass: the same gaps as latrec_gaps_feed() makes, counted
+     * against the inter-arrival fence like the hops in on_value(). */
+    uint64_t prev = rt->gap_prev;
+    int had = rt->gap_have_prev;
+    rt->gap_prev = t_ns;
+    rt->gap_have_prev = 1;
+    if (!had) return;
+    uint64_t d = t_ns >= prev ? t_ns - prev : prev - t_ns;
+    int64_t gap = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+    if (t_ns < prev) gap = -gap;
+    int out = gap >= 0 && latrec_outliers_is_outlier(&rt->fence[t->n_hops], gap);
+    rt->exact_outliers[t->n_hops] += out;
+    if (r->o->drop_outliers && !out) latrec_stats_add(&rt->gaps_stats, gap);
+}
+
+static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
+{
+    if (rt->rank_hop < 0) return;
+    /* The table's copy of the leg: r->pass is not set while the pass runs. */
+    const latrec_leg *leg = &t->legdef;
+    struct top_entry e;
+    memset(&e, 0, sizeof(e));
+    for (int h = 0; h < t->n_hops; h++) {
+        const latrec_hit *a, *b;
+        if (!(e.has[h] = (uint8_t)latrec_hop_hits(leg, inst, &t->hops[h], &a, &b))) continue;
+        e.hop[h] = (int64_t)(b->t_ns - a->t_ns);
+        e.t_a[h] = a->t_ns;
+        e.t_b[h] = b->t_ns;
+        e.tid_a[h] = latrec_ring_tid(&r->in.set.rings[a->ring]);
+        e.tid_b[h] = latrec_ring_tid(&r->in.set.rings[b->ring]);
+    }
+    if (!e.has[rt->rank_hop]) return;
+    e.key = e.hop[rt->rank_hop];
+    e.seq = inst->seq;
+    e.start = inst->first_t;
+    e.process = inst->process;
+    for (int i = 0; i < inst->n_hits; i++)
+        if (inst->hits[i].t_ns == inst->first_t) {
+            e.ring = inst->hits[i].ring;
+            break;
+        }
+    /* Keep the N largest, sorted descending (N is small). */
+    int n = rt->n_top, cap = top_cap(r->o);
+    if (n == cap && e.key <= rt->top[n - 1].key) return;
+    int pos = n < cap ? n : n - 1;
+    while (pos > 0 && rt->top[pos - 1].key < e.key) {
+        if (pos < cap) rt->top[pos] = rt->top[pos - 1];
+        pos--;
+    }
+    rt->top[pos] = e;
+    if (n < cap) rt->n_top++;
+}
+
+static void close_interval(struct report_run *r, const latrec_leg_table *table, struct rtable *rt, int i)
+{
+    struct interval *iv = &rt->open[i];
+    if (r->n_rows == r->cap_rows) {
+        size_t cap = r->cap_rows ? r->cap_rows * 2 : 256;
+        struct interval_row *rows = realloc(r->rows, cap * sizeof(*rows));
+        if (!rows) {
+            r->oom = 1;
+            return;
+        }
+        r->rows = rows;
+        r->cap_rows = cap;
+    }
+    struct interval_row *row = &r->rows[r->n_rows++];
+    memset(row, 0, sizeof(*row));
+    row->table = table;
+    row->idx = iv->idx;
+    row->count = iv->count;
+    row->bytes = iv->bytes;
+    row->has_p50 = latrec_stats_percentile(&iv->total, 50, &row->p50);
+    row->has_p99 = latrec_stats_percentile(&iv->total, 99, &row->p99);
+    latrec_stats_free(&iv->total);
+    rt->open[i] = rt->open[--rt->n_open];
+}
+
+/* The byte count an instance carries (the catalog's `bytes` field of the
+ * leg), 0 when that stage is absent. Same rule as latrec_instance_field(),
+ * from the table's copy of the leg. */
+static uint64_t instance_bytes(const latrec_leg *leg, const latrec_instance *inst)
+{
+    int idx = latrec_leg_chain_pos(leg, leg->bytes_stage);
+    if (idx < 0 && (idx = latrec_leg_extra_pos(leg, leg->bytes_stage)) >= 0) idx += leg->n_chain;
+    if (idx < 0 || idx >= inst->n_hits || !inst->hits[idx].t_ns) return 0;
+    if (leg->bytes_field == LATREC_FIELD_SEQ) return inst->seq;
+    return leg->bytes_field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+}
+
+static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
+{
+    const uint64_t begin = r->begin;
+    if (inst->first_t < begin) return;
+    const uint64_t idx = (inst->first_t - begin) / r->o->interval_ns;
+    const latrec_leg_table *table = t;
+    /* Close intervals the stream has left behind by more than the lateness. */
+    for (int i = 0; i < rt->n_open;) {
+        if ((rt->open[i].idx + 1) * r->o->interval_ns + INTERVAL_LATENESS_NS < inst->first_t - begin)
+            close_interval(r, table, rt, i);
+        else
+            i++;
+    }
+    int slot = -1;
+    uint64_t oldest_idx = UINT64_MAX;
+    int oldest = -1;
+    for (int i = 0; i < rt->n_open; i++) {
+        if (rt->open[i].idx == idx) slot = i;
+        if (rt->open[i].idx < oldest_idx) {
+            oldest_idx = rt->open[i].idx;
+            oldest = i;
+        }
+    }
+    if (slot < 0) {
+        for (size_t k = 0; k < r->n_rows; k++)
+            if (r->rows[k].table == table && r->rows[k].idx == idx) {
+                rt->late++; /* its interval was closed already */
+                return;
+            }
+        if (rt->n_open == MAX_OPEN_INTERVALS) close_interval(r, table, rt, oldest);
+        slot = rt->n_open;
+        memset(&rt->open[slot], 0, sizeof(rt->open[slot]));
+        if (latrec_stats_init(&rt->open[slot].total) < 0) {
+            r->oom = 1;
+            return;
+        }
+        rt->open[slot].idx = idx;
+        rt->n_open++;
+    }
+    struct interval *iv = &rt->open[slot];
+    iv->count++;
+    const latrec_leg *leg = &t->legdef;
+    if (leg->has_bytes) iv->bytes += instance_bytes(leg, inst);
+    for (int h = 0; h < t->n_hops; h++) {
+        int64_t v;
+        uint32_t ring;
+        if (t->hops[h].total && latrec_hop_value(leg, inst, &t->hops[h], &v, &ring)) latrec_stats_add(&iv->total, v);
+    }
+}
+
+static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *inst)
+{
+    struct report_run *r = ctx;
+    struct rtable *rt = t->user;
+    if (r->pass_no != 1) return;
+    if (top_cap(r->o)) add_top(r, t, rt, inst);
+    if (r->o->interval_ns) add_interval(r, t, rt, inst);
+}
+
+static int cmp_tables(const void *a, const void *b)
+{
+    const latrec_leg_table *x = *(latrec_leg_table *const *)a, *y = *(latrec_leg_table *const *)b;
+    int c = strcmp(x->component_name, y->component_name);
+    return c ? c : x->leg - y->leg;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const struct interval_row *x = a, *y = b;
+    if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
+    return cmp_tables(&x->table, &y->table);
+}
+
+static void free_run(struct report_run *r)
+{
+    if (r->pass) {
+        int n;
+        latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
+        for (int i = 0; i < n; i++) rt_free(tables[i]);
+        latrec_pass_free(r->pass);
+        r->pass = NULL;
+    }
+    free(r->rows);
+    r->rows = NULL;
+    latrec_sched_view_close(&r->sv);
+    latrec_input_close(&r->in);
+}
+
+/* Column h of a table: a hop, or (h == n_hops) the inter-arrival gaps. */
+static latrec_stats *column_of(struct rtable *rt, const latrec_leg_table *t, int h)
+{
+    return h < t->n_hops ? &rt->col[h] : &rt->gaps_stats;
+}
+
+/* Open the input, run the passes, compute the figures. 0 or an exit code. */
+static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
+{
+    const latrec_report_request *o = r->o;
+    if (latrec_input_open(&r->in, input_opts, "report") != 0) return LATREC_EXIT_ERROR;
+    if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
+    latrec_pass_opts popts = o->pass;
+    for (int i = 0; i < o->n_hop_specs; i++)
+        if (latrec_hop_select_add(&popts.hops, &r->in.cat, o->hop_specs[i]) < 0) {
+            fprintf(stderr, "latrec report: --hop %s: unknown stage (stages are named as in the catalog, "
+                            "or by id like 0x21)\n", o->hop_specs[i]);
+            return LATREC_EXIT_ERROR;
+        }
+    latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage };
+    /* The callbacks run inside latrec_pass_run(), before r->pass is set:
+     * they take the run's beginning from here (pass.c's rule). */
+    r->begin = latrec_pass_run_begin(&r->in);
+    r->pass_no = 1;
+    if (!(r->pass = latrec_pass_run(&r->in, &popts, &sinks)) || r->oom) return LATREC_EXIT_ERROR;
+    int n;
+    latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
+    int need_second = o->drop_outliers;
+    for (int i = 0; i < n; i++) {
+        struct rtable *rt = tables[i]->user;
+        /* Hops, then the inter-arrival column (index n_hops). */
+        for (int h = 0; h <= tables[i]->n_hops; h++) {
+            latrec_stats *col = column_of(rt, tables[i], h);
+            latrec_figures_from_stats(&rt->fig[h], col, o->pct, o->n_pct);
+            latrec_outliers_fence(&col->outl, &rt->fence[h]);
+            need_second |= rt->fig[h].outliers != rt->fig[h].outliers_max;
+        }
+        for (int k = rt->n_open - 1; k >= 0; k--) close_interval(r, tables[i], rt, k);
+    }
+    if (r->oom) return LATREC_EXIT_ERROR;
+    if (need_second) {
+        /* Second pass over the same records: its tables share the first
+         * pass's state (same data, same builder: same component and leg
+         * indexes). */
+        for (int i = 0; i < n; i++)
+            for (int h = 0; h <= tables[i]->n_hops; h++)
+                if (o->drop_outliers) latrec_stats_reset(column_of(tables[i]->user, tables[i], h));
+        r->first = r->pass;
+        r->pass_no = 2;
+        latrec_pass *second = latrec_pass_run(&r->in, &popts, &sinks);
+        r->pass = r->first;
+        r->first = NULL;
+        if (!second) return LATREC_EXIT_ERROR;
+        latrec_pass_free(second);
+        for (int i = 0; i < n; i++) {
+            struct rtable *rt = tables[i]->user;
+            for (int h = 0; h <= tables[i]->n_hops; h++) {
+                latrec_figures keep = rt->fig[h];
+                if (o->drop_outliers) latrec_figures_from_stats(&rt->fig[h], column_of(rt, tables[i], h), o->pct, o->n_pct);
+                rt->fig[h].outliers = rt->fig[h].outliers_max = rt->exact_outliers[h];
+                rt->fig[h].outliers_known = keep.outliers_known;
+                if (o->drop_outliers) rt->fig[h].regressions = keep.regressions;
+            }
+        }
+    }
+    if (n) qsort(tables, (size_t)n, sizeof(*tables), cmp_tables); /* tables is NULL when there are none */
+    /* Intervals close in no useful order (late ones, several legs, the
+     * rest at the end): print them by time, then component and leg. */
+    if (r->n_rows) qsort(r->rows, r->n_rows, sizeof(*r->rows), cmp_rows);
+    return 0;
+}
+
+/* ---- baseline matching ---------------------------------------------------- */
+
+/* The baseline figures of the same component, leg and hop (hop == n_hops:
+ * inter-arrival), or NULL. */
+static const latrec_figures *baseline_of(struct report_run *base, const latrec_leg_table *t, int hop)
+{
+    if (!base || !base->pass) return NULL;
+    int n;
+    latrec_leg_table **tables = latrec_pass_tables(base->pass, &n);
+    for (int i = 0; i < n; i++) {
+        const latrec_leg_table *b = tables[i];
+        if (strcmp(b->component_name, t->component_name) != 0 || strcmp(b->legdef.name, t->legdef.name) != 0)
+            continue;
+        const struct rtable *rt = b->user;
+        if (hop == t->n_hops) return &rt->fig[b->n_hops];
+        for (int h = 0; h < b->n_hops; h++)
+            if (strcmp(b->hops[h].name, t->hops[hop].name) == 0) return &rt->fig[h];
+    }
+    return NULL;
+}
+
+/* ---- the model ------------------------------------------------------------- */
+
+struct builder {
+    latrec_report *m;
+    struct report_run *r, *base;
+    const latrec_report_request *req;
+    int oom;
+};
+
+static char *dup_str(struct builder *b, const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) b->oom = 1;
+    return d;
+}
+
+static void build_header(struct builder *b)
+{
+    latrec_report_header *h = &b->m->hdr;
+    const latrec_input *in = &b->r->in;
+    latrec_input_totals_get(in, &h->totals);
+    h->have_run = in->have_run;
+    h->command = in->have_run ? dup_str(b, in->command) : NULL;
+    if (in->run_stop_real_ns > in->run_start_real_ns)
+        h->duration_s = (double)(in->run_stop_real_ns - in->run_start_real_ns) / 1e9;
+    else if (h->totals.last_t > h->totals.first_t)
+        h->duration_s = (double)(h->totals.last_t - h->totals.first_t) / 1e9;
+    h->records = in->records;
+    h->catalog_note = dup_str(b, in->catalog_note);
+    h->processes_guessed = latrec_legs_guessed_processes(latrec_pass_legs(b->r->pass));
+    h->have_start = in->have_start;
+    h->sched = b->r->sv.model != NULL;
+    if (h->sched) {
+        h->sched_events = latrec_sched_counters(b->r->sv.model)->records;
+        h->sched_ring = dup_str(b, in->set.rings[in->sched_ring].basename);
+    } else {
+        h->sched_reason = dup_str(b, b->r->sv.reason);
+    }
+    h->warmup_ns = b->req->pass.warmup_ns;
+    h->warmup_skipped = latrec_pass_warmup_skipped(b->r->pass);
+    h->calibrated = b->req->pass.calibrate;
+    h->outliers_dropped = b->req->drop_outliers;
+    h->selection = b->req->pass.component || b->req->pass.leg || b->req->n_hop_specs;
+}
+
+static void build_split(latrec_report_split *s, const latrec_sched_acc *a)
+{
+    s->n = a->n;
+    if (a->n) {
+        const long double n = (long double)a->n;
+        s->on_cpu = (double)(a->on_cpu / n);
+        s->runq = (double)(a->runnable / n);
+        s->blocked = (double)(a->blocked / n);
+        s->unknown = (double)(a->unknown / n);
+    }
+    s->preemptions = a->preemptions;
+    s->migrations = a->migrations;
+}
+
+/* The sentence parts of --explain for entry e of table t. */
+static void build_why(struct builder *b, latrec_report_why *w, const latrec_leg_table *t, const struct rtable *rt,
+                      const struct top_entry *e)
+{
+    const latrec_units *u = &b->req->units;
+    /* The hop that took the most, leaving the total aside. */
+    int worst = -1;
+    for (int h = 0; h < t->n_hops; h++)
+        if (e->has[h] && !t->hops[h].total && (worst < 0 || e->hop[h] > e->hop[worst])) worst = h;
+    if (worst < 0) worst = rt->rank_hop;
+    w->row = worst;
+    w->value = e->hop[worst];
+    w->has_share = e->has[rt->rank_hop] && e->key > 0;
+    if (w->has_share) w->share_pct = 100.0 * (double)e->hop[worst] / (double)e->key;
+    char why[1024];
+    latrec_sched_view_explain(&b->r->sv, e->tid_b[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why,
+                              sizeof(why));
+    w->tid_b = e->tid_b[worst];
+    w->why_b = dup_str(b, why);
+    w->tid_a = e->tid_a[worst];
+    if (e->tid_a[worst] != e->tid_b[worst] && b->r->sv.model) {
+        latrec_sched_view_explain(&b->r->sv, e->tid_a[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why,
+                                  sizeof(why));
+        w->why_a = dup_str(b, why);
+    }
+}
+
+static void build_top(struct builder *b, latrec_report_table *mt, const latrec_leg_table *t,
+                      const struct rtable *rt)
+{
+    if (!rt->n_top) return;
+    if (!(mt->top = calloc((size_t)rt->n_top, sizeof(*mt->top)))) {
+        b->oom = 1;
+        return;
+    }
+    mt->n_top = rt->n_top;
+    const latrec_input *in = &b->r->in;
+    for (int k = 0; k < rt->n_top; k++) {
+        const struct top_entry *e = &rt->top[k];
+        latrec_report_instance *mi = &mt->top[k];
+        mi->seq = e->seq;
+        mi->process = dup_str(b, latrec_legs_process(latrec_pass_legs(b->r->pass), e->process)->label);
+        mi->ring = dup_str(b, in->set.rings[e->ring].name);
+        mi->t_ns = e->start;
+        mi->start_ns = (int64_t)(e->start - latrec_pass_begin(b->r->pass));
+        mi->value = calloc((size_t)t->n_hops + 1, sizeof(*mi->value));
+        mi->has = calloc((size_t)t->n_hops + 1, sizeof(*mi->has));
+        if (!mi->value || !mi->has) {
+            b->oom = 1;
+            return;
+        }
+        for (int h = 0; h < t->n_hops; h++) {
+            mi->value[h] = e->hop[h];
+            mi->has[h] = e->has[h];
+        }
+        if (k < b->req->explain) build_why(b, &mi->why, t, rt, e);
+    }
+}
+
+static void build_table(struct builder *b, latrec_report_table *mt, const latrec_leg_table *t)
+{
+    const struct rtable *rt = t->user;
+    mt->kind = LATREC_TABLE_LEG;
+    mt->row_word = "hop";
+    mt->component = dup_str(b, t->component_name);
+    mt->name = dup_str(b, t->legdef.name);
+    mt->discovered = t->legdef.discovered;
+    mt->has_bytes = t->legdef.has_bytes;
+    mt->instances = t->instances;
+    mt->complete = t->complete;
+    mt->rank_row = rt->rank_hop;
+    mt->late = rt->late;
+    if (!(mt->rows = calloc((size_t)t->n_hops + 1, sizeof(*mt->rows)))) {
+        b->oom = 1;
+        return;
+    }
+    mt->n_rows = t->n_hops + 1;
+    for (int h = 0; h <= t->n_hops; h++) {
+        latrec_report_row *row = &mt->rows[h];
+        row->kind = h < t->n_hops ? LATREC_ROW_HOP : LATREC_ROW_GAPS;
+        row->name = dup_str(b, h < t->n_hops ? t->hops[h].name : "inter-arrival");
+        row->fig = rt->fig[h];
+        const latrec_figures *base = baseline_of(b->base, t, h);
+        if ((row->has_base = base != NULL)) row->base = *base;
+        if ((row->has_split = b->r->sv.model && h < t->n_hops)) build_split(&row->split, &rt->sacc[h]);
+    }
+    build_top(b, mt, t, rt);
+}
+
+static void build_intervals(struct builder *b, latrec_leg_table **tables, int n)
+{
+    struct report_run *r = b->r;
+    if (!r->n_rows) return;
+    if (!(b->m->intervals = calloc(r->n_rows, sizeof(*b->m->intervals)))) {
+        b->oom = 1;
+        return;
+    }
+    b->m->n_intervals = r->n_rows;
+    for (size_t k = 0; k < r->n_rows; k++) {
+        const struct interval_row *row = &r->rows[k];
+        latrec_report_interval *iv = &b->m->intervals[k];
+        for (int i = 0; i < n; i++)
+            if (tables[i] == row->table) iv->table = i;
+        iv->idx = row->idx;
+        iv->count = row->count;
+        iv->bytes = row->bytes;
+        iv->has_p50 = row->has_p50;
+        iv->has_p99 = row->has_p99;
+        iv->p50 = row->p50;
+        iv->p99 = row->p99;
+    }
+}
+
+static int build_model(latrec_report *m, struct report_run *r, struct report_run *base,
+                       const latrec_report_request *req)
+{
+    struct builder b = { m, r, base, req, 0 };
+    memcpy(m->pct, req->pct, (size_t)req->n_pct * sizeof(*req->pct));
+    m->n_pct = req->n_pct;
+    m->units = req->units;
+    m->top = req->top;
+    m->explain = req->explain;
+    m->has_baseline = base != NULL;
+    m->interval_ns = req->interval_ns;
+    m->n_rejected = r->in.n_rejected;
+    build_header(&b);
+    int n;
+    latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
+    if (n && !(m->tables = calloc((size_t)n, sizeof(*m->tables)))) return LATREC_EXIT_ERROR;
+    m->n_tables = n;
+    for (int i = 0; i < n && !b.oom; i++) build_table(&b, &m->tables[i], tables[i]);
+    build_intervals(&b, tables, n);
+    if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
+    return b.oom ? LATREC_EXIT_ERROR : 0;
+}
+
+int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const latrec_report_request *req)
+{
+    memset(m, 0, sizeof(*m));
+    struct report_run run, base_run;
+    memset(&run, 0, sizeof(run));
+    memset(&base_run, 0, sizeof(base_run));
+    run.o = base_run.o = req;
+    int rc = analyse(&run, input);
+    if (rc == 0 && req->baseline) {
+        latrec_input_opts bo = *input;
+        bo.n_dirs = 0;
+        latrec_input_add_dir(&bo, req->baseline);
+        rc = analyse(&base_run, &bo);
+    }
+    if (rc == 0) rc = build_model(m, &run, req->baseline ? &base_run : NULL, req);
+    free_run(&run);
+    free_run(&base_run);
+    return rc;
+}
+
+void latrec_report_free(latrec_report *m)
+{
+    for (int i = 0; i < m->n_tables; i++) {
+        latrec_report_table *t = &m->tables[i];
+        for (int h = 0; h < t->n_rows; h++) free(t->rows[h].name);
+        for (int k = 0; k < t->n_top; k++) {
+            latrec_report_instance *e = &t->top[k];
+            free(e->process);
+            free(e->ring);
+            free(e->value);
+            free(e->has);
+            free(e->why.why_b);
+            free(e->why.why_a);
+        }
+        free(t->rows);
+        free(t->top);
+        free(t->component);
+        free(t->name);
+    }
+    free(m->tables);
+    free(m->intervals);
+    latrec_report_header *h = &m->hdr;
+    free(h->command);
+    free(h->catalog_note);
+    free(h->sched_ring);
+    free(h->sched_reason);
+    memset(m, 0, sizeof(*m));
+}

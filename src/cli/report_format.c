@@ -1,0 +1,50 @@
+/* The report's formats (one table for --format, --help and the completion)
+ * and the value formatting every writer shares. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/report_model.h"
+
+const latrec_report_format latrec_report_formats[] = {
+    { "text", "tables for a terminal (default)", latrec_report_write_text },
+    { "csv", "one row per hop (or per interval, or per slowest instance and hop)", latrec_report_write_csv },
+    { "json", "the whole report as one JSON object", latrec_report_write_json },
+    { NULL, NULL, NULL },
+};
+
+const latrec_report_format *latrec_report_format_find(const char *name)
+{
+    for (const latrec_report_format *f = latrec_report_formats; f->name; f++)
+        if (strcmp(f->name, name) == 0) return f;
+    return NULL;
+}
+
+void latrec_report_format_names(char *buf, size_t len, int mark_default)
+{
+    size_t n = 0, used = 0;
+    while (latrec_report_formats[n].name) n++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        used += (size_t)snprintf(buf + used, len - used, "%s%s%s", sep, latrec_report_formats[i].name,
+                                 i == 0 && mark_default ? " (default)" : "");
+    }
+}
+
+void latrec_report_fmt_value(char *buf, size_t len, double v, int time, const latrec_units *u)
+{
+    if (time) snprintf(buf, len, "%.*f", u->decimals, v / u->div);
+    else snprintf(buf, len, "%.3f", v);
+    /* A tiny negative value (a skewness of -1e-17) rounds to zero: print
+     * "0.000", not "-0.000". */
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
+}
+
+void latrec_report_fmt_delta(char *buf, size_t len, double v, double base, int time, const latrec_units *u)
+{
+    char d[48];
+    latrec_report_fmt_value(d, sizeof(d), v - base, time, u);
+    if (base != 0) snprintf(buf, len, "%s%s (%+.1f%%)", v - base >= 0 ? "+" : "", d, (v - base) / fabs(base) * 100.0);
+    else snprintf(buf, len, "%s%s", v - base >= 0 ? "+" : "", d);
+}

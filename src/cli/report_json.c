@@ -1,0 +1,149 @@
+/* latrec report --format json: one object {header, legs[], intervals[]}, in
+ * the report's unit (keys name it: "p99_us"); an absent figure is null. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "cli/report_model.h"
+
+static json_t *figures(const latrec_report *m, const latrec_figures *f)
+{
+    json_t *j = json_object();
+    char key[64], buf[32];
+    json_object_set_new(j, "count", json_integer((json_int_t)f->count));
+    for (int i = 0; i < f->n; i++) {
+        const char *fn = latrec_figure_name(i, m->pct, m->n_pct, buf, sizeof(buf));
+        int time = latrec_report_is_time(m, i);
+        if (time) snprintf(key, sizeof(key), "%s_%s", fn, m->units.name);
+        else snprintf(key, sizeof(key), "%s", fn);
+        json_object_set_new(j, key, f->has[i] ? json_real(time ? f->v[i] / m->units.div : f->v[i]) : json_null());
+    }
+    json_object_set_new(j, "outliers", f->count && f->outliers_known ? json_integer((json_int_t)f->outliers) : json_null());
+    json_object_set_new(j, "regressions", json_integer((json_int_t)f->regressions));
+    return j;
+}
+
+/* The scheduler split of a row: null without scheduler data. */
+static json_t *split(const latrec_report *m, const latrec_report_split *s)
+{
+    if (!m->hdr.sched) return json_null();
+    const latrec_units *u = &m->units;
+    json_t *j = json_object();
+    char key[32];
+    json_object_set_new(j, "split", json_integer((json_int_t)s->n));
+    const char *names[4] = { "on_cpu", "runq", "blocked", "unknown" };
+    const double means[4] = { s->on_cpu, s->runq, s->blocked, s->unknown };
+    for (int i = 0; i < 4; i++) {
+        snprintf(key, sizeof(key), "%s_%s", names[i], u->name);
+        json_object_set_new(j, key, s->n ? json_real(means[i] / u->div) : json_null());
+    }
+    json_object_set_new(j, "preemptions", json_integer((json_int_t)s->preemptions));
+    json_object_set_new(j, "migrations", json_integer((json_int_t)s->migrations));
+    return j;
+}
+
+static json_t *header(const latrec_report *m)
+{
+    const latrec_report_header *h = &m->hdr;
+    const latrec_input_totals *t = &h->totals;
+    json_t *hdr = json_object();
+    json_object_set_new(hdr, "command", h->command ? json_string(h->command) : json_null());
+    json_object_set_new(hdr, "rings", json_integer((json_int_t)t->rings));
+    json_object_set_new(hdr, "rings_skipped", json_integer((json_int_t)t->rejected));
+    json_object_set_new(hdr, "rings_wrapped", json_integer((json_int_t)t->wrapped));
+    json_object_set_new(hdr, "records", json_integer((json_int_t)h->records));
+    json_object_set_new(hdr, "lost", json_integer((json_int_t)t->lost));
+    json_object_set_new(hdr, "lost_is_lower_bound", json_boolean(t->lost_lower_bound));
+    json_object_set_new(hdr, "dropped_before_start", json_integer((json_int_t)t->dropped));
+    json_object_set_new(hdr, "clock_ns_per_call_min", t->clock_max ? json_integer(t->clock_min) : json_null());
+    json_object_set_new(hdr, "clock_ns_per_call_max", t->clock_max ? json_integer(t->clock_max) : json_null());
+    json_object_set_new(hdr, "catalog", json_string(h->catalog_note));
+    json_object_set_new(hdr, "unit", json_string(m->units.name));
+    json_object_set_new(hdr, "calibrated", json_boolean(h->calibrated));
+    json_object_set_new(hdr, "outliers_dropped", json_boolean(h->outliers_dropped));
+    json_object_set_new(hdr, "warm_up_ns", json_integer((json_int_t)h->warmup_ns));
+    json_object_set_new(hdr, "processes_guessed", json_boolean(h->processes_guessed));
+    json_t *sj = json_object();
+    json_object_set_new(sj, "available", json_boolean(h->sched));
+    json_object_set_new(sj, "reason", h->sched ? json_null() : json_string(h->sched_reason));
+    json_object_set_new(hdr, "sched", sj);
+    return hdr;
+}
+
+static json_t *top(const latrec_report *m, const latrec_report_table *t)
+{
+    json_t *top = json_array();
+    for (int k = 0; k < t->n_top; k++) {
+        const latrec_report_instance *e = &t->top[k];
+        json_t *ej = json_object();
+        json_object_set_new(ej, "seq", json_integer((json_int_t)e->seq));
+        json_object_set_new(ej, "process", json_string(e->process));
+        json_object_set_new(ej, "ring", json_string(e->ring));
+        json_object_set_new(ej, "start_ns", json_integer((json_int_t)e->t_ns));
+        json_t *hv = json_object();
+        for (int h = 0; h < t->n_rows - 1; h++)
+            json_object_set_new(hv, t->rows[h].name,
+                                e->has[h] ? json_real((double)e->value[h] / m->units.div) : json_null());
+        json_object_set_new(ej, "hops", hv);
+        json_array_append_new(top, ej);
+    }
+    return top;
+}
+
+static json_t *table(const latrec_report *m, const latrec_report_table *t)
+{
+    json_t *lj = json_object();
+    json_object_set_new(lj, "component", json_string(t->component));
+    json_object_set_new(lj, "leg", json_string(t->name));
+    json_object_set_new(lj, "discovered", json_boolean(t->discovered));
+    json_object_set_new(lj, "instances", json_integer((json_int_t)t->instances));
+    json_object_set_new(lj, "complete", json_integer((json_int_t)t->complete));
+    json_t *hops = json_array();
+    for (int h = 0; h < t->n_rows; h++) {
+        const latrec_report_row *row = &t->rows[h];
+        json_t *hj = figures(m, &row->fig);
+        json_object_set_new(hj, "hop", json_string(row->name));
+        if (row->kind == LATREC_ROW_HOP) json_object_set_new(hj, "sched", split(m, &row->split));
+        if (m->has_baseline) json_object_set_new(hj, "baseline", row->has_base ? figures(m, &row->base) : json_null());
+        json_array_append_new(hops, hj);
+    }
+    json_object_set_new(lj, "hops", hops);
+    if (m->top) json_object_set_new(lj, "top", top(m, t));
+    return lj;
+}
+
+static json_t *intervals(const latrec_report *m)
+{
+    json_t *iv = json_array();
+    const latrec_units *u = &m->units;
+    for (size_t k = 0; k < m->n_intervals; k++) {
+        const latrec_report_interval *row = &m->intervals[k];
+        const latrec_report_table *t = &m->tables[row->table];
+        json_t *rj = json_object();
+        json_object_set_new(rj, "start_s", json_real((double)row->idx * (double)m->interval_ns / 1e9));
+        json_object_set_new(rj, "component", json_string(t->component));
+        json_object_set_new(rj, "leg", json_string(t->name));
+        json_object_set_new(rj, "count", json_integer((json_int_t)row->count));
+        json_object_set_new(rj, "rate_per_s", json_real((double)row->count / ((double)m->interval_ns / 1e9)));
+        char key[32];
+        snprintf(key, sizeof(key), "p50_%s", u->name);
+        json_object_set_new(rj, key, row->has_p50 ? json_real((double)row->p50 / u->div) : json_null());
+        snprintf(key, sizeof(key), "p99_%s", u->name);
+        json_object_set_new(rj, key, row->has_p99 ? json_real((double)row->p99 / u->div) : json_null());
+        json_object_set_new(rj, "bytes", t->has_bytes ? json_integer((json_int_t)row->bytes) : json_null());
+        json_array_append_new(iv, rj);
+    }
+    return iv;
+}
+
+void latrec_report_write_json(const latrec_report *m, FILE *out)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "header", header(m));
+    json_t *legs = json_array();
+    for (int i = 0; i < m->n_tables; i++) json_array_append_new(legs, table(m, &m->tables[i]));
+    json_object_set_new(root, "legs", legs);
+    if (m->interval_ns) json_object_set_new(root, "intervals", intervals(m));
+    json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(root);
+}

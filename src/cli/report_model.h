@@ -1,0 +1,190 @@
+/*
+ * cli/report_model.h - the report as plain data, built once and written by
+ * one writer per format (report_text.c, report_csv.c, report_json.c).
+ *
+ * A report is a header (the run: command, duration, rings, losses, clock
+ * cost, catalog, scheduler data or why not, the options that change figures),
+ * a list of tables and a time series. A table is one leg of a component: its
+ * rows are the leg's hops and, last, the inter-arrival gaps of its first
+ * stage. Every row holds the column's figures (cli/figures.h), the same
+ * figures of the baseline run when --baseline matched it, and the
+ * scheduler's split (means per instance, ns) when the run has scheduler
+ * data. A table also keeps its slowest instances (--top, --explain) with
+ * the sentence that explains each. Other kinds of table (paths, whose rows
+ * are segments) give the same shape, named by `kind` and `row_word`.
+ *
+ * Everything is ns unless named; the writers convert to the chosen unit.
+ * The model owns its memory (latrec_report_free) and refers to no run, so a
+ * writer needs nothing else.
+ *
+ * Building it (report_build.c) reads the run: one pass over every record,
+ * and a second one when the outlier counts must be exact or --drop-outliers
+ * asks for figures without them (see latrec-report(1)).
+ */
+#ifndef LATREC_CLI_REPORT_MODEL_H
+#define LATREC_CLI_REPORT_MODEL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/figures.h"
+#include "cli/input.h"
+#include "cli/pass.h"
+
+/* The scheduler's split of one row: means per split instance, ns, over the
+ * thread that stamped the row's second stage. */
+typedef struct latrec_report_split {
+    uint64_t n;                              /* instances split; 0: means absent */
+    double   on_cpu, runq, blocked, unknown; /* ns, mean per instance */
+    uint64_t preemptions, migrations;        /* summed */
+} latrec_report_split;
+
+typedef enum { LATREC_ROW_HOP, LATREC_ROW_GAPS } latrec_report_row_kind;
+
+typedef struct latrec_report_row {
+    latrec_report_row_kind kind;
+    char          *name;     /* "ENQUEUE->DEQUEUE", "total", "inter-arrival" */
+    latrec_figures fig;
+    int            has_base; /* the baseline has this row */
+    latrec_figures base;
+    int            has_split; /* scheduler data, and a hop row */
+    latrec_report_split split;
+} latrec_report_row;
+
+/* The sentence of --explain: which row took the time, and the scheduler's
+ * account of it on the threads of its two stages. */
+typedef struct latrec_report_why {
+    int      row;        /* the slowest row but the total */
+    int64_t  value;      /* its value, ns */
+    int      has_share;  /* share of the ranking value is meaningful */
+    double   share_pct;
+    uint32_t tid_b;      /* thread of the row's second stage */
+    char    *why_b;      /* latrec_sched_view_explain() in the report's unit */
+    uint32_t tid_a;      /* thread of the first stage, when another one */
+    char    *why_a;      /* NULL: same thread, or no scheduler data */
+} latrec_report_why;
+
+/* One of the slowest instances of a table, by its ranking row. */
+typedef struct latrec_report_instance {
+    uint64_t seq;
+    char    *process;   /* "pid 1234" */
+    char    *ring;      /* the ring of its first stamp */
+    uint64_t t_ns;      /* its first stamp, on the run's clock */
+    int64_t  start_ns;  /* the same, from the run's beginning */
+    int64_t *value;     /* per hop row (n_rows - 1), ns */
+    uint8_t *has;       /* per hop row: both stages present */
+    latrec_report_why why;
+} latrec_report_instance;
+
+typedef enum { LATREC_TABLE_LEG } latrec_report_table_kind;
+
+typedef struct latrec_report_table {
+    latrec_report_table_kind kind;
+    const char *row_word;    /* what a row is: "hop" (text heading HOP) */
+    char       *component;
+    char       *name;        /* the leg */
+    int         discovered;  /* a leg the catalog does not declare */
+    int         has_bytes;   /* the leg carries a byte count */
+    uint64_t    instances, complete;
+    int         n_rows;      /* hop rows, then the inter-arrival row */
+    latrec_report_row *rows;
+    int         rank_row;    /* the row --top ranks by; -1: none */
+    int         n_top;
+    latrec_report_instance *top;
+    uint64_t    late;        /* instances after their interval closed */
+} latrec_report_table;
+
+/* One interval of one table (--interval), sorted by time, then table. */
+typedef struct latrec_report_interval {
+    int      table;            /* index in tables[] */
+    uint64_t idx;              /* interval number from the run's beginning */
+    uint64_t count, bytes;     /* bytes: when the table has_bytes */
+    int      has_p50, has_p99;
+    int64_t  p50, p99;         /* of the leg total, ns */
+} latrec_report_interval;
+
+typedef struct latrec_report_header {
+    char    *command;          /* NULL without run.json */
+    int      have_run;
+    double   duration_s;       /* run.json's, else first to last record */
+    latrec_input_totals totals;
+    uint64_t records;
+    char    *catalog_note;
+    int      processes_guessed;
+    int      have_start;
+    int      sched;            /* scheduler data present */
+    uint64_t sched_events;
+    char    *sched_ring;       /* its ring's file name */
+    char    *sched_reason;     /* why not, when !sched */
+    uint64_t warmup_ns, warmup_skipped;
+    int      calibrated, outliers_dropped;
+    int      selection;        /* --component, --leg or --hop given */
+} latrec_report_header;
+
+/* What to build: the options that decide figures. */
+typedef struct latrec_report_request {
+    latrec_pass_opts pass;
+    const char *const *hop_specs;
+    int          n_hop_specs;
+    int          top, explain; /* instances kept: max of the two */
+    const double *pct;
+    int          n_pct;
+    latrec_units units;
+    int          drop_outliers;
+    uint64_t     interval_ns;
+    const char  *baseline;     /* NULL: none */
+} latrec_report_request;
+
+typedef struct latrec_report {
+    latrec_report_header hdr;
+    double       pct[LATREC_MAX_PCT];
+    int          n_pct;
+    latrec_units units;
+    int          top, explain;
+    int          has_baseline;
+    uint64_t     interval_ns;  /* 0: no time series */
+    int          n_tables;     /* sorted by component, then catalog order */
+    latrec_report_table *tables;
+    size_t       n_intervals;
+    latrec_report_interval *intervals;
+    int          n_rejected;   /* rings skipped (exit 3) */
+} latrec_report;
+
+/* Read the run (and the baseline) and fill m. Returns 0, or an exit code
+ * (LATREC_EXIT_ERROR) with the reason printed. m is freed either way by
+ * latrec_report_free(). */
+int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const latrec_report_request *req);
+void latrec_report_free(latrec_report *m);
+
+/* The figure i of a row is a time (not skewness). */
+static inline int latrec_report_is_time(const latrec_report *m, int i) { return i != fig_skew(m->n_pct); }
+
+/* ---- formats ------------------------------------------------------------ */
+
+typedef struct latrec_report_format {
+    const char *name;    /* "text" */
+    const char *summary; /* one line for --format help */
+    void (*write)(const latrec_report *m, FILE *out);
+} latrec_report_format;
+
+/* Every format, the default first; ends with a NULL name. --format, --help
+ * and the completion (latrec report --format help) list this table. */
+extern const latrec_report_format latrec_report_formats[];
+
+/* The format called name, or NULL. */
+const latrec_report_format *latrec_report_format_find(const char *name);
+
+/* "text (default), csv or json" into buf ("text, csv or json" without
+ * mark_default). */
+void latrec_report_format_names(char *buf, size_t len, int mark_default);
+
+void latrec_report_write_text(const latrec_report *m, FILE *out);
+void latrec_report_write_csv(const latrec_report *m, FILE *out);
+void latrec_report_write_json(const latrec_report *m, FILE *out);
+
+/* Shared by the writers: v (ns when time) in the unit, "0.000" for a tiny
+ * negative; the change from base as "+1.2 (+3.4%)". */
+void latrec_report_fmt_value(char *buf, size_t len, double v, int time, const latrec_units *u);
+void latrec_report_fmt_delta(char *buf, size_t len, double v, double base, int time, const latrec_units *u);
+
+#endif
