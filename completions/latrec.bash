@@ -25,7 +25,7 @@ _latrec() {
         return
     fi
 
-    local input="-i --input --catalog --stages --stage-prefix --wall -q --quiet --help --usage"
+    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon -q --quiet --help --usage"
     local opts
     case $cmd in
         record)
@@ -62,7 +62,7 @@ _latrec() {
                     COMPREPLY=($(compgen -W "${fmts:-text csv json}" -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix) return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix|--leg-horizon) return ;;
             esac
             ;;
         hist)
@@ -73,7 +73,7 @@ _latrec() {
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
                 -i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix) return ;;
+                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix|--leg-horizon) return ;;
             esac
             ;;
         convert)
@@ -82,7 +82,7 @@ _latrec() {
                 --format) COMPREPLY=($(compgen -W "csv chrome" -- "$cur")); return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --quiet-secs|--timeout|--stage-prefix) return ;;
+                --quiet-secs|--timeout|--stage-prefix|--leg-horizon) return ;;
             esac
             ;;
     esac

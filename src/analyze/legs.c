@@ -57,7 +57,15 @@ struct latrec_legs {
     struct node *head, *tail;
     struct node *ghead, *gtail; /* complete, waiting for late extras */
     struct node *free_nodes[DISC_HITS + LATREC_MAX_EXTRAS + 1];
-    uint64_t horizon, evicted, grace;
+    uint64_t horizon, grace;
+    uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
+
+    /* Seq counters belong to a thread family: ring_role[ring] indexes the
+     * ring's role (its name without the ".<tid>" suffix), and
+     * leg_roles[leg * n_roles + role] says a leg was stamped by that role. */
+    int *ring_role;
+    int n_roles;
+    uint8_t *leg_roles;
 
     latrec_emit_fn emit;
     void *ctx;
@@ -98,6 +106,26 @@ static uint32_t process_index(latrec_legs *b, uint32_t pid, int dir, int comp)
     return b->n_processes++;
 }
 
+/* Length of a ring name's role: the name without a trailing ".<digits>"
+ * ("libe3.outbound.42" -> "libe3.outbound", "libe3.pub" stays). */
+static size_t role_len(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot || !dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1)) return strlen(name);
+    return (size_t)(dot - name);
+}
+
+static int role_index(latrec_legs *b, const latrec_ringset *set, size_t ring)
+{
+    const char *name = set->rings[ring].name[0] ? set->rings[ring].name : set->rings[ring].basename;
+    size_t len = role_len(name);
+    for (size_t j = 0; j < ring; j++) {
+        const char *o = set->rings[j].name[0] ? set->rings[j].name : set->rings[j].basename;
+        if (role_len(o) == len && strncmp(o, name, len) == 0) return b->ring_role[j];
+    }
+    return b->n_roles++;
+}
+
 static void add_cand(latrec_legs *b, unsigned stage, int leg, int pos, int extra)
 {
     if (b->n_cands[stage] == MAX_CANDS) return;
@@ -116,7 +144,7 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
     b->cat = cat;
     b->emit = emit;
     b->ctx = ctx;
-    b->horizon = horizon_ns ? horizon_ns : 10000000000ull;
+    b->horizon = horizon_ns ? horizon_ns : LATREC_LEGS_HORIZON_NS;
     b->max_open = max_open ? max_open : 1000000;
     b->grace = LATREC_LEGS_GRACE_NS;
     b->cap_legs = cat->n_legs + 64;
@@ -126,10 +154,11 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
     b->ring_process = calloc(set->n + 1, sizeof(uint32_t));
     b->components = calloc(set->n + 1, sizeof(*b->components));
     b->processes = calloc(set->n + 1, sizeof(*b->processes));
+    b->ring_role = calloc(set->n + 1, sizeof(int));
     b->table_cap = 1024;
     b->table = calloc(b->table_cap, sizeof(*b->table));
     if (!b->legs || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
-        !b->table) {
+        !b->ring_role || !b->table) {
         latrec_legs_free(b);
         return NULL;
     }
@@ -152,10 +181,16 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
         char comp[LATREC_NAME_MAX];
         latrec_catalog_component(cat, r->name[0] ? r->name : r->basename, comp, sizeof(comp));
         b->ring_component[i] = component_index(b, comp);
+        b->ring_role[i] = role_index(b, set, i);
         if (r->status != LATREC_RING_OK) continue;
         uint32_t pid = r->version >= 3 ? r->pid : 0;
         if (!pid) b->guessed = 1;
         b->ring_process[i] = process_index(b, pid, ring_dir ? ring_dir[i] : 0, b->ring_component[i]);
+    }
+    b->leg_roles = calloc((size_t)(cat->n_legs + 1) * (size_t)(b->n_roles + 1), 1);
+    if (!b->leg_roles) {
+        latrec_legs_free(b);
+        return NULL;
     }
     return b;
 }
@@ -179,6 +214,8 @@ void latrec_legs_free(latrec_legs *b)
     free(b->ring_process);
     free(b->components);
     free(b->processes);
+    free(b->ring_role);
+    free(b->leg_roles);
     free(b->table);
     free(b);
 }
@@ -392,7 +429,7 @@ static void evict(latrec_legs *b, uint64_t now)
 {
     while (b->ghead && b->ghead->done_t + b->grace < now) end_node(b, b->ghead, NULL);
     while (b->head && NODE_INST(b->head)->first_t + b->horizon < now) {
-        b->evicted += counts_as_evicted(b->head);
+        b->cut_horizon += counts_as_evicted(b->head);
         end_node(b, b->head, NULL);
     }
 }
@@ -402,7 +439,7 @@ static void evict(latrec_legs *b, uint64_t now)
 static void make_room(latrec_legs *b)
 {
     while (b->head && b->n_open >= b->max_open) {
-        b->evicted += counts_as_evicted(b->head);
+        b->cut_room += counts_as_evicted(b->head);
         end_node(b, b->head, NULL);
     }
 }
@@ -428,6 +465,57 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
     return -1;
 }
 
+/* 1 when instance n holds a stamp of a ring of role `role`. */
+static int node_has_role(const latrec_legs *b, const struct node *n, int role)
+{
+    const latrec_instance *inst = NODE_INST(n);
+    for (int i = 0; i < n->n_slots; i++)
+        if (inst->hits[i].t_ns && b->ring_role[inst->hits[i].ring] == role) return 1;
+    return 0;
+}
+
+/* The candidate leg of a record of `stage` on a ring of role `role`. A chain
+ * stage goes to the first candidate with an open instance for the key, else
+ * to the first candidate. An extra (DROP, SKIPPED) shares its seq counter
+ * with the chain stages stamped by its thread family, and equal seqs of two
+ * families are normal (libE3's outbound and inbound counters): it joins an
+ * open instance only when that instance holds a stamp of the same role,
+ * else it opens one of the first leg known to be stamped by that role, else
+ * of the first leg without an open instance for the key. */
+static const struct cand *pick_cand(latrec_legs *b, unsigned stage, uint64_t seq, uint32_t process, int role,
+                                    struct slot **sp)
+{
+    const struct cand *cands = b->cands[stage];
+    const int n = b->n_cands[stage];
+    int learned = -1, free_slot = -1;
+    for (int i = 0; i < n; i++) {
+        struct slot *s = find_slot(b, seq, process, cands[i].leg);
+        if (s->node && (!cands[i].extra || n == 1 || node_has_role(b, s->node, role))) {
+            *sp = s;
+            return &cands[i];
+        }
+        if (!s->node && free_slot < 0) free_slot = i;
+        if (!s->node && learned < 0 && cands[i].extra && b->leg_roles[cands[i].leg * (b->n_roles + 1) + role])
+            learned = i;
+    }
+    int pick = cands[0].extra ? (learned >= 0 ? learned : free_slot >= 0 ? free_slot : 0) : 0;
+    *sp = find_slot(b, seq, process, cands[pick].leg);
+    return &cands[pick];
+}
+
+/* Put a complete-so-far instance on the grace list: it waits there for late
+ * extras, and for chain stages a clock regression across two rings put
+ * after its last one in time order. */
+static void start_grace(latrec_legs *b, struct node *n, uint64_t t)
+{
+    n->in_grace = 1;
+    n->done_t = t;
+    n->gprev = b->gtail;
+    if (b->gtail) b->gtail->gnext = n;
+    else b->ghead = n;
+    b->gtail = n;
+}
+
 int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     const unsigned stage = latrec_rec_stage(rec->sc);
@@ -436,16 +524,9 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     if (b->head) evict(b, rec->t_ns);
     if (LATREC_UNLIKELY_(b->n_cands[stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
 
-    const struct cand *c = &b->cands[stage][0];
-    struct slot *s = find_slot(b, seq, process, c->leg);
-    for (int i = 1; !s->node && i < b->n_cands[stage]; i++) {
-        struct slot *si = find_slot(b, seq, process, b->cands[stage][i].leg);
-        if (si->node) {
-            c = &b->cands[stage][i];
-            s = si;
-        }
-    }
-    if (!s->node) s = find_slot(b, seq, process, c->leg);
+    const int role = b->ring_role[ring];
+    struct slot *s;
+    const struct cand *c = pick_cand(b, stage, seq, process, role, &s);
     const latrec_leg *leg = &b->legs[c->leg];
     const int idx = c->extra ? leg->n_chain + c->pos : c->pos;
     struct node *n = s->node;
@@ -460,24 +541,19 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     }
     if (!n && !(n = open_node(b, &s, seq, process, c->leg, leg->n_chain + leg->n_extras, rec->t_ns)))
         return -2;
+    b->leg_roles[c->leg * (b->n_roles + 1) + role] = 1;
     latrec_instance *inst = NODE_INST(n);
     set_hit(&inst->hits[idx], ring, rec);
     if (rec->t_ns < inst->first_t) inst->first_t = rec->t_ns;
     if (n->in_grace) {
         int all = 1;
-        for (int i = 0; i < leg->n_extras; i++) all &= inst->hits[leg->n_chain + i].t_ns != 0;
+        for (int i = 0; i < leg->n_chain + leg->n_extras; i++) all &= inst->hits[i].t_ns != 0;
         if (all) end_node(b, n, s);
     } else if (!c->extra && c->pos == leg->n_chain - 1) {
-        if (leg->n_extras == 0) {
-            end_node(b, n, s);
-        } else { /* complete, but a late extra (WAIT_ENTER, DROP) may follow */
-            n->in_grace = 1;
-            n->done_t = rec->t_ns;
-            n->gprev = b->gtail;
-            if (b->gtail) b->gtail->gnext = n;
-            else b->ghead = n;
-            b->gtail = n;
-        }
+        int chain = 1;
+        for (int i = 0; i < leg->n_chain - 1; i++) chain &= inst->hits[i].t_ns != 0;
+        if (chain && leg->n_extras == 0) end_node(b, n, s);
+        else start_grace(b, n, rec->t_ns); /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
     }
     return c->leg;
 }
@@ -492,7 +568,10 @@ int latrec_legs_ring_component(const latrec_legs *b, uint32_t ring) { return b->
 const latrec_process *latrec_legs_process(const latrec_legs *b, uint32_t p) { return &b->processes[p]; }
 uint32_t latrec_legs_ring_process(const latrec_legs *b, uint32_t ring) { return b->ring_process[ring]; }
 int latrec_legs_guessed_processes(const latrec_legs *b) { return b->guessed; }
-uint64_t latrec_legs_evicted(const latrec_legs *b) { return b->evicted; }
+uint64_t latrec_legs_evicted(const latrec_legs *b) { return b->cut_horizon + b->cut_room; }
+uint64_t latrec_legs_cut_horizon(const latrec_legs *b) { return b->cut_horizon; }
+uint64_t latrec_legs_cut_room(const latrec_legs *b) { return b->cut_room; }
+uint64_t latrec_legs_horizon(const latrec_legs *b) { return b->horizon; }
 
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
                                unsigned field, int *present)

@@ -14,22 +14,29 @@
  *
  * An instance ends when its leg's last chain stage arrives (complete; a leg
  * with extras waits LATREC_LEGS_GRACE_NS of stream time more for a late
- * extra such as WAIT_ENTER or DROP), when
- * a stage it already holds arrives again for the same key (seq reuse: the
- * old one ends and a new one starts), when it is older than the horizon in
- * stream time, when more than max_open instances are open (the oldest ends),
- * or at latrec_legs_finish(). Ended instances are handed to the emit callback
- * in the order they end.
+ * extra such as WAIT_ENTER or DROP, and so does an instance still missing a
+ * chain stage: two rings' clocks can put a stage after the last one in time
+ * order, and that negative hop is a clock regression, not a second
+ * instance), when a stage it already holds arrives again for the same key
+ * (seq reuse: the old one ends and a new one starts), when it is older than
+ * the horizon in stream time (counted: latrec_legs_cut_horizon()), when more
+ * than max_open instances are open (the oldest ends; counted:
+ * latrec_legs_cut_room()), or at latrec_legs_finish(). Ended instances are
+ * handed to the emit callback in the order they end.
  *
  * A stage no catalog leg places (neither chain nor extra) is grouped per
  * (process, component, seq) in time order; when the group ends (horizon,
  * repeat, finish) its stage sequence names a discovered leg (identical
  * chains share one), so an uncatalogued program still gets tables.
  *
- * A stage that is an extra (or chain stage) of several legs goes to the leg
- * with an open instance for its key, chain membership first; with none open,
- * to the first leg that has it in its chain, else the first that has it as
- * an extra.
+ * A chain stage of several legs goes to the leg with an open instance for
+ * its key, else to the first leg that has it in its chain. An extra of
+ * several legs (DROP) shares its seq counter with its thread family: it
+ * joins an open instance for its key only when that instance holds a stamp
+ * of a ring of the same role (the ring name without its ".<tid>" suffix);
+ * else it opens an instance of the first such leg already stamped by that
+ * role, else of the first without an open instance for the key. Equal seqs
+ * of two counters (libE3's outbound and inbound) never mix.
  *
  * Memory is bounded by the open instances (horizon and max_open), never by
  * the number of records.
@@ -45,6 +52,10 @@
 
 /* How long a complete instance of a leg with extras stays open for them. */
 #define LATREC_LEGS_GRACE_NS 10000000ull
+
+/* Default horizon (--leg-horizon): an instance open longer than this in
+ * stream time ends unfinished, and its later stages start a new one. */
+#define LATREC_LEGS_HORIZON_NS 10000000000ull
 
 /* One stamp of an instance. */
 typedef struct latrec_hit {
@@ -78,7 +89,8 @@ typedef struct latrec_process {
 
 /* Create a builder over the ok rings of `set` with catalog `cat` (borrowed;
  * must outlive the builder). ring_dir[i] is the directory index of ring i
- * (NULL: all 0). horizon_ns 0 means 10 s; max_open 0 means 1,000,000.
+ * (NULL: all 0). horizon_ns 0 means LATREC_LEGS_HORIZON_NS (10 s);
+ * max_open 0 means 1,000,000.
  * Returns NULL when out of memory. */
 latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
                              const int *ring_dir, uint64_t horizon_ns, size_t max_open,
@@ -116,8 +128,15 @@ int latrec_legs_guessed_processes(const latrec_legs *b);
  * ("oai.19907" -> 19907), else 0. */
 uint32_t latrec_ring_tid(const latrec_ring *r);
 
-/* Instances that ended because of the horizon or max_open (not complete). */
+/* Instances that ended unfinished because of the horizon or max_open: both
+ * counts, the horizon's alone, max_open's alone. A complete instance waiting
+ * in its grace and a discovery group (which the horizon normally ends) are
+ * not counted. */
 uint64_t latrec_legs_evicted(const latrec_legs *b);
+uint64_t latrec_legs_cut_horizon(const latrec_legs *b);
+uint64_t latrec_legs_cut_room(const latrec_legs *b);
+/* The horizon in use, ns. */
+uint64_t latrec_legs_horizon(const latrec_legs *b);
 
 /* Value of a key / field of an instance's stage; 0 with *present = 0 when
  * the stage is absent. */

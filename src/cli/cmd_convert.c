@@ -16,6 +16,7 @@
 #include "cli/component_table.h"
 #include "cli/csv.h"
 #include "cli/input.h"
+#include "cli/pass.h"
 #include "cli/timeline.h"
 
 enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT };
@@ -543,7 +544,7 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: %s: cannot create directory: %s\n", outdir, strerror(errno));
         goto out;
     }
-    p.legs = latrec_legs_new(&in.cat, &in.set, in.ring_dir, 0, 0, on_instance, &p);
+    p.legs = latrec_legs_new(&in.cat, &in.set, in.ring_dir, in.opts.leg_horizon_ns, 0, on_instance, &p);
     if (!p.legs) {
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
@@ -594,6 +595,11 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, " -> %s\n", outdir);
         if (latrec_legs_guessed_processes(p.legs))
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
+    }
+    if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
+        char cuts[256];
+        latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));
+        fprintf(stderr, "latrec convert: leg horizon %s (--leg-horizon)\n", cuts);
     }
     rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:

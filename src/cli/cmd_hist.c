@@ -492,6 +492,11 @@ int latrec_cmd_hist(int argc, char **argv)
             fprintf(stderr, "latrec hist: no leg instances%s\n",
                     o.pass.component || o.pass.leg || o.n_hop_specs ? " match the selection" : "");
         print_output(&h, &in);
+        if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
+            char cuts[256];
+            latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
+            fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
+        }
         rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);

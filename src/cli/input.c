@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL };
+enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON };
 
 static const struct argp_option input_options[] = {
     { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
@@ -23,6 +23,8 @@ static const struct argp_option input_options[] = {
     { "stage-prefix", OPT_STAGE_PREFIX, "PREFIX", 0, "Enumerator prefix for --stages (e.g. MYAPP_)", 1 },
     { "wall", OPT_WALL, 0, 0, "Order and print times on CLOCK_REALTIME, mapped per ring (needed "
                               "to combine hosts or boots)", 1 },
+    { "leg-horizon", OPT_LEG_HORIZON, "DURATION", 0, "An instance open longer than this (stream time) "
+                                                     "ends unfinished, counted in the header (default 10s)", 1 },
     { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
     { 0 }
 };
@@ -45,6 +47,10 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     case OPT_STAGES: o->stages_header = arg; break;
     case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
     case OPT_WALL: o->wall = 1; break;
+    case OPT_LEG_HORIZON:
+        if (latrec_parse_duration(arg, &o->leg_horizon_ns) < 0 || o->leg_horizon_ns == 0)
+            argp_error(state, "--leg-horizon: '%s' is not a positive duration (500ms, 30s, 2m)", arg);
+        break;
     case 'q': o->quiet = 1; break;
     default: return ARGP_ERR_UNKNOWN;
     }
@@ -70,6 +76,37 @@ int latrec_parse_duration(const char *s, uint64_t *ns)
     if (r > 1.8e19) return -1;
     *ns = (uint64_t)(r + 0.5);
     return 0;
+}
+
+/* The target's end as run.json's "exit" tells it (latrec-record(1)). */
+static void exit_note(latrec_input *in, json_t *ex)
+{
+    char *b = in->exit_note;
+    const size_t len = sizeof(in->exit_note);
+    if (!json_is_object(ex)) {
+        snprintf(b, len, "not recorded (the run is in progress, or latrec record did not finish)");
+        return;
+    }
+    json_t *code = json_object_get(ex, "code"), *sig = json_object_get(ex, "signal");
+    const char *signame = json_string_value(json_object_get(ex, "signal_name"));
+    const char *by = json_string_value(json_object_get(ex, "stopped_by"));
+    const char *error = json_string_value(json_object_get(ex, "error"));
+    int w;
+    if (json_is_true(json_object_get(ex, "exec_failed")))
+        w = snprintf(b, len, "could not be executed (errno %lld)",
+                     (long long)json_integer_value(json_object_get(ex, "errno")));
+    else if (json_is_integer(code))
+        w = snprintf(b, len, "exited with status %lld", (long long)json_integer_value(code));
+    else if (json_is_integer(sig))
+        w = snprintf(b, len, "killed by %s (signal %lld)%s", signame ? signame : "a signal",
+                     (long long)json_integer_value(sig),
+                     json_is_true(json_object_get(ex, "core_dumped")) ? ", core dumped" : "");
+    else
+        w = snprintf(b, len, "not known (attached to a running process); latrec's status %lld",
+                     (long long)json_integer_value(json_object_get(ex, "status")));
+    if (w < 0 || (size_t)w >= len) return;
+    if (by) w += snprintf(b + w, len - (size_t)w, "; stopped by latrec (%s)", by);
+    if (error && w >= 0 && (size_t)w < len) snprintf(b + w, len - (size_t)w, "; latrec: %s", error);
 }
 
 /* run.json of a directory: command, run times, start stamp. Missing file:
@@ -109,6 +146,8 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
         if (json_is_integer(t)) in->run_start_real_ns = (uint64_t)json_integer_value(t);
         t = json_object_get(run, "stop_real_ns");
         if (json_is_integer(t)) in->run_stop_real_ns = (uint64_t)json_integer_value(t);
+        exit_note(in, json_object_get(run, "exit"));
+        if (json_is_object(json_object_get(run, "exit"))) in->exit_json = json_incref(json_object_get(run, "exit"));
     }
     json_decref(run);
 }
@@ -304,6 +343,7 @@ void latrec_input_close(latrec_input *in)
     latrec_ringset_close(&in->set);
     latrec_catalog_free(&in->cat);
     latrec_catalog_free(&in->kcat);
+    json_decref(in->exit_json);
     free(in->ring_dir);
     free(in->dropped);
     free(in->released);

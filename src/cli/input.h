@@ -7,6 +7,7 @@
 #define LATREC_CLI_INPUT_H
 
 #include <argp.h>
+#include <jansson.h>
 #include <stdint.h>
 
 #include "analyze/catalog.h"
@@ -21,6 +22,7 @@ typedef struct latrec_input_opts {
     const char *stages_header; /* --stages HEADER */
     const char *stage_prefix;  /* --stage-prefix PREFIX */
     int         wall;          /* --wall */
+    uint64_t    leg_horizon_ns; /* --leg-horizon (0: LATREC_LEGS_HORIZON_NS) */
     int         quiet;         /* -q */
 } latrec_input_opts;
 
@@ -43,6 +45,8 @@ typedef struct latrec_input {
     char           command[1024];
     uint64_t       run_start_real_ns, run_stop_real_ns;
     char           sched_reason[256]; /* run.json's word on the scheduler collector */
+    char           exit_note[320]; /* how the target ended ("exited with status 0") */
+    json_t        *exit_json;     /* run.json's "exit" object (NULL when none) */
     int            have_start;    /* some directory has a start stamp */
     uint64_t       start_ns;      /* CLOCK_MONOTONIC of the first such stamp */
     int           *dir_have_start; /* per directory: its run.json has a start stamp */

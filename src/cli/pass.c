@@ -25,6 +25,18 @@ struct route {
     uint64_t *pending;
 };
 
+/* First-stage stamps of discovered legs: a discovered instance is known
+ * only when its group ends, and groups do not end in order of their first
+ * stamp (a seq reuse ends one early). Every group whose first stamp is older
+ * than the horizon has ended, so the stamps wait in a min-heap until the
+ * stream is a horizon past them, then go out in time order. At most
+ * DISC_PENDING_MAX wait (then the earliest goes out). */
+#define DISC_PENDING_MAX (1u << 20)
+struct disc_stamp {
+    uint64_t t_ns;
+    int      component, leg;
+};
+
 struct latrec_pass {
     latrec_input *in;
     latrec_pass_opts opts;
@@ -37,6 +49,8 @@ struct latrec_pass {
     uint64_t begin, warm_skipped;
     struct route *routes;
     int n_routes, cap_routes, last_route;
+    struct disc_stamp *disc;
+    size_t n_disc, cap_disc;
     int failed;
 };
 
@@ -167,9 +181,52 @@ static void on_first_stage(latrec_pass *p, uint32_t ring, int leg, uint64_t t_ns
     else r->pending[r->n_pending++] = t_ns;
 }
 
+static void disc_pop(latrec_pass *p)
+{
+    struct disc_stamp top = p->disc[0], last = p->disc[--p->n_disc];
+    size_t i = 0;
+    for (;;) { /* sift `last` down from the root */
+        size_t c = 2 * i + 1;
+        if (c >= p->n_disc) break;
+        if (c + 1 < p->n_disc && p->disc[c + 1].t_ns < p->disc[c].t_ns) c++;
+        if (p->disc[c].t_ns >= last.t_ns) break;
+        p->disc[i] = p->disc[c];
+        i = c;
+    }
+    if (p->n_disc) p->disc[i] = last;
+    first_stage_to(p, top.component, top.leg, top.t_ns);
+}
+
+static void disc_push(latrec_pass *p, int component, int leg, uint64_t t_ns)
+{
+    if (p->n_disc == DISC_PENDING_MAX) disc_pop(p);
+    if (p->n_disc == p->cap_disc) {
+        size_t cap = p->cap_disc ? p->cap_disc * 2 : 256;
+        struct disc_stamp *d = realloc(p->disc, cap * sizeof(*d));
+        if (!d) {
+            p->failed = 1;
+            return;
+        }
+        p->disc = d;
+        p->cap_disc = cap;
+    }
+    size_t i = p->n_disc++;
+    for (; i > 0 && p->disc[(i - 1) / 2].t_ns > t_ns; i = (i - 1) / 2) p->disc[i] = p->disc[(i - 1) / 2];
+    p->disc[i] = (struct disc_stamp){ t_ns, component, leg };
+}
+
+/* Hand out the discovered legs' stamps older than `before`. */
+static void disc_flush(latrec_pass *p, uint64_t before)
+{
+    while (p->n_disc && p->disc[0].t_ns < before) disc_pop(p);
+}
+
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
+    if (p->sinks.first_stage && latrec_legs_leg(p->legs, inst->leg)->discovered && inst->n_hits > 0 &&
+        inst->hits[0].t_ns >= p->begin + p->opts.warmup_ns)
+        disc_push(p, inst->component, inst->leg, inst->hits[0].t_ns); /* hits[0]: the group's first stamp */
     if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns) {
         /* hits[0] is the first chain stage: learn where its stamps go. */
         struct route *r = route_for(p, latrec_legs_ring_component(p->legs, inst->hits[0].ring), inst->leg);
@@ -239,7 +296,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     p->opts = *opts;
     p->sinks = *sinks;
     p->begin = latrec_pass_run_begin(in);
-    p->legs = latrec_legs_new(&in->cat, &in->set, in->ring_dir, 0, 0, on_instance, p);
+    p->legs = latrec_legs_new(&in->cat, &in->set, in->ring_dir, in->opts.leg_horizon_ns, 0, on_instance, p);
     latrec_merge m;
     if (!p->legs || latrec_input_rewind(in, &m) < 0) {
         if (!p->legs) fprintf(stderr, "latrec: out of memory\n");
@@ -256,8 +313,11 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
             ev.rec.t_ns >= p->begin + p->opts.warmup_ns)
             on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
+        if (p->n_disc && p->disc[0].t_ns + latrec_legs_horizon(p->legs) < ev.rec.t_ns)
+            disc_flush(p, ev.rec.t_ns - latrec_legs_horizon(p->legs));
     }
     latrec_legs_finish(p->legs);
+    disc_flush(p, UINT64_MAX);
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&m);
@@ -279,6 +339,16 @@ latrec_legs *latrec_pass_legs(latrec_pass *p) { return p->legs; }
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipped; }
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
 
+void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len)
+{
+    const double h = (double)latrec_legs_horizon(legs) / 1e9;
+    int w = snprintf(buf, len, "%g s, %llu instances cut unfinished by it", h,
+                     (unsigned long long)latrec_legs_cut_horizon(legs));
+    if (latrec_legs_cut_room(legs) && w >= 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, "; %llu more ended unfinished for room (too many open)",
+                 (unsigned long long)latrec_legs_cut_room(legs));
+}
+
 void latrec_pass_free(latrec_pass *p)
 {
     if (!p) return;
@@ -287,6 +357,7 @@ void latrec_pass_free(latrec_pass *p)
     free(p->index);
     for (int i = 0; i < p->n_routes; i++) free(p->routes[i].pending);
     free(p->routes);
+    free(p->disc);
     latrec_legs_free(p->legs);
     free(p);
 }

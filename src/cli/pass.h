@@ -10,6 +10,8 @@
  * Selection: component and leg names (NULL: all), --hop pairs, and a
  * warm-up: instances whose first stamp is earlier than the run's beginning
  * (the start stamp, else the first record) plus warmup_ns are skipped.
+ * Discovered legs get inter-arrival stamps like catalogued ones (their
+ * groups' first stamps, handed out in time order).
  * Calibration subtracts the clock_ns_per_call of the ring that stamped a
  * hop's second stage from the hop (latrec_calibrate()); a hop shorter than
  * that cost becomes 0 (clock regressions are judged on the raw hop).
@@ -71,5 +73,9 @@ uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
 /* The run's beginning used for warm-up and intervals, mono ns. */
 uint64_t latrec_pass_begin(const latrec_pass *p);
 void latrec_pass_free(latrec_pass *p);
+
+/* "10 s, N instances cut unfinished by it[; M more ended unfinished for
+ * room (too many open)]": the leg horizon and what it cut, for headers. */
+void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len);
 
 #endif

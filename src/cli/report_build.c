@@ -435,6 +435,8 @@ static void build_header(struct builder *b)
     latrec_input_totals_get(in, &h->totals);
     h->have_run = in->have_run;
     h->command = in->have_run ? dup_str(b, in->command) : NULL;
+    h->exit_note = in->have_run ? dup_str(b, in->exit_note) : NULL;
+    if (in->exit_json && !(h->exit_json = json_dumps(in->exit_json, JSON_COMPACT))) b->oom = 1;
     if (in->run_stop_real_ns > in->run_start_real_ns)
         h->duration_s = (double)(in->run_stop_real_ns - in->run_start_real_ns) / 1e9;
     else if (h->totals.last_t > h->totals.first_t)
@@ -450,6 +452,13 @@ static void build_header(struct builder *b)
     } else {
         h->sched_reason = dup_str(b, b->r->sv.reason);
     }
+    const latrec_legs *legs = latrec_pass_legs(b->r->pass);
+    h->leg_horizon_ns = latrec_legs_horizon(legs);
+    h->cut_horizon = latrec_legs_cut_horizon(legs);
+    h->cut_room = latrec_legs_cut_room(legs);
+    char cuts[256];
+    latrec_pass_cut_note(legs, cuts, sizeof(cuts));
+    h->horizon_note = dup_str(b, cuts);
     h->warmup_ns = b->req->pass.warmup_ns;
     h->warmup_skipped = latrec_pass_warmup_skipped(b->r->pass);
     h->calibrated = b->req->pass.calibrate;
@@ -650,6 +659,9 @@ void latrec_report_free(latrec_report *m)
     free(m->intervals);
     latrec_report_header *h = &m->hdr;
     free(h->command);
+    free(h->exit_note);
+    free(h->exit_json);
+    free(h->horizon_note);
     free(h->catalog_note);
     free(h->sched_ring);
     free(h->sched_reason);

@@ -47,6 +47,12 @@ static json_t *header(const latrec_report *m)
     const latrec_input_totals *t = &h->totals;
     json_t *hdr = json_object();
     json_object_set_new(hdr, "command", h->command ? json_string(h->command) : json_null());
+    json_t *ex = h->exit_json ? json_loads(h->exit_json, 0, NULL) : NULL;
+    json_object_set_new(hdr, "exit", ex ? ex : json_null());
+    json_object_set_new(hdr, "exit_note", h->exit_note ? json_string(h->exit_note) : json_null());
+    json_object_set_new(hdr, "leg_horizon_ns", json_integer((json_int_t)h->leg_horizon_ns));
+    json_object_set_new(hdr, "instances_cut_by_horizon", json_integer((json_int_t)h->cut_horizon));
+    json_object_set_new(hdr, "instances_cut_for_room", json_integer((json_int_t)h->cut_room));
     json_object_set_new(hdr, "rings", json_integer((json_int_t)t->rings));
     json_object_set_new(hdr, "rings_skipped", json_integer((json_int_t)t->rejected));
     json_object_set_new(hdr, "rings_wrapped", json_integer((json_int_t)t->wrapped));

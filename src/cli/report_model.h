@@ -106,6 +106,8 @@ typedef struct latrec_report_interval {
 typedef struct latrec_report_header {
     char    *command;          /* NULL without run.json */
     int      have_run;
+    char    *exit_note;        /* how the target ended, from run.json */
+    char    *exit_json;        /* run.json's "exit" object as JSON text, or NULL */
     double   duration_s;       /* run.json's, else first to last record */
     latrec_input_totals totals;
     uint64_t records;
@@ -116,6 +118,9 @@ typedef struct latrec_report_header {
     uint64_t sched_events;
     char    *sched_ring;       /* its ring's file name */
     char    *sched_reason;     /* why not, when !sched */
+    uint64_t leg_horizon_ns;   /* --leg-horizon in use */
+    uint64_t cut_horizon, cut_room; /* instances it (and max_open) cut unfinished */
+    char    *horizon_note;     /* "10 s, N instances cut unfinished by it" */
     uint64_t warmup_ns, warmup_skipped;
     int      calibrated, outliers_dropped;
     int      selection;        /* --component, --leg or --hop given */

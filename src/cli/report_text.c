@@ -13,6 +13,7 @@ static void header_text(const latrec_report *m, FILE *out)
     const latrec_input_totals *t = &h->totals;
     fprintf(out, "# latrec report\n");
     if (h->command && h->command[0]) fprintf(out, "# command: %s\n", h->command);
+    if (h->exit_note) fprintf(out, "# exit: %s\n", h->exit_note);
     fprintf(out, "# duration: %.3f s%s\n", h->duration_s, h->have_run ? "" : " (first to last record)");
     fprintf(out, "# rings: %zu (%zu skipped, %zu wrapped%s)  records: %llu  lost: %llu%s  dropped before start: %llu\n",
             t->rings, t->rejected, t->wrapped, t->multi_writer ? ", some not single-writer" : "",
@@ -30,6 +31,7 @@ static void header_text(const latrec_report *m, FILE *out)
         fprintf(out, "# scheduler: %llu events from %s\n", (unsigned long long)h->sched_events, h->sched_ring);
     else
         fprintf(out, "# scheduler: n/a (%s)\n", h->sched_reason);
+    fprintf(out, "# leg horizon: %s\n", h->horizon_note);
     if (h->warmup_ns)
         fprintf(out, "# warm-up: first %.3f ms ignored (%llu instances)\n", (double)h->warmup_ns / 1e6,
                 (unsigned long long)h->warmup_skipped);

@@ -143,6 +143,7 @@ textval() {
     [ "${lines[4]}" = "# catalog: e3 (built in)" ]
     [ "${lines[5]}" = "# start stamp: none (every record kept)" ]
     [ "${lines[6]}" = "# scheduler: n/a (not a run of latrec record)" ]
+    [ "${lines[7]}" = "# leg horizon: 10 s, 0 instances cut unfinished by it" ]
 }
 
 @test "report: one table per component/leg, hop rows, total and inter-arrival" {

@@ -3,7 +3,7 @@
 #                        skewness, the outlier rule, names and option parsing
 #   test_report_pass     one analysis pass over ringgen rings: hop values,
 #                        calibration, regressions, warm-up, --hop, inter-arrival
-#   cli_report, cli_hist tests/cli/{report,hist}.bats against the built latrec,
+#   cli_report, cli_hist, cli_legs tests/cli/{report,hist,legs}.bats against the built latrec,
 #                        on rings that gen_synthetic writes from a text spec
 #                        (known hop deltas) and on the libE3 fixtures
 latrec_unit_test(test_report_figures
@@ -30,7 +30,7 @@ target_include_directories(gen_synthetic PRIVATE ${CMAKE_SOURCE_DIR}/include ${C
 if(TARGET latrec_cli)
   find_program(LATREC_REPORT_BATS bats)
   if(LATREC_REPORT_BATS)
-    foreach(area report hist)
+    foreach(area report hist legs)
       add_test(NAME cli_${area} COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/${area}.bats)
       set_tests_properties(cli_${area} PROPERTIES
         ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;FIXTURES=${CMAKE_SOURCE_DIR}/tests/fixtures;GEN=$<TARGET_FILE:gen_synthetic>"

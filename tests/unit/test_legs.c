@@ -3,7 +3,8 @@
  * one leg over two threads of one process, equal seqs of two processes,
  * guessed processes for v1/v2 rings, discovery of uncatalogued chains, seq
  * reuse, horizon and max_open eviction, DROP routing, late extras within
- * the grace.
+ * the grace, an extra kept to its own seq counter's instance, a negative
+ * last hop across two rings, the default horizon's cut counted.
  *
  * Rings are written byte by byte with ringgen.h into a directory per test,
  * read back with the reader (ringset + merge) and fed in time order, as
@@ -719,7 +720,7 @@ static void test_drop_routing(void **state)
         { 7, DROP, BASE + 10, 0, 4 },          /* -> inbound */
         { 8, SESSION_QUEUED, BASE + 20, 0, 0 }, /* session 8 open */
         { 8, DROP, BASE + 30, 0, 7 },          /* -> session */
-        { 9, DROP, BASE + 40, 0, 1 },          /* none open -> outbound */
+        { 9, DROP, BASE + 40, 0, 1 },          /* none open -> inbound: stamped by this role */
         { 10, RECV, BASE + 50, 0, 0 },         /* inbound 10 and outbound 10 open */
         { 10, ENQUEUE, BASE + 60, 0, 0 },
         { 10, DROP, BASE + 70, 0, 3 },         /* first such leg: outbound */
@@ -731,7 +732,7 @@ static void test_drop_routing(void **state)
     run_open(&r, dirs, 1, 0, 0);
     run_feed(&r, 1);
     const int out = leg_of(&r, "outbound"), in = leg_of(&r, "inbound"), ses = leg_of(&r, "session");
-    const int want[] = { in, in, ses, ses, out, in, out, out, ses };
+    const int want[] = { in, in, ses, ses, in, in, out, out, ses };
     assert_int_equal(r.n_placed, 9);
     for (int i = 0; i < 9; i++) assert_int_equal(r.placed[i], want[i]);
 
@@ -744,9 +745,9 @@ static void test_drop_routing(void **state)
     assert_int_equal(s8->hits[2].t_ns, BASE + 30);
     assert_int_equal(s8->hits[2].aux2, 7);
     assert_int_equal(s8->hits[1].t_ns - s8->hits[0].t_ns, 60);
-    const latrec_instance *o9 = find_inst(&r, out, 0, 9, 0);
-    assert_int_equal(o9->hits[5].t_ns, BASE + 40); /* outbound's extra 1 */
-    for (int i = 0; i < 5; i++) assert_int_equal(o9->hits[i].t_ns, 0);
+    const latrec_instance *i9 = find_inst(&r, in, 0, 9, 0);
+    assert_int_equal(i9->hits[2].t_ns, BASE + 40); /* inbound's extra 0 */
+    for (int i = 0; i < 2; i++) assert_int_equal(i9->hits[i].t_ns, 0);
     const latrec_instance *o10 = find_inst(&r, out, 0, 10, 0);
     assert_int_equal(o10->hits[0].t_ns, BASE + 60);
     assert_int_equal(o10->hits[5].aux2, 3);
@@ -826,6 +827,156 @@ static void test_late_extra(void **state)
     run_close(&r);
 }
 
+/* ---- (i) an extra belongs to its own seq counter's instance ------------------------ */
+
+/* One dApp-like process: outbound seqs (control out) on oai.1 (EMIT_ENTER,
+ * ENQUEUE) and libe3.outbound.2, inbound seqs on libe3.inbound.3. The two
+ * counters give equal numbers; a DROP joins the instance of its own ring's
+ * role, never the other leg's instance of the same seq. */
+static void test_drop_seq_family(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("drop_family");
+    struct r prod[] = {
+        { 5, EMIT_ENTER, BASE + 0, 50, 0 },
+        { 5, ENQUEUE, BASE + 10, 0, 0 },
+        { 6, EMIT_ENTER, BASE + 2000, 60, 0 },
+        { 6, ENQUEUE, BASE + 2010, 0, 0 },
+        { 6, DROP, BASE + 2020, 0, 2 },         /* queue full: outbound 6 */
+    };
+    struct r in_ring[] = {
+        { 5, RECV, BASE + 100, 64, 0 },          /* inbound 5 and outbound 5 open */
+        { 5, DROP, BASE + 200, 0, 9 },           /* decode failed: inbound 5 */
+        { 7, RECV, BASE + 300, 64, 0 },
+        { 7, DECODE_E3AP_DONE, BASE + 400, 1, 0 },
+        { 6, DROP, BASE + 2030, 0, 8 },          /* only outbound 6 open: a new inbound 6 */
+    };
+    struct r pub[] = {
+        { 5, DEQUEUE, BASE + 1000, 0, 0 },
+        { 5, ENCODE_E3AP_DONE, BASE + 1100, 0, 0 },
+        { 5, SEND_DONE, BASE + 1200, 0, 0 },
+    };
+    make_ring(dir, "oai.1", 3, 1000, 1, prod, sizeof prod / sizeof prod[0]);
+    make_ring(dir, "libe3.inbound.3", 3, 1000, 3, in_ring, sizeof in_ring / sizeof in_ring[0]);
+    make_ring(dir, "libe3.outbound.2", 3, 1000, 2, pub, sizeof pub / sizeof pub[0]);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    const int out = leg_of(&r, "outbound"), in = leg_of(&r, "inbound");
+    const uint32_t rin = ring_index(&r, "libe3.inbound.3"), rprod = ring_index(&r, "oai.1");
+    const uint32_t proc = latrec_legs_ring_process(r.legs, rin);
+
+    const latrec_instance *o5 = find_inst(&r, out, proc, 5, 0);
+    assert_int_equal(o5->complete, 1);
+    assert_int_equal(o5->hits[5].t_ns, 0); /* the inbound DROP is not outbound 5's */
+    assert_int_equal(o5->hits[3].t_ns - o5->hits[0].t_ns, 1190);
+    const latrec_instance *i5 = find_inst(&r, in, proc, 5, 0);
+    assert_int_equal(i5->hits[0].t_ns, BASE + 100);
+    assert_int_equal(i5->hits[2].t_ns, BASE + 200); /* inbound's DROP */
+    assert_int_equal(i5->hits[2].aux2, 9);
+    assert_int_equal(i5->hits[2].ring, rin);
+
+    const latrec_instance *o6 = find_inst(&r, out, proc, 6, 0);
+    assert_int_equal(o6->hits[5].t_ns, BASE + 2020); /* the producer's DROP */
+    assert_int_equal(o6->hits[5].ring, rprod);
+    assert_int_equal(o6->hits[5].aux2, 2);
+    const latrec_instance *i6 = find_inst(&r, in, proc, 6, 0);
+    assert_int_equal(i6->hits[0].t_ns, 0);
+    assert_int_equal(i6->hits[2].t_ns, BASE + 2030);
+    assert_int_equal(i6->hits[2].aux2, 8);
+    assert_int_equal(r.n_inst, 5); /* o5, i5, i7, o6, i6 */
+    run_close(&r);
+}
+
+/* ---- (j) a negative last hop across two rings of one process ------------------------ */
+
+/* apply_ctrl (no extras): APPLY_CONTROL_DONE on the control thread, LIVE_ON_AIR
+ * on the slot thread. For seq 2 the slot thread's clock puts LIVE_ON_AIR 300 ns
+ * before APPLY_CONTROL_DONE: one complete instance with a hop of -300 ns (a
+ * clock regression), not two incomplete ones. */
+static void test_negative_last_hop(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("neg_last");
+    enum { APPLY_CONTROL_DONE = 0x48, LIVE_ON_AIR = 0x49 };
+    struct r ctrl[] = {
+        { 1, APPLY_CONTROL_DONE, BASE, 0, 0 },
+        { 2, APPLY_CONTROL_DONE, BASE + MS, 0, 0 },
+        { 3, APPLY_CONTROL_DONE, BASE + 2 * MS, 0, 0 },
+    };
+    struct r slot[] = {
+        { 1, LIVE_ON_AIR, BASE + 500, 0, 0 },
+        { 2, LIVE_ON_AIR, BASE + MS - 300, 0, 0 },
+        { 3, LIVE_ON_AIR, BASE + 2 * MS + 700, 0, 0 },
+    };
+    make_ring(dir, "oai.ctrl.7", 3, 1000, 7, ctrl, 3);
+    make_ring(dir, "oai.8", 3, 1000, 8, slot, 3);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    const int ac = leg_of(&r, "apply_ctrl");
+    assert_int_equal(r.cat.legs[ac].chain[0], APPLY_CONTROL_DONE);
+    assert_int_equal(r.cat.legs[ac].chain[1], LIVE_ON_AIR);
+    assert_int_equal(r.cat.legs[ac].n_extras, 0);
+    run_feed(&r, 1);
+    assert_int_equal(r.n_inst, 3);
+    const int64_t want[] = { 500, -300, 700 };
+    for (uint64_t s = 1; s <= 3; s++) {
+        const latrec_instance *in = find_inst(&r, ac, 0, s, 0);
+        assert_int_equal(in->complete, 1);
+        assert_int_equal((int64_t)(in->hits[1].t_ns - in->hits[0].t_ns), want[s - 1]);
+        assert_int_equal(in->hits[0].ring, ring_index(&r, "oai.ctrl.7"));
+        assert_int_equal(in->hits[1].ring, ring_index(&r, "oai.8"));
+    }
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
+/* ---- (k) the default horizon cuts a long instance, counted -------------------------- */
+
+static void test_default_horizon_counted(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("long_instance");
+    /* outbound seq 1 takes 12 s from ENQUEUE to SEND_DONE; CONTEXT records
+     * move the stream on in between */
+    struct r v[] = {
+        { 1, ENQUEUE, BASE, 0, 0 },
+        { 1, DEQUEUE, BASE + 1000, 0, 0 },
+        { 0, CONTEXT, BASE + 6000 * MS, 0, 0 },
+        { 0, CONTEXT, BASE + 11000 * MS, 0, 0 },
+        { 1, ENCODE_E3AP_DONE, BASE + 12000 * MS, 0, 0 },
+        { 1, SEND_DONE, BASE + 12000 * MS + 500, 0, 0 },
+    };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, sizeof v / sizeof v[0]);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    assert_int_equal(latrec_legs_horizon(r.legs), 10000 * MS);
+    assert_int_equal(LATREC_LEGS_HORIZON_NS, 10000 * MS);
+    run_feed(&r, 1);
+    const int out = leg_of(&r, "outbound");
+    /* cut at 10 s: two unfinished halves, and the cut is counted */
+    assert_int_equal(count_leg(&r, out), 2);
+    assert_int_equal(find_inst(&r, out, 0, 1, 1)->complete, 0);
+    assert_int_equal(find_inst(&r, out, 0, 1, 2)->complete, 0);
+    assert_int_equal(latrec_legs_cut_horizon(r.legs), 1);
+    assert_int_equal(latrec_legs_cut_room(r.legs), 0);
+    assert_int_equal(latrec_legs_evicted(r.legs), 1);
+    run_close(&r);
+
+    /* a 20 s horizon keeps it whole */
+    run_open(&r, dirs, 1, 20000 * MS, 0);
+    run_feed(&r, 1);
+    assert_int_equal(count_leg(&r, out), 1);
+    const latrec_instance *in = find_inst(&r, out, 0, 1, 0);
+    assert_int_equal(in->complete, 1);
+    assert_int_equal(in->hits[3].t_ns - in->hits[0].t_ns, 12000 * MS + 500);
+    assert_int_equal(latrec_legs_cut_horizon(r.legs), 0);
+    run_close(&r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -849,6 +1000,9 @@ int main(void)
         cmocka_unit_test(test_max_open),
         cmocka_unit_test(test_drop_routing),
         cmocka_unit_test(test_late_extra),
+        cmocka_unit_test(test_drop_seq_family),
+        cmocka_unit_test(test_negative_last_hop),
+        cmocka_unit_test(test_default_horizon_counted),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
