@@ -18,7 +18,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
                libcmocka-dev bats libsmartcols-dev libjansson-dev \
                libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
-               linux-libc-dev rt-tests libbpf-tools util-linux jq time
+               linux-libc-dev rt-tests libbpf-tools util-linux jq time \
+               python3-dev python3-pytest
 
 .PHONY: all deps configure build check run bench fuzz install clean
 
@@ -55,6 +56,7 @@ bench: deps build
 	tests/bench/bench_convert.sh --latrec $(BUILD)/src/cli/latrec --work $(BUILD)/bench-convert
 	tests/bench/bench_report.sh $(BUILD)
 	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi
+	tests/bench/bench_python.sh $(BUILD)
 
 fuzz: deps
 	CC=clang cmake -S . -B $(BUILD)-fuzz -DLATREC_FUZZ=ON $(CMAKE_ARGS)

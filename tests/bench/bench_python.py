@@ -1,0 +1,117 @@
+"""Cost of a Python stamp, as a same-run ratio to a bare time.monotonic_ns().
+
+    python3 bench_python.py [--rounds R] [--calls N] [--noop DIR]
+
+Run with the module on PYTHONPATH and LATREC_OUTPUT_DIR set (bench_python.sh
+does both). Each round times, back to back, N calls of each of: an empty
+loop, time.monotonic_ns(), latrec.stamp(seq, stage), latrec.stamp(seq,
+stage, aux, aux2), latrec.stamp_at(seq, stage, t) and latrec.now(); the
+stamps go into this thread's ring of 2**LATREC_ENTRIES_LOG2 records (20 by
+default here: 32 MiB, larger than the caches, as real rings are). Printed per
+variant: the median over rounds of ns per call (loop included), of the
+ratio to monotonic_ns() in the same round, and of ns per call with the empty
+loop's cost taken off. With --noop DIR the no-op build of the module (DIR on
+sys.path) is timed in a child process the same way, for the cost of the
+call and its argument checks alone.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def variants(latrec):
+    mono = time.monotonic_ns
+    stamp, stamp_at, now = latrec.stamp, latrec.stamp_at, latrec.now
+    stage = latrec.RECV
+    t = now()
+
+    def empty(r):
+        for i in r:
+            pass
+
+    def monotonic(r):
+        for i in r:
+            mono()
+
+    def stamp2(r):
+        for i in r:
+            stamp(i, stage)
+
+    def stamp4(r):
+        for i in r:
+            stamp(i, stage, i, i)
+
+    def stampat(r):
+        for i in r:
+            stamp_at(i, stage, t)
+
+    def now_(r):
+        for i in r:
+            now()
+
+    return [("empty loop", empty), ("time.monotonic_ns()", monotonic),
+            ("stamp(seq, stage)", stamp2), ("stamp(seq, stage, aux, aux2)", stamp4),
+            ("stamp_at(seq, stage, t_ns)", stampat), ("now()", now_)]
+
+
+def measure(latrec, rounds, calls):
+    vs = variants(latrec)
+    per = {name: [] for name, _ in vs}
+    ratio = {name: [] for name, _ in vs}
+    net = {name: [] for name, _ in vs}
+    r = range(calls)
+    for name, fn in vs:  # warm up: ring pages, caches, specialisation
+        fn(r)
+    for _ in range(rounds):
+        got = {}
+        for name, fn in vs:
+            t0 = time.perf_counter_ns()
+            fn(r)
+            got[name] = (time.perf_counter_ns() - t0) / calls
+        for name, _ in vs:
+            per[name].append(got[name])
+            ratio[name].append(got[name] / got["time.monotonic_ns()"])
+            net[name].append(got[name] - got["empty loop"])
+    return [(name, statistics.median(per[name]), statistics.median(ratio[name]),
+             statistics.median(net[name])) for name, _ in vs]
+
+
+def report(title, rows):
+    print(title)
+    print(f"  {'call':<30} {'ns/call':>8} {'x monotonic_ns':>15} {'ns net of loop':>15}")
+    for name, ns, ratio, net in rows:
+        print(f"  {name:<30} {ns:8.1f} {ratio:15.2f} {net:15.1f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--calls", type=int, default=200000)
+    ap.add_argument("--noop", help="directory holding the no-op build of the module")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    import latrec
+    if not a.child:
+        if not latrec.ENABLED:
+            print("bench_python: the module on PYTHONPATH is a no-op build; nothing to measure")
+            return 1
+        if not latrec.open_as("bench_py"):
+            print("bench_python: no ring could be opened (see the line above)")
+            return 1
+    rows = measure(latrec, a.rounds, a.calls)
+    kind = "no-op build" if not latrec.ENABLED else f"ring of 2^{os.environ.get('LATREC_ENTRIES_LOG2', '18')} records"
+    report(f"bench_python: {sys.implementation.name} {sys.version.split()[0]}, {kind}, "
+           f"{a.rounds} rounds x {a.calls} calls, medians", rows)
+    if a.noop and not a.child:
+        env = dict(os.environ, PYTHONPATH=a.noop)
+        sys.stdout.flush()
+        subprocess.run([sys.executable, __file__, "--child", "--rounds", str(a.rounds),
+                        "--calls", str(a.calls)], env=env, check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
