@@ -90,6 +90,57 @@ const char *latrec_catalog_component(const latrec_catalog *cat, const char *ring
     return buf;
 }
 
+int latrec_catalog_path(const latrec_catalog *cat, const char *name)
+{
+    for (int i = 0; i < cat->n_paths; i++)
+        if (strcmp(cat->paths[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* The first join declared between legs a and b (either way round), or -1. */
+static int join_between(const latrec_catalog *cat, int a, int b)
+{
+    for (int j = 0; j < cat->n_joins; j++) {
+        const latrec_join *jn = &cat->joins[j];
+        if ((jn->leg_a == a && jn->leg_b == b) || (jn->leg_a == b && jn->leg_b == a)) return j;
+    }
+    return -1;
+}
+
+static int path_error(char *why, size_t len, const char *msg)
+{
+    snprintf(why, len, "%s", msg);
+    return -1;
+}
+
+int latrec_catalog_add_path(latrec_catalog *cat, const char *name, const int *legs, int n, char *why,
+                            size_t len)
+{
+    if (cat->n_paths == LATREC_MAX_PATHS) return path_error(why, len, "too many paths (8 at most)");
+    if (n < 2 || n > LATREC_MAX_PATH_LEGS) return path_error(why, len, "a path has 2..8 legs");
+    if (strlen(name) >= LATREC_NAME_MAX) return path_error(why, len, "path name too long");
+    if (strpbrk(name, ": \t,\"") || !name[0]) return path_error(why, len, "a path name has no ':', ',', quote or blank");
+    if (latrec_catalog_path(cat, name) >= 0) return path_error(why, len, "path defined twice");
+    latrec_path p;
+    memset(&p, 0, sizeof(p));
+    snprintf(p.name, sizeof(p.name), "%s", name);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < i; k++)
+            if (legs[k] == legs[i]) return path_error(why, len, "leg twice in one path");
+        p.legs[i] = legs[i];
+        if (i == 0) continue;
+        p.joins[i] = join_between(cat, legs[i - 1], legs[i]);
+        if (p.joins[i] < 0) {
+            snprintf(why, len, "no join between %s and %s (declare one with 'join')", cat->legs[legs[i - 1]].name,
+                     cat->legs[legs[i]].name);
+            return -1;
+        }
+    }
+    p.n_legs = n;
+    cat->paths[cat->n_paths] = p;
+    return cat->n_paths++;
+}
+
 int latrec_leg_chain_pos(const latrec_leg *leg, unsigned id)
 {
     for (int i = 0; i < leg->n_chain; i++)
@@ -163,6 +214,31 @@ static void add_key(latrec_leg *leg, const char *column, unsigned stage, unsigne
     k->field = (uint8_t)field;
 }
 
+/* The E3 paths. One message of the loop: the RAN's source leg hands its
+ * seq to emit() (outbound.origin_seq = EMIT_ENTER.aux), libE3 sends it with
+ * a message id (SEND_DONE.aux) that the dApp's inbound leg decodes
+ * (DECODE_E3AP_DONE.aux); the dApp delivers it on the inbound seq (deliver,
+ * consume), and the control it creates (CREATE_OUTPUT.aux = control id)
+ * comes back as the RAN's apply_ctrl leg, keyed by that id, until
+ * LIVE_ON_AIR. "e3/indication" stops at the dApp's delivery (libE3's
+ * indication path); "e3/loop" is the closed loop of the bundled e3loop
+ * workload. */
+static int e3_paths(latrec_catalog *cat)
+{
+    int source = latrec_catalog_leg(cat, "source"), outbound = latrec_catalog_leg(cat, "outbound"),
+        inbound = latrec_catalog_leg(cat, "inbound"), deliver = latrec_catalog_leg(cat, "deliver"),
+        consume = latrec_catalog_leg(cat, "consume"), apply = latrec_catalog_leg(cat, "apply_ctrl");
+    cat->joins[cat->n_joins++] = (latrec_join){ inbound, -1, deliver, -1, 0 };
+    cat->joins[cat->n_joins++] = (latrec_join){ inbound, -1, consume, -1, 0 };
+    cat->joins[cat->n_joins++] = (latrec_join){ consume, 0, apply, -1, 1 };
+    const int loop[] = { source, outbound, inbound, consume, apply };
+    const int ind[] = { source, outbound, inbound, deliver };
+    char why[160];
+    if (latrec_catalog_add_path(cat, "e3/loop", loop, 5, why, sizeof(why)) < 0) return -1;
+    if (latrec_catalog_add_path(cat, "e3/indication", ind, 4, why, sizeof(why)) < 0) return -1;
+    return 0;
+}
+
 int latrec_catalog_e3(latrec_catalog *cat)
 {
     latrec_catalog_init(cat, "e3");
@@ -188,6 +264,8 @@ int latrec_catalog_e3(latrec_catalog *cat)
             leg.has_bytes = 1;
             leg.bytes_stage = LATREC_ENCODE_E3AP_DONE;
             leg.bytes_field = LATREC_FIELD_AUX;
+        } else if (strcmp(leg.name, "consume") == 0) {
+            add_key(&leg, "ctrl_id", LATREC_CREATE_OUTPUT, LATREC_FIELD_AUX);
         } else if (strcmp(leg.name, "inbound") == 0) {
             add_key(&leg, "msg_id", LATREC_DECODE_E3AP_DONE, LATREC_FIELD_AUX);
             leg.has_bytes = 1;
@@ -201,6 +279,7 @@ int latrec_catalog_e3(latrec_catalog *cat)
     cat->joins[0] = (latrec_join){ source, -1, outbound, 0, 0 };
     cat->joins[1] = (latrec_join){ outbound, 1, inbound, 0, 1 };
     cat->n_joins = 2;
+    if (e3_paths(cat) < 0) goto oom;
     for (size_t i = 0; i < sizeof(e3_aliases) / sizeof(e3_aliases[0]); i++)
         for (int j = 1; e3_aliases[i][j]; j++)
             if (latrec_catalog_add_alias(cat, e3_aliases[i][j], e3_aliases[i][0]) < 0) goto oom;

@@ -27,7 +27,12 @@
  *   hop LEG FROM TO                   an extra hop of a leg
  *   key LEG COLUMN STAGE.FIELD        FIELD is seq, aux or aux2
  *   bytes LEG STAGE.FIELD             that field counts bytes (--interval)
- *   join LEG.KEY LEG.KEY [process|cross]   a join (default: process)
+ *   join LEG.KEY LEG.KEY [process|cross]   a join (default: process);
+ *                                     KEY is a key's column or seq
+ *   path NAME LEG LEG [LEG ...]       a path: 2..8 distinct legs in order,
+ *                                     each consecutive pair linked by a
+ *                                     join declared before (the first one
+ *                                     declared between the two legs)
  *   component NAME ROLE [ROLE ...]    rings whose role prefix is ROLE
  *                                     belong to component NAME
  * Stages may be named by name or by id. Errors name the file and the line.
@@ -43,6 +48,9 @@
 #define LATREC_MAX_EXTRA_HOPS 4
 #define LATREC_MAX_KEYS       4
 #define LATREC_NAME_MAX       48
+#define LATREC_MAX_JOINS      16
+#define LATREC_MAX_PATHS      8
+#define LATREC_MAX_PATH_LEGS  8
 
 enum latrec_field { LATREC_FIELD_SEQ = 0, LATREC_FIELD_AUX = 1, LATREC_FIELD_AUX2 = 2 };
 
@@ -73,6 +81,15 @@ typedef struct latrec_join {
     int cross_process;  /* 1: the two legs run in different processes */
 } latrec_join;
 
+/* A path: one message followed through n_legs legs. joins[i] (i >= 1) is
+ * the catalog join linking legs[i-1] to legs[i]; joins[0] is unused. */
+typedef struct latrec_path {
+    char name[LATREC_NAME_MAX]; /* "e3/loop" */
+    int  n_legs;
+    int  legs[LATREC_MAX_PATH_LEGS];
+    int  joins[LATREC_MAX_PATH_LEGS];
+} latrec_path;
+
 typedef struct latrec_alias {
     char role[LATREC_NAME_MAX];
     char component[LATREC_NAME_MAX];
@@ -83,8 +100,10 @@ typedef struct latrec_catalog {
     char        *stage_names[256]; /* NULL: the id is not in the catalog */
     latrec_leg  *legs;
     int          n_legs, cap_legs;
-    latrec_join  joins[8];
+    latrec_join  joins[LATREC_MAX_JOINS];
     int          n_joins;
+    latrec_path  paths[LATREC_MAX_PATHS];
+    int          n_paths;
     latrec_alias *aliases;
     int          n_aliases, cap_aliases;
 } latrec_catalog;
@@ -133,6 +152,15 @@ int latrec_catalog_add_alias(latrec_catalog *cat, const char *role, const char *
  * ("outbound.7" -> "libe3"). Written into buf (NUL-terminated). */
 const char *latrec_catalog_component(const latrec_catalog *cat, const char *ring_name,
                                      char *buf, size_t len);
+
+/* Index of a path by name, or -1. */
+int latrec_catalog_path(const latrec_catalog *cat, const char *name);
+
+/* Append path `name` over the n legs (catalog leg indexes), finding the
+ * join of each consecutive pair. Returns its index, or -1 with the reason
+ * in why ("no join between source and inbound", ...). */
+int latrec_catalog_add_path(latrec_catalog *cat, const char *name, const int *legs, int n, char *why,
+                            size_t len);
 
 /* Position of stage id in leg's chain, or -1. */
 int latrec_leg_chain_pos(const latrec_leg *leg, unsigned id);

@@ -176,6 +176,17 @@ static const char *parse_leg_key(const latrec_catalog *cat, char *s, int *leg, i
     return "unknown key (declare it with 'key' first)";
 }
 
+/* "path NAME LEG LEG [LEG ...]": NULL or the reason it is wrong (in buf). */
+static const char *path_directive(latrec_catalog *cat, char **w, int n, char *buf, size_t len)
+{
+    if (n < 4 || n - 2 > LATREC_MAX_PATH_LEGS) return "usage: path NAME LEG LEG [LEG ...] (2..8 legs)";
+    int legs[LATREC_MAX_PATH_LEGS];
+    for (int i = 2; i < n; i++)
+        if ((legs[i - 2] = latrec_catalog_leg(cat, w[i])) < 0) return "unknown leg";
+    if (latrec_catalog_add_path(cat, w[1], legs, n - 2, buf, len) < 0) return buf;
+    return NULL;
+}
+
 /* One directive; NULL or the reason it is wrong. */
 static const char *directive(latrec_catalog *cat, char **w, int n, const char *dir_of_file,
                              char *err, size_t errlen, int *hard)
@@ -258,7 +269,7 @@ static const char *directive(latrec_catalog *cat, char **w, int n, const char *d
         leg->has_bytes = 1;
     } else if (strcmp(d, "join") == 0) {
         if (n < 3 || n > 4) return "usage: join LEG.KEY LEG.KEY [process|cross]";
-        if (cat->n_joins == (int)(sizeof(cat->joins) / sizeof(cat->joins[0]))) return "too many joins (8 at most)";
+        if (cat->n_joins == LATREC_MAX_JOINS) return "too many joins (16 at most)";
         latrec_join *j = &cat->joins[cat->n_joins];
         const char *why = parse_leg_key(cat, w[1], &j->leg_a, &j->key_a);
         if (!why) why = parse_leg_key(cat, w[2], &j->leg_b, &j->key_b);
@@ -269,6 +280,8 @@ static const char *directive(latrec_catalog *cat, char **w, int n, const char *d
             else if (strcmp(w[3], "process") != 0) return "join scope must be process or cross";
         }
         cat->n_joins++;
+    } else if (strcmp(d, "path") == 0) {
+        return path_directive(cat, w, n, err, errlen);
     } else if (strcmp(d, "component") == 0) {
         if (n < 3) return "usage: component NAME ROLE [ROLE ...]";
         for (int i = 2; i < n; i++)

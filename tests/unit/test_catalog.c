@@ -108,8 +108,10 @@ static void test_e3_catalog(void **state)
     assert_int_equal(latrec_leg_extra_pos(&cat.legs[in], 0x2F), 0);
     assert_int_equal(latrec_leg_extra_pos(&cat.legs[latrec_catalog_leg(&cat, "session")], 0x2F), 0);
     /* joins: source.seq = outbound.origin_seq (process), outbound.msg_id =
-     * inbound.msg_id (cross) */
-    assert_int_equal(cat.n_joins, 2);
+     * inbound.msg_id (cross), then the ones the E3 paths add: inbound.seq =
+     * deliver.seq, inbound.seq = consume.seq (process), consume.ctrl_id =
+     * apply_ctrl.seq (cross) */
+    assert_int_equal(cat.n_joins, 5);
     assert_int_equal(cat.joins[0].leg_a, src);
     assert_int_equal(cat.joins[0].key_a, -1);
     assert_int_equal(cat.joins[0].leg_b, out);
@@ -120,6 +122,28 @@ static void test_e3_catalog(void **state)
     assert_int_equal(cat.joins[1].leg_b, in);
     assert_int_equal(cat.joins[1].key_b, 0);
     assert_int_equal(cat.joins[1].cross_process, 1);
+    const int consume = latrec_catalog_leg(&cat, "consume"), apply = latrec_catalog_leg(&cat, "apply_ctrl");
+    assert_int_equal(cat.joins[4].leg_a, consume);
+    assert_int_equal(cat.joins[4].key_a, 0);
+    assert_string_equal(cat.legs[consume].keys[0].column, "ctrl_id");
+    assert_int_equal(cat.legs[consume].keys[0].stage, 0x41); /* CREATE_OUTPUT.aux */
+    assert_int_equal(cat.joins[4].leg_b, apply);
+    assert_int_equal(cat.joins[4].key_b, -1);
+    assert_int_equal(cat.joins[4].cross_process, 1);
+    /* paths: the e3loop workload's loop and libE3's indication path */
+    assert_int_equal(cat.n_paths, 2);
+    const latrec_path *loop = &cat.paths[latrec_catalog_path(&cat, "e3/loop")];
+    const char *loop_legs[] = { "source", "outbound", "inbound", "consume", "apply_ctrl" };
+    assert_int_equal(loop->n_legs, 5);
+    for (int i = 0; i < 5; i++) assert_string_equal(cat.legs[loop->legs[i]].name, loop_legs[i]);
+    assert_int_equal(loop->joins[1], 0);
+    assert_int_equal(loop->joins[2], 1);
+    assert_int_equal(loop->joins[3], 3);
+    assert_int_equal(loop->joins[4], 4);
+    const latrec_path *ind = &cat.paths[latrec_catalog_path(&cat, "e3/indication")];
+    assert_int_equal(ind->n_legs, 4);
+    assert_string_equal(cat.legs[ind->legs[3]].name, "deliver");
+    assert_int_equal(ind->joins[3], 2);
     latrec_catalog_free(&cat);
     latrec_catalog_free(&cat); /* safe twice */
     assert_int_equal(cat.n_legs, 0);
