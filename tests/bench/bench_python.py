@@ -5,7 +5,8 @@
 Run with the module on PYTHONPATH and LATREC_OUTPUT_DIR set (bench_python.sh
 does both). Each round times, back to back, N calls of each of: an empty
 loop, time.monotonic_ns(), latrec.stamp(seq, stage), latrec.stamp(seq,
-stage, aux, aux2), latrec.stamp_at(seq, stage, t) and latrec.now(); the
+stage, aux, aux2), latrec.stamp_at(seq, stage, t), latrec.now() and, for
+comparison, the same stamp through ctypes (latrec_tstamp_fn); the
 stamps go into this thread's ring of 2**LATREC_ENTRIES_LOG2 records (20 by
 default here: 32 MiB, larger than the caches, as real rings are). Printed per
 variant: the median over rounds of ns per call (loop included), of the
@@ -15,6 +16,7 @@ sys.path) is timed in a child process the same way, for the cost of the
 call and its argument checks alone.
 """
 import argparse
+import ctypes
 import os
 import statistics
 import subprocess
@@ -52,9 +54,22 @@ def variants(latrec):
         for i in r:
             now()
 
-    return [("empty loop", empty), ("time.monotonic_ns()", monotonic),
-            ("stamp(seq, stage)", stamp2), ("stamp(seq, stage, aux, aux2)", stamp4),
-            ("stamp_at(seq, stage, t_ns)", stampat), ("now()", now_)]
+    out = [("empty loop", empty), ("time.monotonic_ns()", monotonic),
+           ("stamp(seq, stage)", stamp2), ("stamp(seq, stage, aux, aux2)", stamp4),
+           ("stamp_at(seq, stage, t_ns)", stampat), ("now()", now_)]
+    if latrec.ENABLED:
+        # For comparison: the same stamp through ctypes and the library's
+        # out-of-line latrec_tstamp_fn() (the FFI path, no module).
+        lib = ctypes.CDLL("liblatrec.so.0")
+        fn = lib.latrec_tstamp_fn
+        fn.argtypes = [ctypes.c_uint64, ctypes.c_uint8, ctypes.c_uint64, ctypes.c_uint64]
+        fn.restype = None
+
+        def ctypes4(r):
+            for i in r:
+                fn(i, stage, i, i)
+        out.append(("ctypes latrec_tstamp_fn, 4 args", ctypes4))
+    return out
 
 
 def measure(latrec, rounds, calls):
@@ -81,9 +96,9 @@ def measure(latrec, rounds, calls):
 
 def report(title, rows):
     print(title)
-    print(f"  {'call':<30} {'ns/call':>8} {'x monotonic_ns':>15} {'ns net of loop':>15}")
+    print(f"  {'call':<32} {'ns/call':>8} {'x monotonic_ns':>15} {'ns net of loop':>15}")
     for name, ns, ratio, net in rows:
-        print(f"  {name:<30} {ns:8.1f} {ratio:15.2f} {net:15.1f}")
+        print(f"  {name:<32} {ns:8.1f} {ratio:15.2f} {net:15.1f}")
 
 
 def main():
