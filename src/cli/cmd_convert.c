@@ -16,6 +16,7 @@
 #include "cli/component_table.h"
 #include "cli/csv.h"
 #include "cli/input.h"
+#include "cli/options.h"
 #include "cli/pass.h"
 #include "cli/timeline.h"
 
@@ -34,16 +35,19 @@ static const struct argp_option convert_options[] = {
     { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv; default) or "
                                       "chrome (trace.json for Perfetto / chrome://tracing)", 0 },
     { "watch", OPT_WATCH, 0, 0, "Wait until the rings go quiet before converting", 0 },
-    { "quiet-secs", OPT_QUIET_SECS, "SECS", 0, "With --watch: how long nothing must change (default 2)", 0 },
-    { "timeout", OPT_TIMEOUT, "SECS", 0, "With --watch: give up waiting after SECS and convert "
-                                         "anyway (default 0: wait forever)", 0 },
+    { "quiet-secs", OPT_QUIET_SECS, "SECS", 0, "With --watch: how long nothing must change (a bare number is seconds; default 2)", 0 },
+    { "timeout", OPT_TIMEOUT, "SECS", 0, "With --watch: give up waiting after SECS (a bare number "
+                                         "is seconds) and convert anyway (default 0: wait forever)", 0 },
     { 0 }
 };
+
+/* --quiet-secs and --timeout: a bare number is seconds, as their names say. */
+static const latrec_duration_opt quiet_opt = { "--quiet-secs", "s", 0, 3600000000000ull };
+static const latrec_duration_opt timeout_opt = { "--timeout", "s", 0, 8784ull * 3600000000000ull };
 
 static error_t parse_convert(int key, char *arg, struct argp_state *state)
 {
     struct convert_opts *o = state->input;
-    char *end;
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
     case 'o': o->outdir = arg; break;
@@ -53,14 +57,8 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
         else argp_error(state, "--format must be csv or chrome, not '%s'", arg);
         break;
     case OPT_WATCH: o->watch = 1; break;
-    case OPT_QUIET_SECS:
-    case OPT_TIMEOUT: {
-        double v = strtod(arg, &end);
-        if (*end || end == arg || v < 0) argp_error(state, "'%s' is not a number of seconds", arg);
-        if (key == OPT_QUIET_SECS) o->quiet_secs = v;
-        else o->timeout_secs = v;
-        break;
-    }
+    case OPT_QUIET_SECS: o->quiet_secs = (double)latrec_arg_duration(state, &quiet_opt, arg) / 1e9; break;
+    case OPT_TIMEOUT: o->timeout_secs = (double)latrec_arg_duration(state, &timeout_opt, arg) / 1e9; break;
     case ARGP_KEY_ARG:
         if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
         break;

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/input.h"
+#include "cli/options.h"
 #include "cli/pass.h"
 #include "cli/sched_view.h"
 
@@ -28,6 +29,7 @@ struct hist_opts {
     int n_hop_specs;
     int totals;
     uint64_t bucket_size; /* in units */
+    const char *bucket_arg; /* -b as given: read once --unit is known */
     uint64_t entries;
     int no_header, no_summary, no_index, with_zeros, log2;
     int runqlat, per_thread;
@@ -40,7 +42,8 @@ static const struct argp_option hist_options[] = {
     { "leg", OPT_LEG, "NAME", 0, "One column per hop of this leg (default: one column per leg total)", 0 },
     { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B; repeatable", 0 },
     { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg)", 0 },
-    { "bucket-size", 'b', "N", 0, "Bucket size in the time unit (default 1)", 0 },
+    { "bucket-size", 'b', "N", 0, "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
+                                  "duration such as 5us that is a whole number of it (default 1)", 0 },
     { "entries", 'E', "N", 0, "Number of buckets (default 256); larger values count in over:", 0 },
     { "no-header", OPT_NO_HEADER, 0, 0, "Print no header lines", 0 },
     { "no-summary", OPT_NO_SUMMARY, 0, 0, "Print no summary rows", 0 },
@@ -57,10 +60,22 @@ static const struct argp_option hist_options[] = {
     { 0 }
 };
 
+static const latrec_count_opt entries_opt = { "--entries", 1, MAX_ENTRIES };
+
+/* -b in units of u: a bare number is in u; a duration must be a whole
+ * number of u. Capped at 10^9 units, so that no bucket overflows in ns. */
+static uint64_t bucket_size(struct argp_state *state, const char *arg, const latrec_units *u)
+{
+    uint64_t div = (uint64_t)u->div;
+    const latrec_duration_opt opt = { "--bucket-size", u->name, div, MAX_BUCKET_SIZE * div };
+    uint64_t ns = latrec_arg_duration(state, &opt, arg);
+    if (ns % div) argp_error(state, "--bucket-size: '%s' is not a whole number of %s (the --unit)", arg, u->name);
+    return ns / div;
+}
+
 static error_t parse_hist(int key, char *arg, struct argp_state *state)
 {
     struct hist_opts *o = state->input;
-    char *end;
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
     case OPT_COMPONENT: o->pass.component = arg; break;
@@ -70,20 +85,8 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
         o->hop_specs[o->n_hop_specs++] = arg;
         break;
     case OPT_TOTALS: o->totals = 1; break;
-    case 'b':
-        /* strtoull takes "-1" as 2^64 - 1: refuse a sign, and sizes whose
-         * buckets would overflow in ns (the cap is 10^9 units). */
-        o->bucket_size = strtoull(arg, &end, 10);
-        if (*end || end == arg || !isdigit((unsigned char)arg[0]) || !o->bucket_size ||
-            o->bucket_size > MAX_BUCKET_SIZE)
-            argp_error(state, "--bucket-size takes an integer 1..%llu, not '%s'", (unsigned long long)MAX_BUCKET_SIZE,
-                       arg);
-        break;
-    case 'E':
-        o->entries = strtoull(arg, &end, 10);
-        if (*end || !o->entries || o->entries > MAX_ENTRIES)
-            argp_error(state, "--entries takes 1..%d, not '%s'", MAX_ENTRIES, arg);
-        break;
+    case 'b': o->bucket_arg = arg; break;
+    case 'E': o->entries = latrec_arg_count(state, &entries_opt, arg); break;
     case OPT_NO_HEADER: o->no_header = 1; break;
     case OPT_NO_SUMMARY: o->no_summary = 1; break;
     case OPT_NO_INDEX: o->no_index = 1; break;
@@ -99,14 +102,16 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
         else argp_error(state, "--format must be text, csv or json, not '%s'", arg);
         break;
     case OPT_WARMUP:
-        if (latrec_parse_duration(arg, &o->pass.warmup_ns) < 0)
-            argp_error(state, "--warm-up takes a duration like 500ms or 2s, not '%s'", arg);
+        o->pass.warmup_ns = latrec_arg_duration(state, &latrec_opt_warmup, arg);
         break;
     case OPT_CALIBRATE: o->pass.calibrate = 1; break;
     case OPT_RUNQLAT: o->runqlat = 1; break;
     case OPT_PER_THREAD: o->per_thread = 1; break;
     case ARGP_KEY_ARG:
         if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
+        break;
+    case ARGP_KEY_END:
+        if (o->bucket_arg) o->bucket_size = bucket_size(state, o->bucket_arg, &o->units);
         break;
     default: return ARGP_ERR_UNKNOWN;
     }

@@ -11,6 +11,8 @@
 #include "record/coll_sched.h"
 #include "record/priority.h"
 #include "record/record.h"
+#include "util/duration.h"
+#include "util/number.h"
 
 #define MAX_ROLES 64
 #define MAX_EVENTS 32
@@ -45,12 +47,12 @@ static const struct argp_option record_options[] = {
                           "DIR.old is never deleted", 1 },
     { "quiet", 'q', 0, 0, "No notes and no summary on stderr (errors are still printed)", 1 },
     { 0, 0, 0, 0, "The command:", 2 },
-    { "duration", 'd', "TIME", 0, "Stop after TIME (s by default; ms, us, m): SIGINT, then SIGTERM and "
+    { "duration", 'd', "TIME", 0, "Stop after TIME (a bare number is seconds; or 500ms, 2m, 1h): SIGINT, then SIGTERM and "
                                   "SIGKILL after the grace period", 2 },
-    { "grace", OPT_GRACE, "TIME", 0, "Wait this long between stop signals (default 2s)", 2 },
+    { "grace", OPT_GRACE, "TIME", 0, "Wait this long between stop signals (a bare number is seconds; default 2s)", 2 },
     { "cpus", 'c', "LIST", 0, "Run the command on these cpus (e.g. 0-2,5)", 2 },
     { "priority", 'P', "o:NICE|r:PRIO|f:PRIO|d:RUNTIME:PERIOD", 0,
-      "Scheduling policy of the command, rtla's syntax (e.g. f:80, d:500us:1ms)", 2 },
+      "Scheduling policy of the command, rtla's syntax (e.g. f:80, d:500us:1ms; a bare RUNTIME or PERIOD is ns)", 2 },
     { "lib", OPT_LIB, "DIR", 0, "Prepend DIR to LD_LIBRARY_PATH (an instrumented liblatrec build)", 2 },
     { 0, 0, 0, 0, "Rings:", 3 },
     { "entries-log2", OPT_ENTRIES, "N", 0, "Records per ring 2^N (12..28; sets LATREC_ENTRIES_LOG2)", 3 },
@@ -117,27 +119,24 @@ static int parse_sched_buffer(const char *s, size_t *out)
     return 0;
 }
 
-/* "3" = 3 s; "500ms", "2m" via latrec_parse_duration. */
-static int parse_time(const char *s, uint64_t *ns)
+/* -d and --grace: the one duration grammar, a bare number in seconds (as
+ * their --help says, and as rtla's -d). */
+static const latrec_duration_opt duration_opt = { "-d", "s", 1, 8784 * 3600000000000ull };
+static const latrec_duration_opt grace_opt = { "--grace", "s", 1, 3600000000000ull };
+
+static void parse_time(struct argp_state *state, const latrec_duration_opt *opt, const char *s, uint64_t *ns)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!errno && end != s && !*end && v >= 0 && v < 1.8e10) {
-        *ns = (uint64_t)(v * 1e9 + 0.5);
-        return 0;
-    }
-    return latrec_parse_duration(s, ns);
+    char err[256];
+    if (latrec_duration_parse(opt, s, ns, err, sizeof(err)) < 0) argp_error(state, "%s", err);
 }
 
 static long parse_long(struct argp_state *state, const char *opt, const char *s, long lo, long hi)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        argp_error(state, "%s: '%s' is not a number in %ld..%ld", opt, s, lo, hi);
-    return v;
+    const latrec_count_opt range = { opt, (uint64_t)lo, (uint64_t)hi };
+    char err[256];
+    uint64_t v;
+    if (latrec_count_parse(&range, s, &v, err, sizeof(err)) < 0) argp_error(state, "%s", err);
+    return (long)v;
 }
 
 static error_t parse_record(int key, char *arg, struct argp_state *state)
@@ -149,14 +148,8 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     case 'o': o->output = arg; break;
     case 'f': o->force = 1; break;
     case 'q': o->quiet = 1; break;
-    case 'd':
-        if (parse_time(arg, &o->duration_ns) < 0 || o->duration_ns == 0)
-            argp_error(state, "-d: '%s' is not a duration (e.g. 10, 10s, 500ms, 2m)", arg);
-        break;
-    case OPT_GRACE:
-        if (parse_time(arg, &o->grace_ns) < 0 || o->grace_ns == 0)
-            argp_error(state, "--grace: '%s' is not a duration", arg);
-        break;
+    case 'd': parse_time(state, &duration_opt, arg, &o->duration_ns); break;
+    case OPT_GRACE: parse_time(state, &grace_opt, arg, &o->grace_ns); break;
     case 'c':
         if (latrec_cpulist_parse(arg, &c->cpus, err, sizeof(err)) < 0) argp_error(state, "-c: %s", err);
         o->cpus = &c->cpus;

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/input.h"
+#include "cli/options.h"
 #include "cli/pass.h"
 #include "cli/report_model.h"
 
@@ -53,17 +54,17 @@ static struct argp_option report_options[] = {
     { "percentiles", OPT_PCT, "LIST", 0, "Percentiles to show (default 50,90,99,99.9,99.99)", 0 },
     { "unit", OPT_UNIT, "UNIT", 0, "ns, us (default) or ms", 0 },
     { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION of the run "
-                                            "(e.g. 500ms)", 0 },
+                                            "(with its unit, e.g. 500ms)", 0 },
     { "format", OPT_FORMAT, "FMT", 0, NULL, 0 }, /* doc: the format table's names */
     { "fail-over", OPT_FAIL, "SPEC", 0, "Exit 4 when a figure crosses a limit, e.g. "
-                                        "libe3/outbound:total:p99>200us; repeatable (see latrec-report(1))", 0 },
+                                        "'libe3/outbound:total:p99>200us' (quoted); repeatable (see latrec-report(1))", 0 },
     { "baseline", OPT_BASELINE, "DIR", 0, "Compare with the run in DIR: baseline value and change per figure", 0 },
     { "drop-outliers", OPT_DROP_OUTLIERS, 0, 0, "Leave outliers out of every other figure", 0 },
     { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
     { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
                                       "hop took the time and what the scheduler did meanwhile", 0 },
-    { "interval", OPT_INTERVAL, "DURATION", 0, "Also a time series: per interval and leg, count, rate, "
-                                               "p50/p99 of the total, bytes", 0 },
+    { "interval", OPT_INTERVAL, "DURATION", 0, "Also a time series: per interval (with its unit, e.g. "
+                                               "100ms) and leg, count, rate, p50/p99 of the total, bytes", 0 },
     { 0 }
 };
 
@@ -93,8 +94,10 @@ static int figure_known(const char *f)
     return strcmp(canon, f) == 0;
 }
 
-static int parse_gate(struct gate *g, const char *spec)
+/* 0, or -1 with why in err when the limit is at fault (else err stays ""). */
+static int parse_gate(struct gate *g, const char *spec, char *err, size_t errlen)
 {
+    err[0] = '\0';
     memset(g, 0, sizeof(*g));
     snprintf(g->spec, sizeof(g->spec), "%s", spec);
     char buf[256];
@@ -118,27 +121,27 @@ static int parse_gate(struct gate *g, const char *spec)
     int plain = strcmp(fig, "count") == 0 || strcmp(fig, "skewness") == 0 || strcmp(fig, "outliers") == 0 ||
                 strcmp(fig, "regressions") == 0;
     if (plain) {
-        char *end;
-        g->limit = strtod(limit, &end);
-        if (end == limit || *end) return -1;
+        if (latrec_number_parse(limit, -1e18, 1e18, &g->limit) < 0) {
+            snprintf(err, errlen, "the limit of %s is a plain number, not '%s'", fig, limit);
+            return -1;
+        }
     } else {
         uint64_t ns;
-        if (latrec_parse_duration(limit, &ns) < 0) return -1;
+        if (latrec_duration_parse(&latrec_opt_gate_limit, limit, &ns, err, errlen) < 0) return -1;
         g->limit = (double)ns;
     }
     return g->component[0] && g->leg[0] && g->hop[0] && g->figure[0] ? 0 : -1;
 }
 
+static const latrec_count_opt top_opt = { "--top", 0, 10000 };
+static const latrec_count_opt explain_opt = { "--explain", 0, 1000 };
+
 static error_t parse_report(int key, char *arg, struct argp_state *state)
 {
     struct report_opts *o = state->input;
-    char *end;
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
-    case OPT_TOP:
-        o->top = (int)strtol(arg, &end, 10);
-        if (*end || o->top < 0 || o->top > 10000) argp_error(state, "--top takes a count 0..10000, not '%s'", arg);
-        break;
+    case OPT_TOP: o->top = (int)latrec_arg_count(state, &top_opt, arg); break;
     case OPT_COMPONENT: o->pass.component = arg; break;
     case OPT_LEG: o->pass.leg = arg; break;
     case OPT_HOP:
@@ -153,8 +156,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
         if (latrec_units_parse(arg, &o->units) < 0) argp_error(state, "--unit must be ns, us or ms, not '%s'", arg);
         break;
     case OPT_WARMUP:
-        if (latrec_parse_duration(arg, &o->pass.warmup_ns) < 0)
-            argp_error(state, "--warm-up takes a duration like 500ms or 2s, not '%s'", arg);
+        o->pass.warmup_ns = latrec_arg_duration(state, &latrec_opt_warmup, arg);
         break;
     case OPT_FORMAT:
         if (strcmp(arg, "help") == 0) { /* the list, for people and the completion */
@@ -168,24 +170,23 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
             argp_error(state, "--format must be %s, not '%s'", names, arg);
         }
         break;
-    case OPT_FAIL:
-        if (o->n_gates == MAX_GATES || parse_gate(&o->gates[o->n_gates], arg) < 0)
-            argp_error(state, "--fail-over takes COMPONENT/LEG:HOP:FIGURE>LIMIT (e.g. "
-                              "libe3/outbound:total:p99>200us), not '%s'", arg);
+    case OPT_FAIL: {
+        char why[200];
+        if (o->n_gates == MAX_GATES) argp_error(state, "--fail-over: at most %d gates", MAX_GATES);
+        if (parse_gate(&o->gates[o->n_gates], arg, why, sizeof(why)) < 0) {
+            if (why[0]) argp_error(state, "--fail-over '%s': %s", arg, why);
+            else
+                argp_error(state, "--fail-over takes 'COMPONENT/LEG:HOP:FIGURE>LIMIT' (e.g. "
+                                  "--fail-over 'libe3/outbound:total:p99>200us'), not '%s'", arg);
+        }
         o->n_gates++;
         break;
+    }
     case OPT_BASELINE: o->baseline = arg; break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_CALIBRATE: o->pass.calibrate = 1; break;
-    case OPT_EXPLAIN:
-        o->explain = (int)strtol(arg, &end, 10);
-        if (*end || o->explain < 0 || o->explain > 1000)
-            argp_error(state, "--explain takes a count 0..1000, not '%s'", arg);
-        break;
-    case OPT_INTERVAL:
-        if (latrec_parse_duration(arg, &o->interval_ns) < 0 || o->interval_ns == 0)
-            argp_error(state, "--interval takes a duration like 100ms or 1s, not '%s'", arg);
-        break;
+    case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
+    case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case ARGP_KEY_ARG:
         if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
         break;

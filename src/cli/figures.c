@@ -1,6 +1,8 @@
 /* Figures of a latency column. */
 #include "cli/figures.h"
 
+#include "util/number.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +57,16 @@ int latrec_parse_percentiles(const char *s, double *pct, int max)
     int n = 0;
     const char *p = s;
     while (*p) {
-        char *end;
-        double v = strtod(p, &end);
-        if (end == p || v < 0 || v > 100 || n == max) return -1;
-        pct[n++] = v;
-        if (*end == ',') end++;
-        else if (*end) return -1;
-        p = end;
+        /* One number of util/number.h's grammar (no nan, inf, sign or exponent). */
+        char item[32];
+        size_t len = strcspn(p, ",");
+        if (len >= sizeof(item) || n == max) return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (item[0] == '-' || latrec_number_parse(item, 0, 100, &pct[n]) < 0) return -1;
+        n++;
+        p += len;
+        if (*p == ',') p++;
     }
     return n ? n : -1;
 }

@@ -3,6 +3,7 @@
 
 #include "analyze/sched_catalog.h"
 #include "read/input_file.h"
+#include "util/duration.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -61,21 +62,9 @@ struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, 0, 0 };
 
 int latrec_parse_duration(const char *s, uint64_t *ns)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0) return -1;
-    double mul;
-    if (!*end || strcmp(end, "ns") == 0) mul = 1;
-    else if (strcmp(end, "us") == 0) mul = 1e3;
-    else if (strcmp(end, "ms") == 0) mul = 1e6;
-    else if (strcmp(end, "s") == 0) mul = 1e9;
-    else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0) mul = 60e9;
-    else return -1;
-    double r = v * mul;
-    if (r > 1.8e19) return -1;
-    *ns = (uint64_t)(r + 0.5);
-    return 0;
+    static const latrec_duration_opt any = { "duration", NULL, 0, UINT64_MAX };
+    char err[160];
+    return latrec_duration_parse(&any, s, ns, err, sizeof(err));
 }
 
 /* The target's end as run.json's "exit" tells it (latrec-record(1)). */

@@ -1,6 +1,8 @@
 /* -P/--priority (rtla's syntax) and -c/--cpus parsing; sched_setattr. */
 #include "record/priority.h"
 
+#include "util/duration.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -22,24 +24,17 @@ struct latrec_sched_attr {
     uint64_t sched_period;
 };
 
-/* "500us" -> 500000. A bare number is ns. -1 when malformed. */
+/* "500us" -> 500000: the one duration grammar (util/duration.h); a bare
+ * number is ns, as in rtla's -P. -1 when malformed. */
 static int parse_ns(const char *s, const char *end_of_field, uint64_t *ns)
 {
-    char *end;
-    if (!isdigit((unsigned char)*s)) return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno) return -1;
-    size_t ulen = (size_t)(end_of_field - end);
-    uint64_t mul;
-    if (ulen == 0 || (ulen == 2 && strncmp(end, "ns", 2) == 0)) mul = 1;
-    else if (ulen == 2 && strncmp(end, "us", 2) == 0) mul = 1000;
-    else if (ulen == 2 && strncmp(end, "ms", 2) == 0) mul = 1000000;
-    else if (ulen == 1 && *end == 's') mul = 1000000000;
-    else return -1;
-    if (v > UINT64_MAX / mul) return -1;
-    *ns = v * mul;
-    return 0;
+    static const latrec_duration_opt opt = { "-P", "ns", 1, UINT64_MAX };
+    char field[32], err[160];
+    size_t n = (size_t)(end_of_field - s);
+    if (n >= sizeof(field)) return -1;
+    memcpy(field, s, n);
+    field[n] = '\0';
+    return latrec_duration_parse(&opt, field, ns, err, sizeof(err));
 }
 
 static int parse_int_after_colon(const char *arg, long lo, long hi, long *out)

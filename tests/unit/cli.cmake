@@ -13,3 +13,13 @@ if(TARGET latrec_cli)
     message(STATUS "bats not found: the CLI tests (tests/cli/*.bats) are not registered")
   endif()
 endif()
+
+# tests/cli/options.bats: the option vocabulary (durations, counts, -h,
+# unknown names); synthetic rings from gen_synthetic (tests/unit/report.cmake).
+if(TARGET latrec_cli AND LATREC_BATS)
+  add_test(NAME cli_options COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/options.bats)
+  set_tests_properties(cli_options PROPERTIES
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>"
+    LABELS cli
+    TIMEOUT 600)
+endif()

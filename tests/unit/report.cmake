@@ -12,6 +12,7 @@ latrec_unit_test(test_report_figures
           ${CMAKE_SOURCE_DIR}/src/analyze/stats.c
           ${CMAKE_SOURCE_DIR}/src/analyze/loghist.c
           ${CMAKE_SOURCE_DIR}/src/analyze/outliers.c
+          ${CMAKE_SOURCE_DIR}/src/util/number.c
   LIBS m)
 target_include_directories(test_report_figures PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 

@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# The option vocabulary: one duration grammar for every option (no nan, inf,
+# exponent or sign; a bare number only where --help states its unit), typed
+# counts, -h everywhere, unknown names as errors.
+#
+# Environment (tests/unit/cli.cmake): LATREC, GEN (gen_synthetic).
+#
+# Run A: libe3/inbound, i = 1..40, RECV at T0 + i ms, DECODE_E3AP_DONE
+# 1000 + 100 (i mod 10) ns later (T0 = 2 s): totals 1000..1900 ns, 4 of each.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    : "${LATREC:?LATREC must name the latrec binary}" "${GEN:?GEN must name gen_synthetic}"
+    export D="$BATS_FILE_TMPDIR"
+    {
+        echo "ring libe3.inbound.102"
+        for i in $(seq 1 40); do
+            t=$((2000000000 + i * 1000000))
+            echo "rec libe3.inbound.102 RECV $i $t"
+            echo "rec libe3.inbound.102 DECODE_E3AP_DONE $i $((t + 1000 + 100 * (i % 10)))"
+        done
+    } >"$D/spec_A"
+    "$GEN" "$D/A" <"$D/spec_A"
+}
+
+# Usage error: status 2 and one line naming the option, then argp's "Try".
+usage_error() {
+    local want=$1
+    shift
+    run --separate-stderr "$LATREC" "$@"
+    [ "$status" -eq 2 ] || { echo "status $status for $*"; return 1; }
+    [[ "${stderr_lines[0]}" == *"$want"* ]] || { echo "stderr: $stderr"; return 1; }
+    [ -z "$output" ]
+}
+
+@test "durations: nan, inf, exponents and signs are refused by every option" {
+    for v in nan inf -inf 1e3 1e3ms -5ms +5ms 0x10ms 5.ms; do
+        usage_error "'$v' is not a duration" report "$D/A" --interval "$v"
+        usage_error "'$v' is not a duration" report "$D/A" --warm-up "$v"
+        usage_error "'$v' is not a duration" hist "$D/A" --warm-up "$v"
+        usage_error "'$v' is not a duration" convert "$D/A" -o "$D/c" --watch --timeout "$v"
+        usage_error "'$v' is not a duration" convert "$D/A" -o "$D/c" --watch --quiet-secs "$v"
+    done
+    [ ! -e "$D/c" ]
+}
+
+@test "durations: a bare number is refused where the option has no unit of its own" {
+    # '--interval 1' was 1 ns: 40,040 rows for a 40 ms run.
+    usage_error "--interval: '1' needs a unit" report "$D/A" --interval 1
+    usage_error "--warm-up: '5' needs a unit" report "$D/A" --warm-up 5
+    usage_error "--warm-up: '5' needs a unit" hist "$D/A" --warm-up 5
+    # zero is zero in every unit
+    run "$LATREC" report "$D/A" --warm-up 0
+    [ "$status" -eq 0 ]
+    run "$LATREC" report -q "$D/A" --interval 10ms --format csv
+    [ "$status" -eq 0 ]
+}
+
+@test "durations: the units, exact in ns (report --warm-up skips by them)" {
+    # RECV at 2 s + i ms; the run begins at the first record (i = 1): a
+    # warm-up of 10.5 ms skips i = 1..11 (starts at +0..+10 ms), 29 remain.
+    for w in 10.5ms 10500us 10500000ns 0.0105s; do
+        run --separate-stderr "$LATREC" report -q "$D/A" --warm-up "$w" --format csv
+        [ "$status" -eq 0 ]
+        count=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "total" { print $(c["count"]) }' <<<"$output")
+        [ "$count" = 29 ] || { echo "--warm-up $w: count $count"; return 1; }
+    done
+    usage_error "--warm-up: '1.5ns' is finer than 1 ns" report "$D/A" --warm-up 1.5ns
+    usage_error "--interval: '999ns' is out of range (1us..8784h)" report "$D/A" --interval 999ns
+}
+
+@test "gates: a limit of nan or inf, or a bare time, is a usage error" {
+    # 'p99>nan' made a gate that could never fail.
+    for v in nan inf 1e3us; do
+        usage_error "limit: '$v' is not a duration" report "$D/A" --fail-over "libe3/inbound:total:p99>$v"
+    done
+    usage_error "limit: '200' needs a unit" report "$D/A" --fail-over 'libe3/inbound:total:p99>200'
+    usage_error "the limit of count is a plain number, not 'nan'" report "$D/A" --fail-over 'libe3/inbound:total:count<nan'
+    usage_error "the limit of skewness is a plain number, not 'inf'" report "$D/A" --fail-over 'libe3/inbound:total:skewness>inf'
+    # The message's own example is quoted, as a shell needs it.
+    usage_error "(e.g. --fail-over 'libe3/outbound:total:p99>200us')" report "$D/A" --fail-over 'nonsense'
+    # A real limit still gates: p99 of 1000..1900 ns is 1900 ns.
+    run "$LATREC" report -q "$D/A" --fail-over 'libe3/inbound:total:p99>1899ns'
+    [ "$status" -eq 4 ]
+    run "$LATREC" report -q "$D/A" --fail-over 'libe3/inbound:total:p99>1.9us'
+    [ "$status" -eq 0 ]
+    run "$LATREC" report -q "$D/A" --fail-over 'libe3/inbound:total:skewness<-0.5'
+    [ "$status" -eq 0 ]
+}
+
+@test "percentiles: nan and inf are refused" {
+    for v in 50,nan inf 50,-1 1e1 50,,99; do
+        usage_error "--percentiles takes a list" report "$D/A" --percentiles "$v"
+    done
+}
+
+@test "hist -b: a bare number is in the --unit, a duration must be a whole number of it" {
+    run "$LATREC" hist "$D/A" --unit ns -b 100
+    [ "$status" -eq 0 ]
+    bare=$output
+    for b in 100ns 0.1us; do
+        run "$LATREC" hist "$D/A" --unit ns -b "$b"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$bare" ]
+    done
+    # 1000..1900 ns in 100 ns buckets: 4 in each of 10 buckets from 1000
+    grep -q '^1000 *4 *$' <<<"$bare"
+    grep -q '^1900 *4 *$' <<<"$bare"
+    # -b before or after --unit: the same
+    run "$LATREC" hist "$D/A" -b 100 --unit ns
+    [ "$output" = "$bare" ]
+    usage_error "--bucket-size: '1500ns' is not a whole number of us" hist "$D/A" -b 1500ns
+    usage_error "--bucket-size: 'nan' is not a duration" hist "$D/A" -b nan
+    usage_error "--bucket-size: '0' is out of range" hist "$D/A" -b 0
+}
+
+@test "counts: signs, hex and exponents are refused" {
+    for v in -1 +1 0x10 1e2 ' 5' 10001; do
+        usage_error "--top: '$v' is not a count in 0..10000" report "$D/A" --top "$v"
+    done
+    usage_error "--entries: '-1' is not a count in 1..1000000" hist "$D/A" -E -1
+    usage_error "--explain: '1001' is not a count in 0..1000" report "$D/A" --explain 1001
+}
+
+@test "record: -d and --grace by the same grammar (a bare number is seconds)" {
+    for v in nan inf 1e3 -1 0x10; do
+        run --separate-stderr "$LATREC" record -q -o "$D/r" -d "$v" -- true
+        [ "$status" -eq 125 ]
+        [[ "${stderr_lines[0]}" == *"-d: '$v' is not a duration"* ]]
+        run --separate-stderr "$LATREC" record -q -o "$D/r" --grace "$v" -- true
+        [ "$status" -eq 125 ]
+        [[ "${stderr_lines[0]}" == *"--grace: '$v' is not a duration"* ]]
+    done
+    # '-d 20000000000' was taken as 20 s of ns: it is 2e10 s, out of range
+    run --separate-stderr "$LATREC" record -q -o "$D/r" -d 20000000000 -- true
+    [ "$status" -eq 125 ]
+    [[ "${stderr_lines[0]}" == *"-d: '20000000000' is out of range (1ns..8784h)"* ]]
+    run --separate-stderr "$LATREC" record -q -o "$D/r" -P d:1.5:10ms -- true
+    [ "$status" -eq 125 ]
+    [ ! -e "$D/r" ]
+}
