@@ -1,7 +1,7 @@
 # latrec - thin wrapper over the CMake build.
 #   make deps     install the Debian build dependencies when missing
 #   make          build (build/)
-#   make check    deps + build + every test (ctest: unit, cli, install)
+#   make check    deps + build + every test (ctest: unit, cli, install, python)
 #   make run      record the bundled E3 loop and print its report
 #   make bench    the benchmarks, figures on stdout (SOAK_SECONDS=60 adds the soak)
 #   make fuzz     build the reader fuzzer with clang and run it for FUZZ_SECONDS

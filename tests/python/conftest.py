@@ -57,3 +57,15 @@ def readelf(*args):
     if not tool:
         pytest.skip("readelf not found (Debian: binutils)")
     return subprocess.run([tool, *args], check=True, capture_output=True, text=True).stdout
+
+
+_enabled = []
+
+
+@pytest.fixture
+def enabled_module():
+    """Skip when the module of this build is the no-op one (LATREC_ENABLE=OFF)."""
+    if not _enabled:
+        _enabled.append(run_py("import latrec; print(latrec.ENABLED)").stdout.strip() == "True")
+    if not _enabled[0]:
+        pytest.skip("this build's module is the no-op one (configured with LATREC_ENABLE=OFF)")

@@ -5,7 +5,6 @@ build tree's."""
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 

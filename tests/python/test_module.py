@@ -35,6 +35,7 @@ def test_constants_match_the_header():
     assert got["stages"] == stages
 
 
+@pytest.mark.usefixtures("enabled_module")
 def test_keywords_and_defaults(tmp_path):
     code = r"""
 import sys, latrec
@@ -90,6 +91,7 @@ def test_bad_arguments_raise():
         assert kind == exc and text in msg, f"{call}: {line}"
 
 
+@pytest.mark.usefixtures("enabled_module")
 def test_forked_child_opens_its_own_ring(tmp_path):
     code = r"""
 import os, sys, latrec
@@ -133,6 +135,7 @@ def test_no_initial_exec_tls_in_the_module():
     assert "STATIC_TLS" not in readelf("-dW", so)
 
 
+@pytest.mark.usefixtures("enabled_module")
 def test_imports_with_dlopen_from_ctypes_and_a_thread(tmp_path):
     """Imported late (after threads exist), in a thread, as a plain dlopen."""
     code = r"""
@@ -149,6 +152,7 @@ t = threading.Thread(target=late); t.start(); t.join()
     assert [(r["ring"].split(".")[0], r["seq"]) for r in records] == [("late", "11")]
 
 
+@pytest.mark.usefixtures("enabled_module")
 def test_pydoc_renders_the_module():
     p = subprocess.run([PYTHON, "-m", "pydoc", "latrec"], capture_output=True, text=True,
                        env=dict(os.environ, PAGER="cat", MANPAGER="cat", TERM="dumb"), timeout=120)
@@ -163,6 +167,7 @@ def test_pydoc_renders_the_module():
     assert "ENABLED = True" in page
 
 
+@pytest.mark.usefixtures("enabled_module")
 def test_a_ring_opened_by_c_code_on_the_thread_gets_the_stamps(tmp_path):
     """The thread's ring is the library's: opened through the C API (here
     ctypes, on liblatrec's out-of-line calls), Python stamps land in it, and

@@ -6,7 +6,11 @@ import os
 import re
 import subprocess
 
+import pytest
+
 from conftest import PYTHON, SOURCE_DIR, need_cli
+
+pytestmark = pytest.mark.usefixtures("enabled_module")
 
 
 def readme_examples():

@@ -5,7 +5,11 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from conftest import PYTHON, need_cli
+
+pytestmark = pytest.mark.usefixtures("enabled_module")
 
 N = 20
 

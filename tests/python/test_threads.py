@@ -2,7 +2,11 @@
 role, tid, seq, stage and payload word as the producer wrote it."""
 import json
 
+import pytest
+
 from conftest import convert, run_py
+
+pytestmark = pytest.mark.usefixtures("enabled_module")
 
 N = 50
 
