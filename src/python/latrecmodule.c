@@ -60,6 +60,17 @@ static inline void prefetch_ahead(const latrec_t *r)
     __builtin_prefetch(&r->recs[(r->idx + PY_PREFETCH_AHEAD) & r->mask], 1, 3);
 }
 
+/* Now in the timebase of ring r (what latrec_stamp_at(r, ...) takes). */
+static inline uint64_t ring_now(const latrec_t *r)
+{
+#ifdef LATREC_TIMEBASE_TSC
+    return latrec_ring_now(r);
+#else
+    (void)r;
+    return latrec_now_ns();
+#endif
+}
+
 /* A forked child's rings are dropped by the library; forget ours too. */
 static void py_fork_child(void) { py_ring = NULL; }
 static void register_atfork(void) { pthread_atfork(NULL, NULL, py_fork_child); }
@@ -224,7 +235,12 @@ static PyObject *py_now(PyObject *mod, PyObject *unused)
 {
     (void)mod;
     (void)unused;
-    return PyLong_FromUnsignedLongLong(latrec_tnow());
+#ifdef LATREC_ENABLE
+    /* The thread's ring read here; latrec_tnow() would read latrec_tls. */
+    const latrec_t *r = py_ring;
+    if (LATREC_LIKELY(r != NULL)) return PyLong_FromUnsignedLongLong(ring_now(r));
+#endif
+    return PyLong_FromUnsignedLongLong(latrec_tnow_fn());
 }
 
 PyDoc_STRVAR(seq_next_doc,
