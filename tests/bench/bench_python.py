@@ -3,17 +3,18 @@
     python3 bench_python.py [--rounds R] [--calls N] [--noop DIR]
 
 Run with the module on PYTHONPATH and LATREC_OUTPUT_DIR set (bench_python.sh
-does both). Each round times, back to back, N calls of each of: an empty
-loop, time.monotonic_ns(), latrec.stamp(seq, stage), latrec.stamp(seq,
-stage, aux, aux2), latrec.stamp_at(seq, stage, t), latrec.now() and, for
-comparison, the same stamp through ctypes (latrec_tstamp_fn); the
-stamps go into this thread's ring of 2**LATREC_ENTRIES_LOG2 records (20 by
-default here: 32 MiB, larger than the caches, as real rings are). Printed per
-variant: the median over rounds of ns per call (loop included), of the
-ratio to monotonic_ns() in the same round, and of ns per call with the empty
-loop's cost taken off. With --noop DIR the no-op build of the module (DIR on
-sys.path) is timed in a child process the same way, for the cost of the
-call and its argument checks alone.
+does both). Each round times, back to back (in reverse order every other
+round), N calls of each of: an empty loop, time.monotonic_ns(),
+latrec.stamp(seq, stage), latrec.stamp(seq, stage, aux, aux2),
+latrec.stamp_at(seq, stage, t), latrec.now() and, for comparison, the same
+stamp through ctypes (latrec_tstamp_fn). The stamps go into this thread's
+ring of 2**LATREC_ENTRIES_LOG2 records (20 by default here: 32 MiB, larger
+than the caches, as real rings are). Printed per variant: the median over
+rounds of ns per call (loop included), of the ratio to monotonic_ns() in the
+same round, and of ns per call with the empty loop's cost taken off. With
+--noop DIR the no-op build of the module (DIR on sys.path) is timed in a
+child process the same way, for the cost of the call and its argument
+checks alone.
 """
 import argparse
 import ctypes
@@ -80,9 +81,10 @@ def measure(latrec, rounds, calls):
     r = range(calls)
     for name, fn in vs:  # warm up: ring pages, caches, specialisation
         fn(r)
-    for _ in range(rounds):
+    for k in range(rounds):
         got = {}
-        for name, fn in vs:
+        # forward on even rounds, backward on odd ones: drift charges no variant
+        for name, fn in (vs if k % 2 == 0 else vs[::-1]):
             t0 = time.perf_counter_ns()
             fn(r)
             got[name] = (time.perf_counter_ns() - t0) / calls
