@@ -57,7 +57,8 @@ static __thread latrec_t *py_ring;
 #define PY_PREFETCH_AHEAD 8u
 static inline void prefetch_ahead(const latrec_t *r)
 {
-    __builtin_prefetch(&r->recs[(r->idx + PY_PREFETCH_AHEAD) & r->mask], 1, 3);
+    if (LATREC_LIKELY(r->enabled)) /* a closed ring's slots are unmapped */
+        __builtin_prefetch(&r->recs[(r->idx + PY_PREFETCH_AHEAD) & r->mask], 1, 3);
 }
 
 /* Now in the timebase of ring r (what latrec_stamp_at(r, ...) takes). */
@@ -294,6 +295,31 @@ static PyObject *py_ctx(PyObject *mod, PyObject *unused)
     return PyLong_FromUnsignedLongLong(seq);
 }
 
+/* A str argument (or None, giving NULL) as UTF-8 without NUL, at most max
+ * bytes when max > 0. 0 or -1 with an exception set. */
+static int str_arg(const char *fn, const char *what, PyObject *o, Py_ssize_t max, const char **s)
+{
+    *s = NULL;
+    if (o == Py_None) return 0;
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s(): %s must be a str or None", fn, what);
+        return -1;
+    }
+    Py_ssize_t len;
+    const char *u = PyUnicode_AsUTF8AndSize(o, &len);
+    if (!u) return -1;
+    if ((Py_ssize_t)strlen(u) != len) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s contains a NUL character", fn, what);
+        return -1;
+    }
+    if (max > 0 && len > max) {
+        PyErr_Format(PyExc_ValueError, "%s(): %s must be at most %zd bytes, not %R", fn, what, max, o);
+        return -1;
+    }
+    *s = u;
+    return 0;
+}
+
 /* ---- rings and settings --------------------------------------------------- */
 
 PyDoc_STRVAR(open_as_doc,
@@ -326,20 +352,8 @@ static PyObject *py_open_as(PyObject *mod, PyObject *const *args, Py_ssize_t nar
         }
         role_obj = args[0];
     }
-    const char *role = NULL;
-    if (role_obj != Py_None) {
-        if (!PyUnicode_Check(role_obj)) {
-            PyErr_SetString(PyExc_TypeError, "open_as(): role must be a str or None");
-            return NULL;
-        }
-        Py_ssize_t len;
-        role = PyUnicode_AsUTF8AndSize(role_obj, &len);
-        if (!role) return NULL;
-        if ((Py_ssize_t)strlen(role) != len) {
-            PyErr_SetString(PyExc_ValueError, "open_as(): role contains a NUL character");
-            return NULL;
-        }
-    }
+    const char *role;
+    if (str_arg("open_as", "role", role_obj, 0, &role) < 0) return NULL;
 #ifdef LATREC_ENABLE
     latrec_t *r;
     /* Opening faults in the whole ring (milliseconds): let other threads run. */
@@ -395,22 +409,8 @@ PyDoc_STRVAR(set_catalog_doc,
 static PyObject *py_set_catalog(PyObject *mod, PyObject *arg)
 {
     (void)mod;
-    const char *name = NULL;
-    if (arg != Py_None) {
-        if (!PyUnicode_Check(arg)) {
-            PyErr_SetString(PyExc_TypeError, "set_catalog(): name must be a str or None");
-            return NULL;
-        }
-        Py_ssize_t len;
-        name = PyUnicode_AsUTF8AndSize(arg, &len);
-        if (!name) return NULL;
-        if (len >= LATREC_CATALOG_LEN || (Py_ssize_t)strlen(name) != len) {
-            PyErr_Format(PyExc_ValueError,
-                         "set_catalog(): name must be at most %d bytes without NUL, not %R",
-                         LATREC_CATALOG_LEN - 1, arg);
-            return NULL;
-        }
-    }
+    const char *name;
+    if (str_arg("set_catalog", "name", arg, LATREC_CATALOG_LEN - 1, &name) < 0) return NULL;
     latrec_set_catalog(name);
     Py_RETURN_NONE;
 }
