@@ -73,8 +73,14 @@ static inline uint64_t ring_now(const latrec_t *r)
 }
 
 /* A forked child's rings are dropped by the library; forget ours too. */
-static void py_fork_child(void) { py_ring = NULL; }
-static void register_atfork(void) { pthread_atfork(NULL, NULL, py_fork_child); }
+static void py_fork_child(void)
+{
+    py_ring = NULL;
+}
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, py_fork_child);
+}
 #endif
 
 /* ---- argument conversion ------------------------------------------------- */
@@ -109,12 +115,11 @@ static int u64_arg(const char *fn, const char *what, PyObject *o, uint64_t *v)
 /* Positional and keyword arguments of a FASTCALL|KEYWORDS call into out[]
  * (already holding the defaults), each converted by u64_arg(). names[] has
  * n_names entries, the first `required` of them without default. */
-static int parse_u64s(const char *fn, const char *const names[], int n_names, int required,
-                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, uint64_t out[])
+static int parse_u64s(const char *fn, const char *const names[], int n_names, int required, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, uint64_t out[])
 {
     if (nargs > n_names) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fn, n_names,
-                     nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fn, n_names, nargs);
         return -1;
     }
     unsigned seen = 0;
@@ -132,8 +137,7 @@ static int parse_u64s(const char *fn, const char *const names[], int n_names, in
             return -1;
         }
         if (seen & (1u << i)) {
-            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn,
-                         names[i]);
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn, names[i]);
             return -1;
         }
         if (u64_arg(fn, names[i], args[nargs + k], &out[i]) < 0) return -1;
@@ -141,8 +145,7 @@ static int parse_u64s(const char *fn, const char *const names[], int n_names, in
     }
     for (int i = 0; i < required; i++) {
         if (!(seen & (1u << i))) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fn,
-                         names[i], i + 1);
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %d)", fn, names[i], i + 1);
             return -1;
         }
     }
@@ -151,8 +154,7 @@ static int parse_u64s(const char *fn, const char *const names[], int n_names, in
 
 /* Positional-only fast path: nargs in required..n, no keywords. */
 static inline int parse_positional(const char *fn, const char *const names[], int n, int required,
-                                   PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                   uint64_t out[])
+                                   PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, uint64_t out[])
 {
     if (LATREC_LIKELY(!kwnames && nargs >= required && nargs <= n)) {
         for (Py_ssize_t i = 0; i < nargs; i++)
@@ -165,24 +167,21 @@ static inline int parse_positional(const char *fn, const char *const names[], in
 static int stage_ok(const char *fn, uint64_t stage)
 {
     if (LATREC_LIKELY(stage <= 0xFF)) return 1;
-    PyErr_Format(PyExc_ValueError, "%s(): stage %llu is not a stage id (0..255)", fn,
-                 (unsigned long long)stage);
+    PyErr_Format(PyExc_ValueError, "%s(): stage %llu is not a stage id (0..255)", fn, (unsigned long long)stage);
     return 0;
 }
 
 /* ---- stamps --------------------------------------------------------------- */
 
-PyDoc_STRVAR(stamp_doc,
-"stamp(seq, stage, aux=0, aux2=0)\n--\n\n"
-"Store one record stamped now into the calling thread's ring.\n\n"
-"seq keeps its low 48 bits, stage is a stage id 0..255 (the module's\n"
-"constants for the E3 catalog, or your own catalog's ids), aux and aux2\n"
-"are payload words 0..2**64-1. On a thread with no ring (no open_as()\n"
-"here, no latrec_tls_open_as() by C code on it, or an open that failed)\n"
-"the record goes nowhere.");
+PyDoc_STRVAR(stamp_doc, "stamp(seq, stage, aux=0, aux2=0)\n--\n\n"
+                        "Store one record stamped now into the calling thread's ring.\n\n"
+                        "seq keeps its low 48 bits, stage is a stage id 0..255 (the module's\n"
+                        "constants for the E3 catalog, or your own catalog's ids), aux and aux2\n"
+                        "are payload words 0..2**64-1. On a thread with no ring (no open_as()\n"
+                        "here, no latrec_tls_open_as() by C code on it, or an open that failed)\n"
+                        "the record goes nowhere.");
 
-static PyObject *py_stamp(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
-                          PyObject *kwnames)
+static PyObject *py_stamp(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = { "seq", "stage", "aux", "aux2" };
     uint64_t v[4] = { 0, 0, 0, 0 };
@@ -201,14 +200,12 @@ static PyObject *py_stamp(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(stamp_at_doc,
-"stamp_at(seq, stage, t_ns, aux=0, aux2=0)\n--\n\n"
-"Store one record with a time taken earlier by now() (t_ns, ns of\n"
-"CLOCK_MONOTONIC; 0 means now). Use it when the instant that matters was\n"
-"read before a hand-off. Otherwise as stamp().");
+PyDoc_STRVAR(stamp_at_doc, "stamp_at(seq, stage, t_ns, aux=0, aux2=0)\n--\n\n"
+                           "Store one record with a time taken earlier by now() (t_ns, ns of\n"
+                           "CLOCK_MONOTONIC; 0 means now). Use it when the instant that matters was\n"
+                           "read before a hand-off. Otherwise as stamp().");
 
-static PyObject *py_stamp_at(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *py_stamp_at(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = { "seq", "stage", "t_ns", "aux", "aux2" };
     uint64_t v[5] = { 0, 0, 0, 0, 0 };
@@ -227,10 +224,9 @@ static PyObject *py_stamp_at(PyObject *mod, PyObject *const *args, Py_ssize_t na
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(now_doc,
-"now()\n--\n\n"
-"CLOCK_MONOTONIC now, ns: the time a later stamp_at() stores. 0 (no clock\n"
-"read) in a build without LATREC_ENABLE.");
+PyDoc_STRVAR(now_doc, "now()\n--\n\n"
+                      "CLOCK_MONOTONIC now, ns: the time a later stamp_at() stores. 0 (no clock\n"
+                      "read) in a build without LATREC_ENABLE.");
 
 static PyObject *py_now(PyObject *mod, PyObject *unused)
 {
@@ -244,10 +240,9 @@ static PyObject *py_now(PyObject *mod, PyObject *unused)
     return PyLong_FromUnsignedLongLong(latrec_tnow_fn());
 }
 
-PyDoc_STRVAR(seq_next_doc,
-"seq_next()\n--\n\n"
-"Next value of the process-wide sequence counter (1, 2, 3, ...), shared\n"
-"with C code in the same process. 0 in a build without LATREC_ENABLE.");
+PyDoc_STRVAR(seq_next_doc, "seq_next()\n--\n\n"
+                           "Next value of the process-wide sequence counter (1, 2, 3, ...), shared\n"
+                           "with C code in the same process. 0 in a build without LATREC_ENABLE.");
 
 static PyObject *py_seq_next(PyObject *mod, PyObject *unused)
 {
@@ -256,12 +251,11 @@ static PyObject *py_seq_next(PyObject *mod, PyObject *unused)
     return PyLong_FromUnsignedLongLong(latrec_seq_next());
 }
 
-PyDoc_STRVAR(ctx_set_doc,
-"ctx_set(seq)\n--\n\n"
-"Publish the seq of the message this thread is carrying, for code that\n"
-"cannot be passed it (C code on the same thread reads it with\n"
-"latrec_ctx()). Sticky until overwritten; kept only on a thread with a\n"
-"ring.");
+PyDoc_STRVAR(ctx_set_doc, "ctx_set(seq)\n--\n\n"
+                          "Publish the seq of the message this thread is carrying, for code that\n"
+                          "cannot be passed it (C code on the same thread reads it with\n"
+                          "latrec_ctx()). Sticky until overwritten; kept only on a thread with a\n"
+                          "ring.");
 
 static PyObject *py_ctx_set(PyObject *mod, PyObject *arg)
 {
@@ -279,10 +273,9 @@ static PyObject *py_ctx_set(PyObject *mod, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(ctx_doc,
-"ctx()\n--\n\n"
-"The seq last published on this thread by ctx_set() (or latrec_ctx_set()\n"
-"in C); 0 on a thread with no ring.");
+PyDoc_STRVAR(ctx_doc, "ctx()\n--\n\n"
+                      "The seq last published on this thread by ctx_set() (or latrec_ctx_set()\n"
+                      "in C); 0 on a thread with no ring.");
 
 static PyObject *py_ctx(PyObject *mod, PyObject *unused)
 {
@@ -322,20 +315,18 @@ static int str_arg(const char *fn, const char *what, PyObject *o, Py_ssize_t max
 
 /* ---- rings and settings --------------------------------------------------- */
 
-PyDoc_STRVAR(open_as_doc,
-"open_as(role=None)\n--\n\n"
-"Open the calling thread's ring as <role>.<tid>.latrec (role None or\n"
-"empty: the program name), sized by LATREC_ENTRIES_LOG2_<ROLE> or\n"
-"LATREC_ENTRIES_LOG2 (default 2**18 records). Idempotent: a thread that\n"
-"already has a ring (opened here or by C code on this thread) keeps it.\n"
-"Returns True when the thread has a ring; False when it could not be\n"
-"opened (said once on stderr; the thread's stamps then go nowhere) and\n"
-"always in a build without LATREC_ENABLE. Every thread calls it for\n"
-"itself: each Python thread stamps into its own ring, flushed when the\n"
-"thread ends and at exit.");
+PyDoc_STRVAR(open_as_doc, "open_as(role=None)\n--\n\n"
+                          "Open the calling thread's ring as <role>.<tid>.latrec (role None or\n"
+                          "empty: the program name), sized by LATREC_ENTRIES_LOG2_<ROLE> or\n"
+                          "LATREC_ENTRIES_LOG2 (default 2**18 records). Idempotent: a thread that\n"
+                          "already has a ring (opened here or by C code on this thread) keeps it.\n"
+                          "Returns True when the thread has a ring; False when it could not be\n"
+                          "opened (said once on stderr; the thread's stamps then go nowhere) and\n"
+                          "always in a build without LATREC_ENABLE. Every thread calls it for\n"
+                          "itself: each Python thread stamps into its own ring, flushed when the\n"
+                          "thread ends and at exit.");
 
-static PyObject *py_open_as(PyObject *mod, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *py_open_as(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)mod;
     PyObject *role_obj = nargs > 0 ? args[0] : Py_None;
@@ -357,10 +348,8 @@ static PyObject *py_open_as(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 #ifdef LATREC_ENABLE
     latrec_t *r;
     /* Opening faults in the whole ring (milliseconds): let other threads run. */
-    Py_BEGIN_ALLOW_THREADS
-    r = latrec_tls_open_as(role);
-    Py_END_ALLOW_THREADS
-    py_ring = r;
+    Py_BEGIN_ALLOW_THREADS r = latrec_tls_open_as(role);
+    Py_END_ALLOW_THREADS py_ring = r;
     return PyBool_FromLong(r != NULL);
 #else
     (void)role;
@@ -380,13 +369,12 @@ static int path_arg(PyObject *o, PyObject **buf, const char **s)
     return 0;
 }
 
-PyDoc_STRVAR(set_output_dir_doc,
-"set_output_dir(dir)\n--\n\n"
-"Directory the per-thread rings of this process are written to (str,\n"
-"bytes or path-like; created if missing). Call it before the first\n"
-"open_as(); rings already open stay where they are. None or '' returns to\n"
-"$LATREC_OUTPUT_DIR (set by `latrec record`), else the compiled-in\n"
-"default.");
+PyDoc_STRVAR(set_output_dir_doc, "set_output_dir(dir)\n--\n\n"
+                                 "Directory the per-thread rings of this process are written to (str,\n"
+                                 "bytes or path-like; created if missing). Call it before the first\n"
+                                 "open_as(); rings already open stay where they are. None or '' returns to\n"
+                                 "$LATREC_OUTPUT_DIR (set by `latrec record`), else the compiled-in\n"
+                                 "default.");
 
 static PyObject *py_set_output_dir(PyObject *mod, PyObject *arg)
 {
@@ -399,12 +387,11 @@ static PyObject *py_set_output_dir(PyObject *mod, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(set_catalog_doc,
-"set_catalog(name)\n--\n\n"
-"Stage catalog name written into the header of rings opened from now on\n"
-"(at most 31 bytes): `latrec report --catalog FILE` reads the stages and\n"
-"legs of the catalog file that carries this name. None or '' restores\n"
-"'e3', the built-in catalog these constants belong to.");
+PyDoc_STRVAR(set_catalog_doc, "set_catalog(name)\n--\n\n"
+                              "Stage catalog name written into the header of rings opened from now on\n"
+                              "(at most 31 bytes): `latrec report --catalog FILE` reads the stages and\n"
+                              "legs of the catalog file that carries this name. None or '' restores\n"
+                              "'e3', the built-in catalog these constants belong to.");
 
 static PyObject *py_set_catalog(PyObject *mod, PyObject *arg)
 {
@@ -418,36 +405,33 @@ static PyObject *py_set_catalog(PyObject *mod, PyObject *arg)
 /* ---- the module ----------------------------------------------------------- */
 
 #define FASTKW (METH_FASTCALL | METH_KEYWORDS)
-static PyMethodDef latrec_methods[] = {
-    { "open_as", (PyCFunction)(void (*)(void))py_open_as, FASTKW, open_as_doc },
-    { "seq_next", py_seq_next, METH_NOARGS, seq_next_doc },
-    { "stamp", (PyCFunction)(void (*)(void))py_stamp, FASTKW, stamp_doc },
-    { "stamp_at", (PyCFunction)(void (*)(void))py_stamp_at, FASTKW, stamp_at_doc },
-    { "now", py_now, METH_NOARGS, now_doc },
-    { "ctx_set", py_ctx_set, METH_O, ctx_set_doc },
-    { "ctx", py_ctx, METH_NOARGS, ctx_doc },
-    { "set_output_dir", py_set_output_dir, METH_O, set_output_dir_doc },
-    { "set_catalog", py_set_catalog, METH_O, set_catalog_doc },
-    { NULL, NULL, 0, NULL }
-};
+static PyMethodDef latrec_methods[] = { { "open_as", (PyCFunction)(void (*)(void))py_open_as, FASTKW, open_as_doc },
+                                        { "seq_next", py_seq_next, METH_NOARGS, seq_next_doc },
+                                        { "stamp", (PyCFunction)(void (*)(void))py_stamp, FASTKW, stamp_doc },
+                                        { "stamp_at", (PyCFunction)(void (*)(void))py_stamp_at, FASTKW, stamp_at_doc },
+                                        { "now", py_now, METH_NOARGS, now_doc },
+                                        { "ctx_set", py_ctx_set, METH_O, ctx_set_doc },
+                                        { "ctx", py_ctx, METH_NOARGS, ctx_doc },
+                                        { "set_output_dir", py_set_output_dir, METH_O, set_output_dir_doc },
+                                        { "set_catalog", py_set_catalog, METH_O, set_catalog_doc },
+                                        { NULL, NULL, 0, NULL } };
 
-PyDoc_STRVAR(latrec_doc,
-"Stage stamps from Python into latrec's per-thread rings.\n\n"
-"The per-thread layer of latrec(3): each thread that calls open_as(role)\n"
-"gets its own ring, <role>.<tid>.latrec, in the output directory\n"
-"(set_output_dir(), else $LATREC_OUTPUT_DIR, which `latrec record` sets),\n"
-"and stamp() stores one 32-byte record (seq, stage, aux, aux2, the time\n"
-"and the cpu) into it, with no lock and no system call. Rings, the seq\n"
-"counter and the catalog name are shared with C code in the same process.\n\n"
-"    import latrec\n"
-"    latrec.open_as('worker')\n"
-"    seq = latrec.seq_next()\n"
-"    latrec.stamp(seq, latrec.RECV)\n"
-"    latrec.stamp(seq, latrec.DELIVER_DONE, 42)\n\n"
-"Constants: every stage of the built-in E3 catalog (<latrec/stages.h>) by\n"
-"name (RECORD_BEGIN, ...), also in the STAGES dict (name -> id); the DROP_*,\n"
-"SKIP_* and OUT_* payload codes. ENABLED is False in a build without\n"
-"LATREC_ENABLE, whose calls store nothing. See latrec(3).");
+PyDoc_STRVAR(latrec_doc, "Stage stamps from Python into latrec's per-thread rings.\n\n"
+                         "The per-thread layer of latrec(3): each thread that calls open_as(role)\n"
+                         "gets its own ring, <role>.<tid>.latrec, in the output directory\n"
+                         "(set_output_dir(), else $LATREC_OUTPUT_DIR, which `latrec record` sets),\n"
+                         "and stamp() stores one 32-byte record (seq, stage, aux, aux2, the time\n"
+                         "and the cpu) into it, with no lock and no system call. Rings, the seq\n"
+                         "counter and the catalog name are shared with C code in the same process.\n\n"
+                         "    import latrec\n"
+                         "    latrec.open_as('worker')\n"
+                         "    seq = latrec.seq_next()\n"
+                         "    latrec.stamp(seq, latrec.RECV)\n"
+                         "    latrec.stamp(seq, latrec.DELIVER_DONE, 42)\n\n"
+                         "Constants: every stage of the built-in E3 catalog (<latrec/stages.h>) by\n"
+                         "name (RECORD_BEGIN, ...), also in the STAGES dict (name -> id); the DROP_*,\n"
+                         "SKIP_* and OUT_* payload codes. ENABLED is False in a build without\n"
+                         "LATREC_ENABLE, whose calls store nothing. See latrec(3).");
 
 static struct PyModuleDef latrec_module = {
     PyModuleDef_HEAD_INIT, "latrec", latrec_doc, -1, latrec_methods, NULL, NULL, NULL, NULL
