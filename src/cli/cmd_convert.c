@@ -207,26 +207,6 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     if (p->timeline) latrec_timeline_add_instance(p->timeline, inst);
 }
 
-static int make_outdir(const char *dir)
-{
-    char buf[4096];
-    snprintf(buf, sizeof(buf), "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-    struct stat st;
-    if (stat(buf, &st) != 0) return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
-}
-
 static void progress(const latrec_input *in, uint64_t done, uint64_t total)
 {
     if (in->opts.quiet || !isatty(STDERR_FILENO) || !total) return;
@@ -538,8 +518,9 @@ int latrec_cmd_convert(int argc, char **argv)
     int rc = LATREC_EXIT_ERROR;
     struct convert_pass p = { &in, NULL, NULL, NULL };
     char path[4200];
-    if (make_outdir(outdir) < 0) {
-        fprintf(stderr, "latrec convert: %s: cannot create directory: %s\n", outdir, strerror(errno));
+    char err[4400];
+    if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec convert: %s\n", err);
         goto out;
     }
     p.legs = latrec_legs_new(&in.cat, &in.set, in.ring_dir, in.opts.leg_horizon_ns, 0, on_instance, &p);
@@ -550,7 +531,7 @@ int latrec_cmd_convert(int argc, char **argv)
     if (o.chrome) {
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
         if (!(p.timeline = latrec_timeline_open(path, &in, p.legs))) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
     } else {
@@ -562,23 +543,22 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     snprintf(path, sizeof(path), "%s/records.csv", outdir);
     if (convert_records(&p, o.chrome ? NULL : path) < 0) {
-        fprintf(stderr, "latrec convert: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
         goto out;
     }
     if (o.chrome) {
         if (latrec_timeline_close(p.timeline) < 0) {
             p.timeline = NULL;
-            fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, strerror(errno));
+            fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
             goto out;
         }
         p.timeline = NULL;
     } else {
         snprintf(path, sizeof(path), "%s/rings.csv", outdir);
         if (write_rings_csv(&in, path) < 0) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
-        char err[4400];
         if (latrec_component_tables_write(p.tables, outdir, err, sizeof(err)) < 0) {
             fprintf(stderr, "latrec convert: %s\n", err);
             goto out;

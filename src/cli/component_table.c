@@ -388,7 +388,7 @@ int latrec_component_tables_write(latrec_component_tables *t, const char *outdir
             strcat(file, "_legs");
         snprintf(path, sizeof(path), "%s/%s.csv", outdir, file);
         if (write_component(t, comp, path) < 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: %s", path, latrec_outfile_strerror(errno));
             return -1;
         }
     }

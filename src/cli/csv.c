@@ -10,11 +10,25 @@
 int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
 {
     memset(c, 0, sizeof(*c));
-    c->f = path ? fopen(path, "we") : f;
-    if (!c->f) return -1;
+    if (path) {
+        char err[512];
+        if (!(c->out = malloc(sizeof(*c->out)))) return -1;
+        if (latrec_outfile_open(c->out, path, 0, err, sizeof(err)) < 0) {
+            const int e = errno;
+            free(c->out);
+            c->out = NULL;
+            errno = e;
+            return -1;
+        }
+        c->f = c->out->f;
+    } else {
+        c->f = f;
+    }
     c->buf = malloc(CSV_BUF);
     if (!c->buf) {
-        if (path) fclose(c->f);
+        if (c->out) latrec_outfile_abort(c->out);
+        free(c->out);
+        c->out = NULL;
         errno = ENOMEM;
         return -1;
     }
@@ -207,7 +221,17 @@ int latrec_csv_close(latrec_csv *c)
         rc = -1;
         c->err_no = errno;
     }
-    if (c->f != stdout && c->f != stderr && fclose(c->f) != 0 && !rc) {
+    if (c->out) {
+        char err[512];
+        if (rc) {
+            latrec_outfile_abort(c->out);
+        } else if (latrec_outfile_commit(c->out, err, sizeof(err)) < 0) {
+            rc = -1;
+            c->err_no = errno;
+        }
+        free(c->out);
+        c->out = NULL;
+    } else if (c->f != stdout && c->f != stderr && fclose(c->f) != 0 && !rc) {
         rc = -1;
         c->err_no = errno;
     }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "read/outfile.h"
+
 typedef struct latrec_csv {
     FILE  *f;
     char  *buf;
@@ -18,10 +20,14 @@ typedef struct latrec_csv {
     int    first;   /* next field is the first of its row */
     int    error;   /* a write failed (errno kept in err_no) */
     int    err_no;
+    latrec_outfile *out; /* opened by path: written aside, renamed at close */
 } latrec_csv;
 
-/* Open path for writing (truncating a file of ours), or use f when path is
- * NULL. Returns 0, or -1 with errno. */
+/* Open path for writing, or use f when path is NULL. A path is written to a
+ * temporary name and renamed over it at close, never following a symbolic
+ * link or replacing a file latrec did not write (read/outfile.h). Returns
+ * 0, or -1 with errno (EEXIST: path is not latrec's; see
+ * latrec_outfile_strerror). */
 int  latrec_csv_open(latrec_csv *c, const char *path, FILE *f);
 void latrec_csv_str(latrec_csv *c, const char *s);   /* text, quoted as needed */
 void latrec_csv_u64(latrec_csv *c, uint64_t v);
@@ -32,8 +38,8 @@ void latrec_csv_us(latrec_csv *c, int64_t ns);
 void latrec_csv_double(latrec_csv *c, double v, int decimals);
 void latrec_csv_empty(latrec_csv *c);                /* an empty field */
 void latrec_csv_end(latrec_csv *c);                  /* end the row */
-/* Flush and close (the FILE too when opened by path). Returns 0, or -1
- * with errno when any write failed. */
+/* Flush and close (opened by path: renamed into place, or removed when any
+ * write failed). Returns 0, or -1 with errno when any write failed. */
 int  latrec_csv_close(latrec_csv *c);
 
 #endif

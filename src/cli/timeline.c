@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/outfile.h"
+
 struct latrec_timeline {
+    latrec_outfile out; /* written aside, renamed over trace.json at close */
     FILE *f;
     const latrec_input *in;
     const latrec_legs *legs;
@@ -64,10 +67,14 @@ latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, 
 {
     latrec_timeline *t = calloc(1, sizeof(*t));
     if (!t) return NULL;
-    if (!(t->f = fopen(path, "we"))) {
+    char err[512];
+    if (latrec_outfile_open(&t->out, path, 0, err, sizeof(err)) < 0) {
+        const int e = errno;
         free(t);
+        errno = e;
         return NULL;
     }
+    t->f = t->out.f;
     t->in = in;
     t->legs = legs;
     t->first = 1;
@@ -155,7 +162,10 @@ void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *ins
 int latrec_timeline_close(latrec_timeline *t)
 {
     if (fputs("\n]}\n", t->f) == EOF && !t->failed) t->failed = errno;
-    if (fclose(t->f) != 0 && !t->failed) t->failed = errno;
+    if (fflush(t->f) != 0 && !t->failed) t->failed = errno;
+    char err[512];
+    if (t->failed) latrec_outfile_abort(&t->out);
+    else if (latrec_outfile_commit(&t->out, err, sizeof(err)) < 0) t->failed = errno;
     int failed = t->failed;
     free(t);
     errno = failed;

@@ -20,10 +20,13 @@
 
 typedef struct latrec_timeline latrec_timeline;
 
-/* Create path and write the metadata events. NULL with errno on failure. */
+/* Create path (written aside and renamed at close, read/outfile.h) and
+ * write the metadata events. NULL with errno on failure (EEXIST: path is
+ * not latrec's). */
 latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs);
 void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *inst);
-/* Finish the file. 0, or -1 with errno when any write failed. */
+/* Finish the file and rename it into place. 0, or -1 with errno when any
+ * write failed (nothing is renamed then). */
 int latrec_timeline_close(latrec_timeline *t);
 
 #endif

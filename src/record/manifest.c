@@ -1,6 +1,8 @@
 /* run.json through jansson. */
 #include "record/manifest.h"
 
+#include "read/outfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -144,17 +146,20 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     if (m->collectors) json_object_set(o, "collectors", m->collectors);
     if (m->exit) json_object_set(o, "exit", m->exit);
 
-    char tmp[4200], path[4200];
-    snprintf(tmp, sizeof(tmp), "%s/run.json.tmp", run_dir);
+    /* Written aside and renamed over run.json: a reader never sees half a
+     * file, and nothing in the run directory is followed (read/outfile.h;
+     * the run directory is latrec's own, made by this run). */
+    char path[4200];
     snprintf(path, sizeof(path), "%s/run.json", run_dir);
     int rc = 0;
-    if (json_dump_file(o, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-        unlink(tmp);
+    latrec_outfile out;
+    if (latrec_outfile_open(&out, path, LATREC_OUT_OWN_DIR, err, errlen) < 0) {
         rc = -1;
-    } else if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot rename to run.json: %s", tmp, strerror(errno));
-        unlink(tmp);
+    } else if (json_dumpf(o, out.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0 || fputc('\n', out.f) == EOF) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        latrec_outfile_abort(&out);
+        rc = -1;
+    } else if (latrec_outfile_commit(&out, err, errlen) < 0) {
         rc = -1;
     }
     json_decref(o);

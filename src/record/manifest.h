@@ -3,8 +3,9 @@
  * with jansson. Written when the run starts ("state": "running", with
  * "rings_dir" naming where the rings are being written), again once the
  * start stamp is known, and at the end ("state": "finished" or "failed").
- * Each write goes to run.json.tmp and is renamed over run.json, so a reader
- * never sees half a file.
+ * Each write goes to a temporary name (.run.json.XXXXXX, created O_EXCL |
+ * O_NOFOLLOW, read/outfile.h) renamed over run.json, so a reader never sees
+ * half a file.
  *
  * Schema (times are integers: *_real_ns CLOCK_REALTIME ns, *_mono_ns and
  * mono_ns CLOCK_MONOTONIC ns; absent keys mean "not known"):

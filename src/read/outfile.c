@@ -1,0 +1,218 @@
+/* Output files written to a temporary name and renamed over latrec's own
+ * files only (outfile.h). */
+#include "read/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MARKER_HEAD "# latrec output directory: latrec wrote the files listed below and may replace them\n"
+
+/* dfd's marker: the names it lists, NUL-separated, in a malloc'd buffer
+ * (*n bytes); NULL when there is none (or it is not a regular file). */
+static char *marker_read(int dfd, size_t *n)
+{
+    int fd = openat(dfd, LATREC_OUT_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return NULL;
+    struct stat st;
+    char *buf = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 20) &&
+        (buf = malloc((size_t)st.st_size + 1))) {
+        ssize_t got = pread(fd, buf, (size_t)st.st_size, 0);
+        if (got < 0) got = 0;
+        buf[got] = '\0';
+        for (ssize_t i = 0; i < got; i++)
+            if (buf[i] == '\n') buf[i] = '\0';
+        *n = (size_t)got;
+    }
+    close(fd);
+    return buf;
+}
+
+int latrec_outdir_lists(int dfd, const char *name)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) return 0;
+    size_t n = 0;
+    char *buf = marker_read(dfd, &n);
+    int found = 0;
+    for (size_t i = 0; buf && i < n && !found; i += strlen(buf + i) + 1)
+        found = buf[i] != '#' && strcmp(buf + i, name) == 0;
+    free(buf);
+    return found;
+}
+
+static int marker_add(int dfd, const char *name)
+{
+    if (latrec_outdir_lists(dfd, name)) return 0;
+    int fd = openat(dfd, LATREC_OUT_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fresh = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = openat(dfd, LATREC_OUT_MARKER, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+    if (rc == 0 && fresh && write(fd, MARKER_HEAD, strlen(MARKER_HEAD)) < 0) rc = -1;
+    char line[300];
+    int len = snprintf(line, sizeof(line), "%s\n", name);
+    if (rc == 0 && write(fd, line, (size_t)len) != len) rc = -1;
+    close(fd);
+    return rc;
+}
+
+/* 1 when `name` may be replaced, 0 when it is absent, -1 (errno EEXIST)
+ * when it exists and is not latrec's. */
+static int may_replace(const latrec_outfile *o, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstatat(o->dfd, o->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
+    const char *why = NULL;
+    if (S_ISLNK(st.st_mode)) why = "a symbolic link";
+    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    else if (!(o->flags & LATREC_OUT_OWN_DIR) && !latrec_outdir_lists(o->dfd, o->name))
+        why = "not written by latrec (its directory's " LATREC_OUT_MARKER " does not list it)";
+    if (!why) return 1;
+    snprintf(err, errlen, "%s: exists and is %s: left alone; move it away or write elsewhere", o->path, why);
+    errno = EEXIST;
+    return -1;
+}
+
+int latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof(*o));
+    o->dfd = -1;
+    o->flags = flags;
+    snprintf(o->path, sizeof(o->path), "%s", path);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (!*base || strlen(base) >= sizeof(o->name) - 16) {
+        snprintf(err, errlen, "%s: not a file name", path);
+        errno = EINVAL;
+        return -1;
+    }
+    snprintf(o->name, sizeof(o->name), "%s", base);
+    o->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (o->dfd < 0) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (may_replace(o, err, errlen) < 0) goto fail;
+    int fd = -1;
+    for (int k = 0; k < 100 && fd < 0; k++) {
+        unsigned rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) rnd = (unsigned)getpid() * 2654435761u + (unsigned)k;
+        snprintf(o->tmp, sizeof(o->tmp), ".%s.%06x", o->name, rnd & 0xffffff);
+        fd = openat(o->dfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+        if (fd >= 0) {
+            close(fd);
+            unlinkat(o->dfd, o->tmp, 0);
+        }
+        errno = e;
+        goto fail;
+    }
+    return 0;
+fail:;
+    int e = errno;
+    close(o->dfd);
+    o->dfd = -1;
+    errno = e;
+    return -1;
+}
+
+int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
+{
+    if (!o->f) return -1;
+    int e = 0;
+    if (fflush(o->f) != 0) e = errno;
+    if (fclose(o->f) != 0 && !e) e = errno;
+    o->f = NULL;
+    if (e) {
+        snprintf(err, errlen, "%s: %s", o->path, strerror(e));
+        goto fail;
+    }
+    int rep = may_replace(o, err, errlen); /* again: it may have changed meanwhile */
+    if (rep < 0) {
+        e = errno;
+        if (e != EEXIST) snprintf(err, errlen, "%s: %s", o->path, strerror(e));
+        goto fail;
+    }
+    if (renameat2(o->dfd, o->tmp, o->dfd, o->name, rep ? 0 : RENAME_NOREPLACE) != 0) {
+        e = errno;
+        snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, strerror(e));
+        goto fail;
+    }
+    if (!(o->flags & LATREC_OUT_OWN_DIR) && marker_add(o->dfd, o->name) < 0) {
+        e = errno;
+        snprintf(err, errlen, "%s/%s: cannot list %s in it: %s", o->path, LATREC_OUT_MARKER, o->name, strerror(e));
+        close(o->dfd);
+        o->dfd = -1;
+        errno = e;
+        return -1;
+    }
+    close(o->dfd);
+    o->dfd = -1;
+    return 0;
+fail:
+    unlinkat(o->dfd, o->tmp, 0);
+    close(o->dfd);
+    o->dfd = -1;
+    errno = e;
+    return -1;
+}
+
+void latrec_outfile_abort(latrec_outfile *o)
+{
+    if (o->f) fclose(o->f);
+    o->f = NULL;
+    if (o->dfd >= 0) {
+        unlinkat(o->dfd, o->tmp, 0);
+        close(o->dfd);
+    }
+    o->dfd = -1;
+}
+
+const char *latrec_outfile_strerror(int e)
+{
+    if (e == EEXIST)
+        return "exists and latrec did not write it (a symbolic link, not a regular file, or not listed in "
+               "its directory's " LATREC_OUT_MARKER "): left alone; move it away or write elsewhere";
+    return strerror(e);
+}
+
+int latrec_outdir_make(const char *dir, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf)) {
+        snprintf(err, errlen, "%.200s...: path too long", dir);
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1;; p++) {
+        if (*p && *p != '/') continue;
+        char c = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "%s: cannot create directory: %s", buf, strerror(errno));
+            return -1;
+        }
+        if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: exists and is not a directory", buf);
+            errno = ENOTDIR;
+            return -1;
+        }
+        *p = c;
+        if (!c) break;
+    }
+    return 0;
+}
