@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,8 +37,14 @@ static void child_send(int fd, char tag, int stage, int err)
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn)) child_main(const latrec_launch_opts *o, int barrier_rd, int status_wr)
+static void __attribute__((noreturn)) child_main(const latrec_launch_opts *o, pid_t latrec, int barrier_rd,
+                                                 int status_wr)
 {
+    /* The command dies with latrec: SIGKILL when latrec ends without
+     * stopping it (latrec itself SIGKILLed). Kept across execve (not for a
+     * set-user-ID program, which the kernel clears it for). latrec may
+     * already be gone by now: then never run the command. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != latrec) _exit(125);
     static const int reset[] = { SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGPIPE, SIGCHLD };
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -109,6 +116,7 @@ int latrec_launch_start(latrec_launch *l, const latrec_launch_opts *o, char *err
     }
     fflush(NULL);
     l->fork_ns = mono_ns();
+    pid_t self = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -121,7 +129,7 @@ int latrec_launch_start(latrec_launch *l, const latrec_launch_opts *o, char *err
     if (pid == 0) {
         close(barrier[1]);
         close(status[0]);
-        child_main(o, barrier[0], status[1]);
+        child_main(o, self, barrier[0], status[1]);
     }
     close(barrier[0]);
     close(status[1]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -126,6 +127,7 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     char cwd[4096];
     if (getcwd(cwd, sizeof(cwd))) json_object_set_new(o, "cwd", json_string(cwd));
     if (m->pid > 0) json_object_set_new(o, "pid", json_integer(m->pid));
+    json_object_set_new(o, "latrec_pid", json_integer(getpid()));
     host_json(o);
     set_ns(o, "start_real_ns", m->start_real_ns);
     set_ns(o, "start_mono_ns", m->start_mono_ns);
@@ -164,6 +166,31 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     }
     json_decref(o);
     return rc;
+}
+
+json_t *latrec_manifest_load(const char *run_dir, char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/run.json", run_dir);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    json_t *j = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+    } else if (st.st_size > LATREC_MANIFEST_MAX) {
+        snprintf(err, errlen, "%s: %lld bytes, more than a run manifest holds (%d)", path, (long long)st.st_size,
+                 LATREC_MANIFEST_MAX);
+    } else {
+        json_error_t jerr;
+        j = json_loadfd(fd, 0, &jerr);
+        if (!j) snprintf(err, errlen, "%s:%d: not a run manifest: %s", path, jerr.line, jerr.text);
+    }
+    close(fd);
+    return j;
 }
 
 json_t *latrec_manifest_wait_status(int wstatus, int status)

@@ -1,9 +1,12 @@
 /*
  * record/manifest.h - run.json, the manifest of a run directory, written
- * with jansson. Written when the run starts ("state": "running", with
+ * with jansson. Written when the run starts ("state": "recording", with
  * "rings_dir" naming where the rings are being written), again once the
  * start stamp is known, and at the end ("state": "finished" or "failed").
- * Each write goes to a temporary name (.run.json.XXXXXX, created O_EXCL |
+ * A run.json that still says "recording" while no latrec holds the run
+ * directory's lock (rundir.h) is a run latrec never finished (it was
+ * killed): report and the next record say so. Each write goes to a
+ * temporary name (.run.json.XXXXXX, created O_EXCL |
  * O_NOFOLLOW, read/outfile.h) renamed over run.json, so a reader never sees
  * half a file.
  *
@@ -12,7 +15,8 @@
  *   format "latrec-run", version 1, latrec_version
  *   run_id, state, mode ("launch" | "attach")
  *   command (string, shell-quoted), argv (array), cwd
- *   pid (the launched child or the attached process)
+ *   pid (the launched child or the attached process), latrec_pid (the
+ *     recording latrec, holding the run directory's lock while it runs)
  *   host, kernel {sysname, release, version, machine}, boot_id
  *   start_real_ns, start_mono_ns, stop_real_ns, stop_mono_ns  (latrec's own
  *     clock reads around the run; for report's header)
@@ -44,7 +48,7 @@ typedef struct latrec_stamp {
 
 typedef struct latrec_manifest {
     const char  *run_id;
-    const char  *state;      /* "running", "finished", "failed" */
+    const char  *state;      /* "recording", "finished", "failed" */
     const char  *mode;       /* "launch", "attach" */
     char *const *argv;       /* launch: the command; attach: NULL (cmdline read from /proc) */
     pid_t        pid;
@@ -71,6 +75,13 @@ void latrec_manifest_free(latrec_manifest *m);
 
 /* Write <run_dir>/run.json. 0, or -1 with "<path>: reason" in err. */
 int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *err, size_t errlen);
+
+#define LATREC_MANIFEST_MAX (16 << 20) /* bytes: a run.json larger than this is refused */
+
+/* <run_dir>/run.json parsed (a regular file, not followed through a link,
+ * at most LATREC_MANIFEST_MAX bytes; a FIFO never blocks). NULL with
+ * "<path>: reason" in err. */
+json_t *latrec_manifest_load(const char *run_dir, char *err, size_t errlen);
 
 /* Exit description: {"status": status, "exited": true, "code": c} or
  * {"status", "signaled": true, "signal": n, "signal_name": "SIGSEGV",

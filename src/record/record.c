@@ -232,7 +232,7 @@ static int prepare(latrec_run *r, int *status)
         return -1;
     }
     int rotated;
-    if (latrec_rundir_create(r->dir, o->force, &rotated, err, sizeof(err)) < 0) {
+    if (latrec_rundir_create(r->dir, o->force, o->quiet, &rotated, &r->lock_fd, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
         return -1;
     }
@@ -260,7 +260,7 @@ static int prepare(latrec_run *r, int *status)
     r->man.rings_dir = r->rings_src;
     r->man.rings_tmp = r->rings_tmp[0] ? r->rings_tmp : NULL;
     latrec_manifest_init(&r->man);
-    latrec_run_write_manifest(r, "running");
+    latrec_run_write_manifest(r, "recording");
     if (r->failed) {
         *status = finish(r, "cannot write run.json");
         return -1;
@@ -322,7 +322,7 @@ static int launch(latrec_run *r, int *status)
     }
     json_decref(r->launch);
     r->launch = latrec_run_launch_json(r);
-    latrec_run_write_manifest(r, "running");
+    latrec_run_write_manifest(r, "recording");
     return 0;
 }
 
@@ -335,6 +335,7 @@ int latrec_record_run(const latrec_record_opts *o)
     }
     r->o = o;
     r->sfd = -1;
+    r->lock_fd = -1;
     r->child.barrier_wr = r->child.status_rd = -1;
     r->grace_ns = o->grace_ns ? o->grace_ns : GRACE_DEFAULT_NS;
     latrec_guard_install();
@@ -357,6 +358,7 @@ int latrec_record_run(const latrec_record_opts *o)
     json_decref(r->collectors);
     json_decref(r->exit);
     if (r->sfd >= 0) close(r->sfd);
+    if (r->lock_fd >= 0) close(r->lock_fd); /* the run directory is free again */
     free(r);
     return status;
 }

@@ -12,7 +12,7 @@
  *   2. create the run directory (DIR.old rotation) and the ring directory
  *      (tmpfs, /dev/shm/latrec-<run-id>; DIR/rings links to it meanwhile);
  *   3. create the tracefs instance latrec-<run-id> (clock mono);
- *   4. write run.json ("state": "running");
+ *   4. write run.json ("state": "recording");
  *   5. fork the command and hold it at its barrier;
  *   6. start every collector; write the start stamp into trace_marker, read
  *      it back, tell every collector;

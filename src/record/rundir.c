@@ -10,9 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
+
+#include "read/outfile.h"
+#include "record/manifest.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -27,17 +31,118 @@ static int known_top(const char *name)
                                          "trace.dat", "sched.latrec", "sched.latrec.part", NULL };
     for (int i = 0; known[i]; i++)
         if (strcmp(name, known[i]) == 0) return 1;
-    return 0;
+    return strncmp(name, ".run.json.", 10) == 0; /* a manifest being written (read/outfile.h) */
 }
 
-/* Remove the run directory `dir`, checking first that it holds only what
- * record writes. */
+/* -f's walk over a run directory. Pass 0 checks every entry (name and file
+ * type) and deletes nothing; pass 1 deletes what pass 0 allowed. Allowed:
+ * the files record writes (regular files), rings/ (a symbolic link, or a
+ * directory of regular *.latrec / *.part files), the files convert wrote
+ * into DIR (listed in DIR/.latrec-output) and directories convert made
+ * there (every entry listed in their .latrec-output). */
+struct walk {
+    const char *dir;
+    int   doit;
+    char *err;
+    size_t errlen;
+};
+
+static int walk_fail(struct walk *w, const char *path, const char *why)
+{
+    snprintf(w->err, w->errlen, "%s: %s; -f deleted nothing and leaves %s alone", path, why, w->dir);
+    return -1;
+}
+
+static int io_fail(struct walk *w, const char *path)
+{
+    snprintf(w->err, w->errlen, "%s: %s", path, strerror(errno));
+    return -1;
+}
+
+/* A subdirectory of DIR: rings/ (ring files only) or a directory latrec
+ * convert made (every entry listed in its marker). */
+static int walk_sub(struct walk *w, const char *path, int rings)
+{
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return io_fail(w, path);
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return io_fail(w, path);
+    }
+    int rc = 0;
+    struct dirent *e;
+    char sub[4800];
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = io_fail(w, sub);
+        } else if (!S_ISREG(st.st_mode)) {
+            rc = walk_fail(w, sub, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        } else if (rings && !ends_with(e->d_name, ".latrec") && !ends_with(e->d_name, ".part")) {
+            rc = walk_fail(w, sub, "not a ring");
+        } else if (!rings && strcmp(e->d_name, LATREC_OUT_MARKER) != 0 && !latrec_outdir_lists(dfd, e->d_name)) {
+            rc = walk_fail(w, sub, "not written by latrec (not listed in " LATREC_OUT_MARKER ")");
+        } else if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) {
+            rc = io_fail(w, sub);
+        }
+    }
+    closedir(d);
+    if (rc == 0 && w->doit && rmdir(path) != 0) rc = io_fail(w, path);
+    return rc;
+}
+
+static int walk_top(struct walk *w)
+{
+    int dfd = open(w->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) return io_fail(w, w->dir);
+    DIR *d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return io_fail(w, w->dir);
+    }
+    int marked = faccessat(dfd, LATREC_OUT_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+    int rc = 0;
+    struct dirent *e;
+    char path[4400];
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof(path), "%s/%s", w->dir, e->d_name);
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = io_fail(w, path);
+        } else if (strcmp(e->d_name, "rings") == 0 && S_ISLNK(st.st_mode)) {
+            if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) rc = io_fail(w, path);
+        } else if (S_ISDIR(st.st_mode)) {
+            int rings = strcmp(e->d_name, "rings") == 0;
+            int fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            int own = fd >= 0 && faccessat(fd, LATREC_OUT_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+            if (fd >= 0) close(fd);
+            if (!rings && !own) rc = walk_fail(w, path, "a directory latrec did not make");
+            else rc = walk_sub(w, path, rings);
+        } else if (!S_ISREG(st.st_mode)) {
+            rc = walk_fail(w, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+        } else if (!known_top(e->d_name) && !latrec_outdir_lists(dfd, e->d_name) &&
+                   !(marked && strcmp(e->d_name, LATREC_OUT_MARKER) == 0)) {
+            rc = walk_fail(w, path, "not written by latrec");
+        } else if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) {
+            rc = io_fail(w, path);
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Remove the run directory `dir`, checking first - names and file types,
+ * everything - that it holds only what latrec wrote. */
 static int remove_rundir(const char *dir, char *err, size_t errlen)
 {
-    char path[4096];
+    char path[4200];
     snprintf(path, sizeof(path), "%s/run.json", dir);
     struct stat st;
-    if (lstat(path, &st) != 0) {
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
         DIR *d = opendir(dir);
         int empty = 1;
         struct dirent *e;
@@ -50,61 +155,10 @@ static int remove_rundir(const char *dir, char *err, size_t errlen)
             return -1;
         }
     }
-    for (int pass = 0; pass < 2; pass++) { /* pass 0 checks, pass 1 deletes */
-        DIR *d = opendir(dir);
-        if (!d) {
-            snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-            return -1;
-        }
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            if (strcmp(e->d_name, "rings") == 0) {
-                if (lstat(path, &st) != 0) continue;
-                if (S_ISLNK(st.st_mode)) {
-                    if (pass && unlink(path) != 0) goto fail;
-                    continue;
-                }
-                if (!S_ISDIR(st.st_mode)) goto unknown;
-                DIR *r = opendir(path);
-                if (!r) goto fail;
-                struct dirent *re;
-                char rpath[4400];
-                while ((re = readdir(r))) {
-                    if (!strcmp(re->d_name, ".") || !strcmp(re->d_name, "..")) continue;
-                    snprintf(rpath, sizeof(rpath), "%s/%s", path, re->d_name);
-                    if (!ends_with(re->d_name, ".latrec") && !ends_with(re->d_name, ".part")) {
-                        snprintf(err, errlen, "%s: not a ring; -f leaves %s alone", rpath, dir);
-                        closedir(r);
-                        closedir(d);
-                        return -1;
-                    }
-                    if (pass && unlink(rpath) != 0) {
-                        snprintf(err, errlen, "%s: %s", rpath, strerror(errno));
-                        closedir(r);
-                        closedir(d);
-                        return -1;
-                    }
-                }
-                closedir(r);
-                if (pass && rmdir(path) != 0) goto fail;
-                continue;
-            }
-            if (!known_top(e->d_name)) goto unknown;
-            if (pass && unlink(path) != 0) goto fail;
-            continue;
-        unknown:
-            snprintf(err, errlen, "%s: not written by latrec record; -f leaves %s alone", path, dir);
-            closedir(d);
-            return -1;
-        fail:
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            closedir(d);
-            return -1;
-        }
-        closedir(d);
-    }
+    struct walk w = { dir, 0, err, errlen };
+    if (walk_top(&w) < 0) return -1;
+    w.doit = 1;
+    if (walk_top(&w) < 0) return -1;
     if (rmdir(dir) != 0) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
         return -1;
@@ -112,42 +166,122 @@ static int remove_rundir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-int latrec_rundir_create(const char *dir_in, int force, int *rotated, char *err, size_t errlen)
+/* One line on the run that holds `dir` locked, from its run.json:
+ * "latrec pid 123, run 20261201-090000-123: ./ran --rate 10". */
+static void describe_holder(const char *dir, char *out, size_t outlen)
 {
-    char dir[4096], old[4100];
+    char err[256];
+    json_t *run = latrec_manifest_load(dir, err, sizeof(err));
+    const json_t *pid = json_object_get(run, "latrec_pid");
+    const char *id = json_string_value(json_object_get(run, "run_id"));
+    const char *cmd = json_string_value(json_object_get(run, "command"));
+    if (json_is_integer(pid))
+        snprintf(out, outlen, "latrec pid %lld, run %s: %.300s", (long long)json_integer_value(pid), id ? id : "?",
+                 cmd && *cmd ? cmd : "-p");
+    else
+        snprintf(out, outlen, "%s", run ? "a latrec without its pid in run.json" : "run.json not written yet");
+    json_decref(run);
+}
+
+/* Lock `dir` (flock LOCK_EX on the directory itself): the fd, or -1 with
+ * errno (EWOULDBLOCK: another run holds it). */
+static int lock_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* An existing `dir`: refused when a run holds it; said when its run never
+ * finished (latrec was killed: run.json still says "recording"). */
+static int check_previous(const char *dir, int quiet, char *err, size_t errlen)
+{
+    int fd = lock_dir(dir);
+    if (fd < 0 && errno == EWOULDBLOCK) {
+        char who[512];
+        describe_holder(dir, who, sizeof(who));
+        snprintf(err, errlen, "%s: in use by a running latrec record (%s); wait for it to end, or use "
+                              "another -o", dir, who);
+        return -1;
+    }
+    if (fd < 0) return 0; /* not lockable here: rotation says what is wrong */
+    char why[256];
+    json_t *run = latrec_manifest_load(dir, why, sizeof(why));
+    const char *state = json_string_value(json_object_get(run, "state"));
+    if (!quiet && state && (strcmp(state, "recording") == 0 || strcmp(state, "running") == 0)) {
+        char who[512];
+        describe_holder(dir, who, sizeof(who));
+        fprintf(stderr, "latrec: %s: its run never finished (%s; latrec ended without finalising it, "
+                        "killed?); see latrec report %s\n", dir, who, dir);
+    }
+    json_decref(run);
+    close(fd);
+    return 0;
+}
+
+int latrec_rundir_create(const char *dir_in, int force, int quiet, int *rotated, int *lock_fd, char *err,
+                         size_t errlen)
+{
+    char dir[4096], old[4100], parent[4096];
     snprintf(dir, sizeof(dir), "%s", dir_in);
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') dir[--len] = '\0';
     *rotated = 0;
+    *lock_fd = -1;
+    /* Two runs starting at once into the same DIR: the parent directory's
+     * lock orders them, so one rotates or creates DIR and locks it before
+     * the other looks. */
+    snprintf(parent, sizeof(parent), "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, sizeof(parent), ".");
+    else if (slash == parent) parent[1] = '\0';
+    else *slash = '\0';
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd >= 0) flock(pfd, LOCK_EX);
+    int rc = -1;
     struct stat st;
     if (lstat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "%s: exists and is not a directory", dir);
-            return -1;
+            goto out;
         }
+        if (check_previous(dir, quiet, err, errlen) < 0) goto out;
         snprintf(old, sizeof(old), "%s.old", dir);
         if (lstat(old, &st) != 0 && errno == ENOENT) {
             if (rename(dir, old) != 0) {
                 snprintf(err, errlen, "%s: cannot rename to %s: %s", dir, old, strerror(errno));
-                return -1;
+                goto out;
             }
             *rotated = 1;
         } else if (!force) {
             snprintf(err, errlen, "%s: exists and %s exists too (never deleted); move %s away, or use "
                                   "-f to replace %s", dir, old, old, dir);
-            return -1;
+            goto out;
         } else if (remove_rundir(dir, err, errlen) < 0) {
-            return -1;
+            goto out;
         }
     } else if (errno != ENOENT) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-        return -1;
+        goto out;
     }
     if (mkdir(dir, 0755) != 0) {
         snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
-        return -1;
+        goto out;
     }
-    return 0;
+    if ((*lock_fd = lock_dir(dir)) < 0) {
+        snprintf(err, errlen, "%s: cannot lock: %s", dir, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (pfd >= 0) close(pfd); /* and its lock */
+    return rc;
 }
 
 int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, size_t outlen,

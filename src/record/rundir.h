@@ -18,14 +18,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Create the run directory `dir` (trailing '/' ignored). When it exists:
+/* Create the run directory `dir` (trailing '/' ignored) and lock it: a run
+ * directory in use is held with flock(LOCK_EX) on the directory itself for
+ * the whole run (*lock_fd, O_CLOEXEC: the command does not inherit it; the
+ * lock goes with latrec, killed or not). When `dir` exists:
+ *   - locked by another run: fail, naming it (latrec pid, run id, command
+ *     from its run.json); nothing is renamed or deleted;
+ *   - its run.json still says "recording" (latrec was killed): one line
+ *     says so (unless quiet), then as below;
  *   - DIR.old absent: rename DIR to DIR.old (*rotated = 1);
  *   - DIR.old present, force == 0: fail; DIR.old is never deleted;
- *   - DIR.old present, force != 0: remove DIR itself, which must be a run
- *     directory (run.json, rings/ with ring files, trace.txt, sched.latrec;
- *     anything else makes it fail without deleting), then create it.
- * Returns 0 or -1. */
-int latrec_rundir_create(const char *dir, int force, int *rotated, char *err, size_t errlen);
+ *   - DIR.old present, force != 0: remove DIR itself, which must hold only
+ *     what latrec wrote: run.json, trace.txt, sched.latrec (regular files),
+ *     rings/ (a link, or regular ring files), and what convert wrote there
+ *     (files and directories listed in their .latrec-output, read/outfile.h).
+ *     Everything is checked - names and file types - before anything is
+ *     deleted; anything else fails naming it, with nothing deleted.
+ * Creation is serialised by a short flock on the parent directory, so two
+ * runs starting at once cannot both take `dir`. Returns 0 or -1. */
+int latrec_rundir_create(const char *dir, int force, int quiet, int *rotated, int *lock_fd, char *err,
+                         size_t errlen);
 
 /* Choose and create the directory the rings are written to during the run:
  *   base NULL: /dev/shm when it is tmpfs, else NULL is returned in *out and

@@ -252,7 +252,7 @@ wait_running() {
     local tmpdir
     tmpdir="$(readlink r/rings)"
     [[ "$tmpdir" == /dev/shm/latrec-* ]]
-    [ "$(jq -r .state r/run.json)" = running ]
+    [ "$(jq -r .state r/run.json)" = recording ]
     [ "$(jq -r .rings_dir r/run.json)" = "$tmpdir" ]
     [ "$(stat -f -c %T "$tmpdir")" = tmpfs ]
     # every thread of both processes: count them while they run
