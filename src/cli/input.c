@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON };
 
@@ -96,6 +99,50 @@ static void exit_note(latrec_input *in, json_t *ex)
     if (w < 0 || (size_t)w >= len) return;
     if (by) w += snprintf(b + w, len - (size_t)w, "; stopped by latrec (%s)", by);
     if (error && w >= 0 && (size_t)w < len) snprintf(b + w, len - (size_t)w, "; latrec: %s", error);
+}
+
+/* A run latrec is still recording (it holds the directory's lock,
+ * record/rundir.h), or one it never finished (run.json still says
+ * "recording", nobody holds the lock: latrec was killed): one line says
+ * so, and where the rings are read from. */
+static void run_state(latrec_input *in, const char *dir, int first)
+{
+    char path[4200], *text, why[4400];
+    size_t len;
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run manifest", &text, &len, why, sizeof(why)) != 0) return;
+    json_t *run = json_loadb(text, len, 0, NULL);
+    free(text);
+    const char *state = json_string_value(json_object_get(run, "state"));
+    if (!state || (strcmp(state, "recording") != 0 && strcmp(state, "running") != 0)) {
+        json_decref(run);
+        return;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int live = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (fd >= 0) close(fd);
+    if (first) in->run_state = live ? LATREC_RUN_RECORDING : LATREC_RUN_UNFINISHED;
+    if (in->opts.quiet) {
+        json_decref(run);
+        return;
+    }
+    const json_t *pid = json_object_get(run, "latrec_pid");
+    char who[64] = "latrec";
+    if (json_is_integer(pid)) snprintf(who, sizeof(who), "latrec pid %lld", (long long)json_integer_value(pid));
+    char link[4200], target[4096] = "";
+    snprintf(link, sizeof(link), "%s/rings", dir);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n > 0) target[n] = '\0';
+    struct stat st;
+    const char *where = n <= 0 ? "" : stat(link, &st) == 0 ? " - rings read from " : " - its rings were in ";
+    const char *gone = n > 0 && stat(link, &st) != 0 ? ", which is gone" : "";
+    if (live)
+        fprintf(stderr, "latrec: %s: still being recorded (%s): the rings as they are now; the counts and "
+                        "sched.latrec come at its end%s%s\n", dir, who, where, n > 0 ? target : "");
+    else
+        fprintf(stderr, "latrec: %s: its recording never finished (%s ended without finalising run.json: "
+                        "killed?)%s%s%s\n", dir, who, where, n > 0 ? target : "", gone);
+    json_decref(run);
 }
 
 /* run.json of a directory: command, run times, start stamp. Missing file:
@@ -197,6 +244,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     if (in->opts.n_dirs == 0) latrec_input_add_dir(&in->opts, "latrec.data");
     const latrec_input_opts *o = &in->opts;
     char err[512];
+    for (int d = 0; d < o->n_dirs; d++) run_state(in, o->dirs[d], d == 0);
     if (latrec_ringset_open(&in->set, o->dirs, (size_t)o->n_dirs, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec %s: %s\n", cmd, err);
         return 1;

@@ -31,6 +31,8 @@ extern struct argp latrec_input_argp;
 /* Add a positional directory (argp ARGP_KEY_ARG). 0, or -1 when too many. */
 int latrec_input_add_dir(latrec_input_opts *o, const char *dir);
 
+enum { LATREC_RUN_DONE = 0, LATREC_RUN_RECORDING, LATREC_RUN_UNFINISHED };
+
 typedef struct latrec_input {
     latrec_input_opts opts;
     latrec_ringset set;
@@ -47,6 +49,7 @@ typedef struct latrec_input {
     char           sched_reason[256]; /* run.json's word on the scheduler collector */
     char           exit_note[320]; /* how the target ended ("exited with status 0") */
     json_t        *exit_json;     /* run.json's "exit" object (NULL when none) */
+    int            run_state;     /* LATREC_RUN_*: the first directory's run still recording, or never finished */
     int            have_start;    /* some directory has a start stamp */
     uint64_t       start_ns;      /* CLOCK_MONOTONIC of the first such stamp */
     int           *dir_have_start; /* per directory: its run.json has a start stamp */

@@ -8,7 +8,11 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
 {
     memset(v, 0, sizeof(*v));
     if (in->sched_ring < 0) {
-        if (in->sched_reason[0])
+        if (in->run_state == LATREC_RUN_RECORDING)
+            snprintf(v->reason, sizeof(v->reason), "the run is still being recorded: sched.latrec is written at its end");
+        else if (in->run_state == LATREC_RUN_UNFINISHED)
+            snprintf(v->reason, sizeof(v->reason), "the recording never finished (latrec killed?): sched.latrec was never written");
+        else if (in->sched_reason[0])
             snprintf(v->reason, sizeof(v->reason), "%s", in->sched_reason);
         else if (in->have_run)
             snprintf(v->reason, sizeof(v->reason), "no sched.latrec in this run: recorded without the scheduler collector");

@@ -1,6 +1,7 @@
 /* run.json through jansson. */
 #include "record/manifest.h"
 
+#include "read/input_file.h"
 #include "read/outfile.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -170,26 +170,14 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
 
 json_t *latrec_manifest_load(const char *run_dir, char *err, size_t errlen)
 {
-    char path[4200];
+    char path[4200], *text = NULL;
+    size_t len = 0;
     snprintf(path, sizeof(path), "%s/run.json", run_dir);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    json_t *j = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-    } else if (st.st_size > LATREC_MANIFEST_MAX) {
-        snprintf(err, errlen, "%s: %lld bytes, more than a run manifest holds (%d)", path, (long long)st.st_size,
-                 LATREC_MANIFEST_MAX);
-    } else {
-        json_error_t jerr;
-        j = json_loadfd(fd, 0, &jerr);
-        if (!j) snprintf(err, errlen, "%s:%d: not a run manifest: %s", path, jerr.line, jerr.text);
-    }
-    close(fd);
+    if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run.json", &text, &len, err, errlen) < 0) return NULL;
+    json_error_t jerr;
+    json_t *j = json_loadb(text, len, 0, &jerr);
+    if (!j) snprintf(err, errlen, "%s:%d: not a run manifest: %s", path, jerr.line, jerr.text);
+    free(text);
     return j;
 }
 

@@ -76,11 +76,9 @@ void latrec_manifest_free(latrec_manifest *m);
 /* Write <run_dir>/run.json. 0, or -1 with "<path>: reason" in err. */
 int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *err, size_t errlen);
 
-#define LATREC_MANIFEST_MAX (16 << 20) /* bytes: a run.json larger than this is refused */
-
-/* <run_dir>/run.json parsed (a regular file, not followed through a link,
- * at most LATREC_MANIFEST_MAX bytes; a FIFO never blocks). NULL with
- * "<path>: reason" in err. */
+/* <run_dir>/run.json parsed (a regular file within LATREC_RUN_JSON_MAX,
+ * read/input_file.h: a FIFO never blocks). NULL with "<path>: reason" in
+ * err. */
 json_t *latrec_manifest_load(const char *run_dir, char *err, size_t errlen);
 
 /* Exit description: {"status": status, "exited": true, "code": c} or

@@ -76,18 +76,19 @@ static int walk_sub(struct walk *w, const char *path, int rings)
     while (rc == 0 && (e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
-        struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = io_fail(w, sub);
-        } else if (!S_ISREG(st.st_mode)) {
-            rc = walk_fail(w, sub, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        } else if (rings && !ends_with(e->d_name, ".latrec") && !ends_with(e->d_name, ".part")) {
-            rc = walk_fail(w, sub, "not a ring");
-        } else if (!rings && strcmp(e->d_name, LATREC_OUT_MARKER) != 0 && !latrec_outdir_lists(dfd, e->d_name)) {
-            rc = walk_fail(w, sub, "not written by latrec (not listed in " LATREC_OUT_MARKER ")");
-        } else if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) {
-            rc = io_fail(w, sub);
+        if (w->doit) { /* everything was checked in pass 0 */
+            if (unlinkat(dfd, e->d_name, 0) != 0) rc = io_fail(w, sub);
+            continue;
         }
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            rc = io_fail(w, sub);
+        else if (!S_ISREG(st.st_mode))
+            rc = walk_fail(w, sub, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        else if (rings && !ends_with(e->d_name, ".latrec") && !ends_with(e->d_name, ".part"))
+            rc = walk_fail(w, sub, "not a ring");
+        else if (!rings && strcmp(e->d_name, LATREC_OUT_MARKER) != 0 && !latrec_outdir_lists(dfd, e->d_name))
+            rc = walk_fail(w, sub, "not written by latrec (not listed in " LATREC_OUT_MARKER ")");
     }
     closedir(d);
     if (rc == 0 && w->doit && rmdir(path) != 0) rc = io_fail(w, path);
@@ -113,22 +114,22 @@ static int walk_top(struct walk *w)
         struct stat st;
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             rc = io_fail(w, path);
-        } else if (strcmp(e->d_name, "rings") == 0 && S_ISLNK(st.st_mode)) {
-            if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) rc = io_fail(w, path);
         } else if (S_ISDIR(st.st_mode)) {
             int rings = strcmp(e->d_name, "rings") == 0;
             int fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             int own = fd >= 0 && faccessat(fd, LATREC_OUT_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
             if (fd >= 0) close(fd);
-            if (!rings && !own) rc = walk_fail(w, path, "a directory latrec did not make");
+            if (!w->doit && !rings && !own) rc = walk_fail(w, path, "a directory latrec did not make");
             else rc = walk_sub(w, path, rings);
+        } else if (w->doit) { /* everything was checked in pass 0 */
+            if (unlinkat(dfd, e->d_name, 0) != 0) rc = io_fail(w, path);
+        } else if (strcmp(e->d_name, "rings") == 0 && S_ISLNK(st.st_mode)) {
+            continue; /* the link to the ring directory of a run (its target is left) */
         } else if (!S_ISREG(st.st_mode)) {
             rc = walk_fail(w, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
         } else if (!known_top(e->d_name) && !latrec_outdir_lists(dfd, e->d_name) &&
                    !(marked && strcmp(e->d_name, LATREC_OUT_MARKER) == 0)) {
             rc = walk_fail(w, path, "not written by latrec");
-        } else if (w->doit && unlinkat(dfd, e->d_name, 0) != 0) {
-            rc = io_fail(w, path);
         }
     }
     closedir(d);

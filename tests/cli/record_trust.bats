@@ -84,3 +84,119 @@ teardown() {
     [ "$(cat precious.txt)" = precious ]
     [[ "$output" == *"D/trace.json: exists and latrec did not write it"* ]]
 }
+
+# ---- the run directory: locked while in use, -f checks before deleting ----------
+
+# Wait until the command of run directory $1 has been released and exec'd.
+wait_running() {
+    local i
+    for i in $(seq 400); do
+        jq -e '.launch.release_to_exec_ns' "$1/run.json" >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+@test "a run directory in use is locked: a second record is refused naming the running one; report says the run is in progress" {
+    "$LATREC" record -q -o r -- "$E3LOOP" --duration 30 --rate 200 >/dev/null 2>&1 &
+    BG_PID=$!
+    wait_running r
+    local id
+    id="$(jq -r .run_id r/run.json)"
+    [ "$(jq -r .state r/run.json)" = recording ]
+    [ "$(jq -r .latrec_pid r/run.json)" = "$BG_PID" ]
+    run "$LATREC" record -q -o r -- true
+    [ "$status" -eq 125 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"r: in use by a running latrec record (latrec pid $BG_PID, run $id: "*"e3loop --duration 30 --rate 200)"* ]]
+    [ ! -e r.old ]
+    [ "$(jq -r .run_id r/run.json)" = "$id" ]
+    # -f does not take it either
+    "$LATREC" record -q -o r2 -- true
+    mkdir r.old
+    run "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 125 ]
+    [[ "$output" == *"in use by a running latrec record"* ]]
+    [ -e r/run.json ]
+    # report on the live run: in progress, not "recorded without the scheduler collector"
+    sleep 0.5
+    run "$LATREC" report r
+    [[ "$output" == *"r: still being recorded (latrec pid $BG_PID)"* ]]
+    [[ "$output" != *"recorded without the scheduler collector"* ]]
+    kill -INT "$BG_PID"
+    wait "$BG_PID" || true
+    BG_PID=
+    [ "$(jq -r .state r/run.json)" = finished ]
+}
+
+@test "SIGKILL of latrec: the command dies with it; report and the next record say the run never finished" {
+    "$LATREC" record -q -o r -- sleep 60 >/dev/null 2>&1 &
+    BG_PID=$!
+    wait_running r
+    local child i
+    child="$(jq -r .pid r/run.json)"
+    kill -0 "$child"
+    kill -KILL "$BG_PID"
+    wait "$BG_PID" || true
+    BG_PID=
+    for i in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.05; done
+    run kill -0 "$child"
+    [ "$status" -ne 0 ]
+    [ "$(jq -r .state r/run.json)" = recording ]
+    run "$LATREC" report r
+    [[ "$output" == *"r: its recording never finished (latrec pid "*" ended without finalising run.json: killed?)"* ]]
+    run "$LATREC" record -o r -- true
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"r: its run never finished"* ]]
+    [ "$(jq -r .state r.old/run.json)" = recording ]
+    # the next run's rings directory is gone after it; the killed run's is named in its run.json
+    local tmp
+    tmp="$(jq -r .rings_tmp r.old/run.json)"
+    [ -n "$tmp" ]
+    rm -rf "$tmp"
+}
+
+@test "record -f checks names and file types of everything before deleting anything" {
+    "$LATREC" record -q -o r -- true
+    "$LATREC" record -q -o r -- true
+    [ -d r.old ]
+    rm -rf r/rings && mkdir -p r/rings/a.latrec r/trace.txt
+    touch r/rings/b.latrec r/sched.latrec
+    local before
+    before="$(find r | sort)"
+    run "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 125 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"-f deleted nothing and leaves r alone"* ]]
+    [ "$(find r | sort)" = "$before" ]
+    # a symbolic link among the known names is not latrec's either
+    rm -rf r/rings/a.latrec r/trace.txt
+    ln -s /etc/passwd r/trace.txt
+    run "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 125 ]
+    [[ "$output" == *"r/trace.txt: a symbolic link"* ]]
+    [ -e r/run.json ] && [ -e r/rings/b.latrec ]
+}
+
+@test "record -f replaces a run directory holding what latrec convert wrote into it" {
+    "$LATREC" record -q -o r -- "$E3LOOP" --duration 0.2 --rate 200
+    "$LATREC" record -q -o r -- "$E3LOOP" --duration 0.2 --rate 200
+    run "$LATREC" convert -q r
+    [ "$status" -eq 0 ]
+    [ -f r/csv/records.csv ]
+    run "$LATREC" convert -q -o r r.old
+    [ "$status" -eq 0 ]
+    [ -f r/rings.csv ]
+    touch r.old/keep-me
+    run "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 0 ]
+    [ ! -e r/csv ] && [ ! -e r/rings.csv ]
+    [ -e r.old/keep-me ]
+    # a file convert did not list stops -f
+    "$LATREC" convert -q r.old -o r/csv
+    touch r/csv/notes.txt
+    run "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 125 ]
+    [[ "$output" == *"r/csv/notes.txt: not written by latrec"* ]]
+    [ -e r/csv/records.csv ]
+}
