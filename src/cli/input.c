@@ -76,7 +76,10 @@ static void exit_note(latrec_input *in, json_t *ex)
     char *b = in->exit_note;
     const size_t len = sizeof(in->exit_note);
     if (!json_is_object(ex)) {
-        snprintf(b, len, "not recorded (the run is in progress, or latrec record did not finish)");
+        snprintf(b, len, "%s", in->run_state == LATREC_RUN_RECORDING  ? "not yet: the run is still being recorded"
+                               : in->run_state == LATREC_RUN_UNFINISHED ? "not recorded: latrec record never finished "
+                                                                          "the run (killed?)"
+                                                                        : "not recorded (latrec record did not finish)");
         return;
     }
     json_t *code = json_object_get(ex, "code"), *sig = json_object_get(ex, "signal");
