@@ -4,6 +4,16 @@ _latrec_dirs() {
     COMPREPLY=($(compgen -d -- "$cur"))
 }
 
+# The paths of the run named on the command line (default latrec.data):
+# latrec report --path=help DIR...
+_latrec_paths() {
+    local dirs=() w
+    for w in "${words[@]:2}"; do
+        [[ $w != -* && -d $w ]] && dirs+=("$w")
+    done
+    COMPREPLY=($(compgen -W "$("${words[0]}" report --path=help "${dirs[@]}" 2>/dev/null | cut -f1)" -- "$cur"))
+}
+
 _latrec() {
     local cur prev words cword
     _init_completion 2>/dev/null || {
@@ -25,7 +35,7 @@ _latrec() {
         return
     fi
 
-    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon -q --quiet --help --usage"
+    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon --path-horizon -q --quiet --help --usage"
     local opts
     case $cmd in
         record)
@@ -51,7 +61,7 @@ _latrec() {
             esac
             ;;
         report)
-            opts="$input --top --component --leg --hop --percentiles --unit --warm-up --format
+            opts="$input --top --component --leg --hop --path --percentiles --unit --warm-up --format
                   --fail-over --baseline --drop-outliers --calibrate --interval --explain"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
@@ -62,18 +72,20 @@ _latrec() {
                     COMPREPLY=($(compgen -W "${fmts:-text csv json}" -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix|--leg-horizon) return ;;
+                --path) _latrec_paths; return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix|--leg-horizon|--path-horizon) return ;;
             esac
             ;;
         hist)
-            opts="$input --component --leg --hop --totals -b --bucket-size -E --entries --no-header
+            opts="$input --component --leg --hop --path --totals -b --bucket-size -E --entries --no-header
                   --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate --runqlat --per-thread"
             case $prev in
                 --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
                 --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
                 -i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix|--leg-horizon) return ;;
+                --path) _latrec_paths; return ;;
+                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix|--leg-horizon|--path-horizon) return ;;
             esac
             ;;
         convert)
@@ -82,7 +94,7 @@ _latrec() {
                 --format) COMPREPLY=($(compgen -W "csv chrome" -- "$cur")); return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --quiet-secs|--timeout|--stage-prefix|--leg-horizon) return ;;
+                --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon) return ;;
             esac
             ;;
     esac

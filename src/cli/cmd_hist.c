@@ -15,7 +15,8 @@
 
 enum {
     OPT_COMPONENT = 0x600, OPT_LEG, OPT_HOP, OPT_TOTALS, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX,
-    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE, OPT_RUNQLAT, OPT_PER_THREAD
+    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE, OPT_RUNQLAT, OPT_PER_THREAD,
+    OPT_PATH
 };
 
 #define MAX_ENTRIES 1000000
@@ -42,6 +43,8 @@ static const struct argp_option hist_options[] = {
     { "leg", OPT_LEG, "NAME", 0, "One column per hop of this leg (default: one column per leg total)", 0 },
     { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B; repeatable", 0 },
     { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg)", 0 },
+    { "path", OPT_PATH, "NAME", 0, "One column per segment of the catalog's path NAME (e.g. e3/loop) and its "
+                                   "total, over its complete instances", 0 },
     { "bucket-size", 'b', "N", 0, "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
                                   "duration such as 5us that is a whole number of it (default 1)", 0 },
     { "entries", 'E', "N", 0, "Number of buckets (default 256); larger values count in over:", 0 },
@@ -85,6 +88,10 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
         o->hop_specs[o->n_hop_specs++] = arg;
         break;
     case OPT_TOTALS: o->totals = 1; break;
+    case OPT_PATH:
+        o->pass.path = arg;
+        o->pass.paths = o->pass.no_legs = 1;
+        break;
     case 'b': o->bucket_arg = arg; break;
     case 'E': o->entries = latrec_arg_count(state, &entries_opt, arg); break;
     case OPT_NO_HEADER: o->no_header = 1; break;
@@ -130,9 +137,12 @@ struct column {
 
 struct hist_run {
     struct hist_opts *o;
+    const latrec_catalog *cat;
     uint64_t bucket_ns; /* bucket size in ns */
     struct column *cols;
     int n_cols, cap_cols;
+    latrec_segment segs[LATREC_MAX_SEGS]; /* --path: column i is segment i */
+    int n_segs;
     int oom;
 };
 
@@ -207,6 +217,23 @@ static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, cons
     struct hist_run *h = ctx;
     struct hist_table *ht = t->user;
     if (ht->col[hop] >= 0) add_value(h, &h->cols[ht->col[hop]], ns);
+}
+
+/* --path: the segments of a complete instance, one column each. */
+static void hist_path(void *ctx, const latrec_path_instance *pi)
+{
+    struct hist_run *h = ctx;
+    const latrec_path *path = &h->cat->paths[pi->path];
+    if (!h->n_segs) {
+        h->n_segs = latrec_path_segments(h->cat, path, h->segs);
+        for (int s = 0; s < h->n_segs && !h->oom; s++) h->oom = add_column(h, h->segs[s].name) < 0;
+    }
+    if (!pi->complete || h->oom) return;
+    for (int s = 0; s < h->n_segs; s++) {
+        int64_t v;
+        const latrec_hit *a, *b;
+        if (latrec_segment_value(h->cat, path, pi, &h->segs[s], &v, &a, &b)) add_value(h, &h->cols[s], v);
+    }
 }
 
 /* --runqlat: one wait of a target thread. */
@@ -483,7 +510,14 @@ int latrec_cmd_hist(int argc, char **argv)
     memset(&h, 0, sizeof(h));
     h.o = &o;
     h.bucket_ns = (uint64_t)((double)o.bucket_size * o.units.div);
-    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL };
+    h.cat = &in.cat;
+    if (o.pass.path && latrec_catalog_path(&in.cat, o.pass.path) < 0) {
+        fprintf(stderr, "latrec hist: --path %s: catalog '%s' has no such path (latrec report --path=help "
+                        "lists them)\n", o.pass.path, in.cat.name);
+        latrec_input_close(&in);
+        return LATREC_EXIT_ERROR;
+    }
+    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL, hist_path };
     latrec_pass *p = NULL;
     int rc = LATREC_EXIT_ERROR;
     if (o.runqlat) {
@@ -493,16 +527,19 @@ int latrec_cmd_hist(int argc, char **argv)
             rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         }
     } else if ((p = latrec_pass_run(&in, &o.pass, &sinks))) {
-        if (h.n_cols == 0)
+        if (h.n_cols == 0 && o.pass.path)
+            fprintf(stderr, "latrec hist: no instance of path %s\n", o.pass.path);
+        else if (h.n_cols == 0)
             fprintf(stderr, "latrec hist: no leg instances%s\n",
                     o.pass.component || o.pass.leg || o.n_hop_specs ? " match the selection" : "");
+        if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
         print_output(&h, &in);
         if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
             char cuts[256];
             latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
             fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
         }
-        rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+        rc = h.oom ? LATREC_EXIT_ERROR : in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);
         for (int i = 0; i < n; i++) free(tables[i]->user);

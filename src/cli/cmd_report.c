@@ -16,7 +16,7 @@
 
 enum {
     OPT_TOP = 0x500, OPT_COMPONENT, OPT_LEG, OPT_HOP, OPT_PCT, OPT_UNIT, OPT_WARMUP, OPT_FORMAT,
-    OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_CALIBRATE, OPT_INTERVAL, OPT_EXPLAIN
+    OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_CALIBRATE, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH
 };
 
 #define MAX_GATES 32
@@ -51,6 +51,9 @@ static struct argp_option report_options[] = {
     { "component", OPT_COMPONENT, "NAME", 0, "Only this component", 0 },
     { "leg", OPT_LEG, "NAME", 0, "Only this leg", 0 },
     { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B (any two stages of a leg); repeatable", 0 },
+    { "path", OPT_PATH, "NAME", 0, "Only the path NAME of the catalog (e.g. e3/loop): its segments, no leg "
+                                   "tables (without --component, --leg, --hop every path is shown); "
+                                   "--path=help lists the paths of the run's catalog", 0 },
     { "percentiles", OPT_PCT, "LIST", 0, "Percentiles to show (default 50,90,99,99.9,99.99)", 0 },
     { "unit", OPT_UNIT, "UNIT", 0, "ns, us (default) or ms", 0 },
     { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION of the run "
@@ -144,6 +147,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     case OPT_TOP: o->top = (int)latrec_arg_count(state, &top_opt, arg); break;
     case OPT_COMPONENT: o->pass.component = arg; break;
     case OPT_LEG: o->pass.leg = arg; break;
+    case OPT_PATH: o->pass.path = arg; break;
     case OPT_HOP:
         if (o->n_hop_specs == 16 || !strchr(arg, ':')) argp_error(state, "--hop takes A:B (at most 16), not '%s'", arg);
         o->hop_specs[o->n_hop_specs++] = arg;
@@ -176,8 +180,9 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
         if (parse_gate(&o->gates[o->n_gates], arg, why, sizeof(why)) < 0) {
             if (why[0]) argp_error(state, "--fail-over '%s': %s", arg, why);
             else
-                argp_error(state, "--fail-over takes 'COMPONENT/LEG:HOP:FIGURE>LIMIT' (e.g. "
-                                  "--fail-over 'libe3/outbound:total:p99>200us'), not '%s'", arg);
+                argp_error(state, "--fail-over takes 'COMPONENT/LEG:HOP:FIGURE>LIMIT' or "
+                                  "'PATH:SEGMENT:FIGURE>LIMIT' (e.g. --fail-over 'libe3/outbound:total:p99>200us', "
+                                  "--fail-over 'e3/loop:total:p99>2ms'), not '%s'", arg);
         }
         o->n_gates++;
         break;
@@ -197,6 +202,17 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 
 /* ---- gates --------------------------------------------------------------------- */
 
+/* The gate names table t: COMPONENT/LEG of a leg; a path by its name
+ * (parsed as COMPONENT/LEG when it holds a slash: e3/loop) or as
+ * path/NAME. */
+static int gate_names(const latrec_report_table *t, const struct gate *g)
+{
+    if (t->kind != LATREC_TABLE_PATH) return strcmp(t->component, g->component) == 0 && strcmp(t->name, g->leg) == 0;
+    if (strcmp(g->component, "path") == 0 && strcmp(t->name, g->leg) == 0) return 1;
+    size_t n = strlen(g->component);
+    return strncmp(t->name, g->component, n) == 0 && t->name[n] == '/' && strcmp(t->name + n + 1, g->leg) == 0;
+}
+
 /* 0 passed, 1 crossed (printed), -1 the gate names nothing (printed). */
 static int check_gate(const latrec_report *m, const struct gate *g)
 {
@@ -209,7 +225,7 @@ static int check_gate(const latrec_report *m, const struct gate *g)
     }
     for (int i = 0; i < m->n_tables; i++) {
         const latrec_report_table *t = &m->tables[i];
-        if (strcmp(t->component, g->component) != 0 || strcmp(t->name, g->leg) != 0) continue;
+        if (!gate_names(t, g)) continue;
         int h = -1;
         int gaps = strcmp(hop, "inter-arrival") == 0 || strcmp(hop, "interarrival") == 0;
         for (int k = 0; k < t->n_rows && h < 0; k++)
@@ -263,8 +279,24 @@ static int check_gate(const latrec_report *m, const struct gate *g)
         }
         return crossed;
     }
-    fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop in this run\n", g->spec);
+    fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop or path/segment in this run\n", g->spec);
     return -1;
+}
+
+/* --path=help: the paths of the run's catalog, "NAME<TAB>LEG->LEG..." a
+ * line (for people and the completion). */
+static int list_paths(const latrec_input_opts *opts)
+{
+    latrec_input in;
+    if (latrec_input_open(&in, opts, "report") != 0) return LATREC_EXIT_ERROR;
+    for (int k = 0; k < in.cat.n_paths; k++) {
+        const latrec_path *p = &in.cat.paths[k];
+        printf("%s\t", p->name);
+        for (int i = 0; i < p->n_legs; i++) printf("%s%s", i ? "->" : "", in.cat.legs[p->legs[i]].name);
+        printf("\n");
+    }
+    latrec_input_close(&in);
+    return LATREC_EXIT_OK;
 }
 
 /* ---- main ------------------------------------------------------------------------ */
@@ -293,6 +325,7 @@ int latrec_cmd_report(int argc, char **argv)
         if (opt->key == OPT_FORMAT) opt->doc = format_doc;
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
+    if (o.pass.path && strcmp(o.pass.path, "help") == 0) return list_paths(&o.input);
     /* Percentiles a gate names are computed even when not listed. */
     for (int g = 0; g < o.n_gates; g++) {
         if (o.gates[g].figure[0] != 'p') continue;
@@ -302,6 +335,9 @@ int latrec_cmd_report(int argc, char **argv)
         if (!have && o.n_pct < LATREC_MAX_PCT) o.pct[o.n_pct++] = p;
     }
 
+    /* Paths unless legs, components or hops were selected; --path picks one. */
+    o.pass.paths = o.pass.path || !(o.pass.component || o.pass.leg || o.n_hop_specs);
+    o.pass.no_legs = o.pass.path && !(o.pass.component || o.pass.leg || o.n_hop_specs);
     latrec_report_request req = {
         .pass = o.pass, .hop_specs = o.hop_specs, .n_hop_specs = o.n_hop_specs, .top = o.top,
         .explain = o.explain, .pct = o.pct, .n_pct = o.n_pct, .units = o.units,

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON };
+enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON };
 
 static const struct argp_option input_options[] = {
     { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
@@ -29,6 +29,9 @@ static const struct argp_option input_options[] = {
                               "to combine hosts or boots)", 1 },
     { "leg-horizon", OPT_LEG_HORIZON, "DURATION", 0, "An instance open longer than this (stream time) "
                                                      "ends unfinished, counted in the header (default 10s)", 1 },
+    { "path-horizon", OPT_PATH_HORIZON, "DURATION", 0, "A path instance whose legs have not all joined "
+                                                       "this long after its first one leaves incomplete, "
+                                                       "counted where it stopped (default 10s)", 1 },
     { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
     { 0 }
 };
@@ -54,6 +57,10 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     case OPT_LEG_HORIZON:
         if (latrec_parse_duration(arg, &o->leg_horizon_ns) < 0 || o->leg_horizon_ns == 0)
             argp_error(state, "--leg-horizon: '%s' is not a positive duration (500ms, 30s, 2m)", arg);
+        break;
+    case OPT_PATH_HORIZON:
+        if (latrec_parse_duration(arg, &o->path_horizon_ns) < 0 || o->path_horizon_ns == 0)
+            argp_error(state, "--path-horizon: '%s' is not a positive duration (500ms, 30s, 2m)", arg);
         break;
     case 'q': o->quiet = 1; break;
     default: return ARGP_ERR_UNKNOWN;

@@ -23,6 +23,7 @@ typedef struct latrec_input_opts {
     const char *stage_prefix;  /* --stage-prefix PREFIX */
     int         wall;          /* --wall */
     uint64_t    leg_horizon_ns; /* --leg-horizon (0: LATREC_LEGS_HORIZON_NS) */
+    uint64_t    path_horizon_ns; /* --path-horizon (0: LATREC_PATHS_HORIZON_NS) */
     int         quiet;         /* -q */
 } latrec_input_opts;
 

@@ -51,11 +51,14 @@ struct latrec_pass {
     int n_routes, cap_routes, last_route;
     struct disc_stamp *disc;
     size_t n_disc, cap_disc;
+    latrec_paths *paths;
+    uint64_t path_warm_skipped;
     int failed;
 };
 
 static int selected(const latrec_pass *p, int component, int leg)
 {
+    if (p->opts.no_legs) return 0;
     if (p->opts.component && strcmp(p->opts.component, latrec_legs_component_name(p->legs, component)) != 0)
         return 0;
     if (p->opts.leg && strcmp(p->opts.leg, latrec_legs_leg(p->legs, leg)->name) != 0) return 0;
@@ -221,9 +224,21 @@ static void disc_flush(latrec_pass *p, uint64_t before)
     while (p->n_disc && p->disc[0].t_ns < before) disc_pop(p);
 }
 
+static void on_path(void *ctx, const latrec_path_instance *pi)
+{
+    latrec_pass *p = ctx;
+    if (p->opts.path && strcmp(p->opts.path, p->in->cat.paths[pi->path].name) != 0) return;
+    if (pi->start_ns < p->begin + p->opts.warmup_ns) {
+        p->path_warm_skipped++;
+        return;
+    }
+    if (p->sinks.path_instance) p->sinks.path_instance(p->sinks.ctx, pi);
+}
+
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
+    if (p->paths && latrec_paths_feed(p->paths, inst) < 0) p->failed = 1;
     if (p->sinks.first_stage && latrec_legs_leg(p->legs, inst->leg)->discovered && inst->n_hits > 0 &&
         inst->hits[0].t_ns >= p->begin + p->opts.warmup_ns)
         disc_push(p, inst->component, inst->leg, inst->hits[0].t_ns); /* hits[0]: the group's first stamp */
@@ -297,6 +312,13 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     p->sinks = *sinks;
     p->begin = latrec_pass_run_begin(in);
     p->legs = latrec_legs_new(&in->cat, &in->set, in->ring_dir, in->opts.leg_horizon_ns, 0, on_instance, p);
+    if (p->legs && opts->paths) {
+        latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
+        if (!(p->paths = latrec_paths_new(&in->cat, p->legs, &po, on_path, p))) {
+            latrec_legs_free(p->legs);
+            p->legs = NULL;
+        }
+    }
     latrec_merge m;
     if (!p->legs || latrec_input_rewind(in, &m) < 0) {
         if (!p->legs) fprintf(stderr, "latrec: out of memory\n");
@@ -317,6 +339,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
             disc_flush(p, ev.rec.t_ns - latrec_legs_horizon(p->legs));
     }
     latrec_legs_finish(p->legs);
+    if (p->paths) latrec_paths_finish(p->paths);
     disc_flush(p, UINT64_MAX);
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
@@ -338,6 +361,8 @@ latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n)
 latrec_legs *latrec_pass_legs(latrec_pass *p) { return p->legs; }
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipped; }
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
+const latrec_paths *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
+uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p) { return p->path_warm_skipped; }
 
 void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len)
 {
@@ -358,6 +383,7 @@ void latrec_pass_free(latrec_pass *p)
     for (int i = 0; i < p->n_routes; i++) free(p->routes[i].pending);
     free(p->routes);
     free(p->disc);
+    latrec_paths_free(p->paths);
     latrec_legs_free(p->legs);
     free(p);
 }

@@ -12,6 +12,12 @@
  * (the start stamp, else the first record) plus warmup_ns are skipped.
  * Discovered legs get inter-arrival stamps like catalogued ones (their
  * groups' first stamps, handed out in time order).
+ * Paths (opts.paths): every ended leg instance also goes, before the
+ * warm-up and the selection, to a path assembler (analyze/paths.h) over the
+ * catalog's paths (only opts.path when named); each path instance that
+ * starts after the warm-up goes to sinks.path_instance. Cross joins match
+ * across directories with --wall and several directories (hosts).
+ *
  * Calibration subtracts the clock_ns_per_call of the ring that stamped a
  * hop's second stage from the hop (latrec_calibrate()); a hop shorter than
  * that cost becomes 0 (clock regressions are judged on the raw hop).
@@ -23,6 +29,7 @@
 
 #include "analyze/hops.h"
 #include "analyze/legs.h"
+#include "analyze/paths.h"
 #include "cli/input.h"
 
 typedef struct latrec_leg_table {
@@ -47,6 +54,8 @@ typedef struct latrec_pass_sinks {
     void (*instance)(void *ctx, latrec_leg_table *t, const latrec_instance *inst);
     /* The first chain stage of a leg was stamped at t_ns (inter-arrival). */
     void (*first_stage)(void *ctx, latrec_leg_table *t, uint64_t t_ns);
+    /* A path instance, complete or not (opts.paths; NULL: not wanted). */
+    void (*path_instance)(void *ctx, const latrec_path_instance *pi);
 } latrec_pass_sinks;
 
 typedef struct latrec_pass_opts {
@@ -55,6 +64,9 @@ typedef struct latrec_pass_opts {
     latrec_hop_select hops;
     uint64_t warmup_ns;
     int calibrate;
+    int paths;                /* assemble the catalog's paths (horizon: --path-horizon) */
+    const char *path;         /* only this path (NULL: all) */
+    int no_legs;              /* no leg tables (paths only) */
 } latrec_pass_opts;
 
 /* The run's beginning on the pass's clock (monotonic, or wall-clock with
@@ -70,6 +82,10 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n);
 latrec_legs *latrec_pass_legs(latrec_pass *p);
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
+/* The path assembler (its counts), NULL without opts.paths. */
+const latrec_paths *latrec_pass_paths(const latrec_pass *p);
+/* Path instances skipped by the warm-up. */
+uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p);
 /* The run's beginning used for warm-up and intervals, mono ns. */
 uint64_t latrec_pass_begin(const latrec_pass *p);
 void latrec_pass_free(latrec_pass *p);

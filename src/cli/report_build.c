@@ -7,6 +7,7 @@
 #include "analyze/stats.h"
 #include "cli/commands.h"
 #include "cli/report_model.h"
+#include "cli/report_paths.h"
 #include "cli/sched_view.h"
 
 #define MAX_OPEN_INTERVALS 16
@@ -64,6 +65,7 @@ struct report_run {
     size_t n_rows, cap_rows;
     uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
     latrec_sched_view sv; /* the scheduler's side, or why not */
+    latrec_rpaths *paths; /* the path tables' state */
     int oom;
 };
 
@@ -290,6 +292,12 @@ static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *i
     if (r->o->interval_ns) add_interval(r, t, rt, inst);
 }
 
+static void on_path(void *ctx, const latrec_path_instance *pi)
+{
+    struct report_run *r = ctx;
+    latrec_rpaths_add(r->paths, pi, r->pass_no);
+}
+
 static int cmp_tables(const void *a, const void *b)
 {
     const latrec_leg_table *x = *(latrec_leg_table *const *)a, *y = *(latrec_leg_table *const *)b;
@@ -316,6 +324,8 @@ static void free_run(struct report_run *r)
     free(r->rows);
     r->rows = NULL;
     latrec_sched_view_close(&r->sv);
+    latrec_rpaths_free(r->paths);
+    r->paths = NULL;
     latrec_input_close(&r->in);
 }
 
@@ -338,7 +348,13 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
                             "or by id like 0x21)\n", o->hop_specs[i]);
             return LATREC_EXIT_ERROR;
         }
-    latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage };
+    if (o->pass.path && latrec_catalog_path(&r->in.cat, o->pass.path) < 0) {
+        fprintf(stderr, "latrec report: --path %s: catalog '%s' has no such path (--path=help lists them)\n",
+                o->pass.path, r->in.cat.name);
+        return LATREC_EXIT_ERROR;
+    }
+    if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, &r->in, &r->sv))) return LATREC_EXIT_ERROR;
+    latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage, o->pass.paths ? on_path : NULL };
     /* The callbacks run inside latrec_pass_run(), before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
     r->begin = latrec_pass_run_begin(&r->in);
@@ -358,6 +374,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
         }
         for (int k = rt->n_open - 1; k >= 0; k--) close_interval(r, tables[i], rt, k);
     }
+    if (r->paths) need_second |= latrec_rpaths_close_first(r->paths);
     if (r->oom) return LATREC_EXIT_ERROR;
     if (need_second) {
         /* Second pass over the same records: its tables share the first
@@ -366,6 +383,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
         for (int i = 0; i < n; i++)
             for (int h = 0; h <= tables[i]->n_hops; h++)
                 if (o->drop_outliers) latrec_stats_reset(column_of(tables[i]->user, tables[i], h));
+        if (r->paths) latrec_rpaths_open_second(r->paths);
         r->first = r->pass;
         r->pass_no = 2;
         latrec_pass *second = latrec_pass_run(&r->in, &popts, &sinks);
@@ -373,6 +391,7 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
         r->first = NULL;
         if (!second) return LATREC_EXIT_ERROR;
         latrec_pass_free(second);
+        if (r->paths) latrec_rpaths_close_second(r->paths);
         for (int i = 0; i < n; i++) {
             struct rtable *rt = tables[i]->user;
             for (int h = 0; h <= tables[i]->n_hops; h++) {
@@ -454,6 +473,9 @@ static void build_header(struct builder *b)
     }
     const latrec_legs *legs = latrec_pass_legs(b->r->pass);
     h->leg_horizon_ns = latrec_legs_horizon(legs);
+    h->paths = b->req->pass.paths;
+    h->path_horizon_ns = in->opts.path_horizon_ns ? in->opts.path_horizon_ns : LATREC_PATHS_HORIZON_NS;
+    h->path_warmup_skipped = latrec_pass_path_warmup_skipped(b->r->pass);
     h->cut_horizon = latrec_legs_cut_horizon(legs);
     h->cut_room = latrec_legs_cut_room(legs);
     char cuts[256];
@@ -612,6 +634,10 @@ static int build_model(latrec_report *m, struct report_run *r, struct report_run
     m->n_tables = n;
     for (int i = 0; i < n && !b.oom; i++) build_table(&b, &m->tables[i], tables[i]);
     build_intervals(&b, tables, n);
+    if (!b.oom && r->paths &&
+        latrec_rpaths_build(r->paths, base ? base->paths : NULL, latrec_pass_paths(r->pass), latrec_pass_begin(r->pass),
+                            latrec_pass_legs(r->pass), m) < 0)
+        b.oom = 1;
     if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
     return b.oom ? LATREC_EXIT_ERROR : 0;
 }
@@ -640,7 +666,12 @@ void latrec_report_free(latrec_report *m)
 {
     for (int i = 0; i < m->n_tables; i++) {
         latrec_report_table *t = &m->tables[i];
-        for (int h = 0; h < t->n_rows; h++) free(t->rows[h].name);
+        for (int h = 0; h < t->n_rows; h++) {
+            free(t->rows[h].name);
+            free(t->rows[h].where);
+        }
+        for (int k = 0; k < t->n_stops; k++) free(t->stops[k].leg);
+        free(t->stops);
         for (int k = 0; k < t->n_top; k++) {
             latrec_report_instance *e = &t->top[k];
             free(e->process);

@@ -1,8 +1,9 @@
-/* latrec report --format json: one object {header, legs[], intervals[]}, in
+/* latrec report --format json: one object {header, legs[], paths[], intervals[]}, in
  * the report's unit (keys name it: "p99_us"); an absent figure is null. */
 #include <jansson.h>
 #include <stdio.h>
 
+#include "analyze/paths.h"
 #include "cli/report_model.h"
 
 static json_t *figures(const latrec_report *m, const latrec_figures *f)
@@ -52,6 +53,7 @@ static json_t *header(const latrec_report *m)
     json_object_set_new(hdr, "exit_note", h->exit_note ? json_string(h->exit_note) : json_null());
     json_object_set_new(hdr, "leg_horizon_ns", json_integer((json_int_t)h->leg_horizon_ns));
     json_object_set_new(hdr, "instances_cut_by_horizon", json_integer((json_int_t)h->cut_horizon));
+    json_object_set_new(hdr, "path_horizon_ns", h->paths ? json_integer((json_int_t)h->path_horizon_ns) : json_null());
     json_object_set_new(hdr, "instances_cut_for_room", json_integer((json_int_t)h->cut_room));
     json_object_set_new(hdr, "rings", json_integer((json_int_t)t->rings));
     json_object_set_new(hdr, "rings_skipped", json_integer((json_int_t)t->rejected));
@@ -117,6 +119,43 @@ static json_t *table(const latrec_report *m, const latrec_report_table *t)
     return lj;
 }
 
+/* A path table: its counts, then a row per segment (figures, kind, where,
+ * scheduler split, baseline). */
+static json_t *path_table(const latrec_report *m, const latrec_report_table *t)
+{
+    json_t *pj = json_object();
+    json_object_set_new(pj, "path", json_string(t->name));
+    json_object_set_new(pj, "instances", json_integer((json_int_t)t->instances));
+    json_object_set_new(pj, "complete", json_integer((json_int_t)t->complete));
+    json_object_set_new(pj, "incomplete", json_integer((json_int_t)t->incomplete));
+    json_object_set_new(pj, "unanchored", json_integer((json_int_t)t->unanchored));
+    json_object_set_new(pj, "cut_for_room", json_integer((json_int_t)t->cut_open));
+    json_object_set_new(pj, "drops_unresolved", json_integer((json_int_t)t->drops_unresolved));
+    json_t *stops = json_array();
+    for (int i = 0; i < t->n_stops; i++) {
+        json_t *sj = json_object();
+        json_object_set_new(sj, "leg", json_string(t->stops[i].leg));
+        for (int r = 0; r < LATREC_PATH_N_STOPS; r++)
+            json_object_set_new(sj, latrec_path_stop_name(r), json_integer((json_int_t)t->stops[i].n[r]));
+        json_array_append_new(stops, sj);
+    }
+    json_object_set_new(pj, "stopped", stops);
+    json_t *segs = json_array();
+    for (int h = 0; h < t->n_rows; h++) {
+        const latrec_report_row *row = &t->rows[h];
+        json_t *hj = figures(m, &row->fig);
+        json_object_set_new(hj, "segment", json_string(row->name));
+        json_object_set_new(hj, "kind", json_string(row->segment));
+        json_object_set_new(hj, "where", json_string(row->where));
+        json_object_set_new(hj, "sched", row->has_split ? split(m, &row->split) : json_null());
+        if (m->has_baseline) json_object_set_new(hj, "baseline", row->has_base ? figures(m, &row->base) : json_null());
+        json_array_append_new(segs, hj);
+    }
+    json_object_set_new(pj, "segments", segs);
+    if (m->top) json_object_set_new(pj, "top", top(m, t));
+    return pj;
+}
+
 static json_t *intervals(const latrec_report *m)
 {
     json_t *iv = json_array();
@@ -145,9 +184,14 @@ void latrec_report_write_json(const latrec_report *m, FILE *out)
 {
     json_t *root = json_object();
     json_object_set_new(root, "header", header(m));
-    json_t *legs = json_array();
-    for (int i = 0; i < m->n_tables; i++) json_array_append_new(legs, table(m, &m->tables[i]));
+    json_t *legs = json_array(), *paths = json_array();
+    for (int i = 0; i < m->n_tables; i++) {
+        const latrec_report_table *t = &m->tables[i];
+        if (t->kind == LATREC_TABLE_PATH) json_array_append_new(paths, path_table(m, t));
+        else json_array_append_new(legs, table(m, t));
+    }
     json_object_set_new(root, "legs", legs);
+    json_object_set_new(root, "paths", paths);
     if (m->interval_ns) json_object_set_new(root, "intervals", intervals(m));
     json_dumpf(root, out, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     fputc('\n', out);

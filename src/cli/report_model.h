@@ -44,6 +44,10 @@ typedef enum { LATREC_ROW_HOP, LATREC_ROW_GAPS } latrec_report_row_kind;
 typedef struct latrec_report_row {
     latrec_report_row_kind kind;
     char          *name;     /* "ENQUEUE->DEQUEUE", "total", "inter-arrival" */
+    /* Path rows: what the segment is ("hop", "hand-off", "total",
+     * "drops-as-delay") and where ("source", "source->outbound", ""). */
+    const char    *segment;
+    char          *where;
     latrec_figures fig;
     int            has_base; /* the baseline has this row */
     latrec_figures base;
@@ -76,7 +80,14 @@ typedef struct latrec_report_instance {
     latrec_report_why why;
 } latrec_report_instance;
 
-typedef enum { LATREC_TABLE_LEG } latrec_report_table_kind;
+typedef enum { LATREC_TABLE_LEG, LATREC_TABLE_PATH } latrec_report_table_kind;
+
+/* A path's incomplete instances that stopped at one of its legs, by reason
+ * (enum latrec_path_stop). */
+typedef struct latrec_report_stop {
+    char    *leg;
+    uint64_t n[LATREC_PATH_N_STOPS];
+} latrec_report_stop;
 
 typedef struct latrec_report_table {
     latrec_report_table_kind kind;
@@ -92,6 +103,12 @@ typedef struct latrec_report_table {
     int         n_top;
     latrec_report_instance *top;
     uint64_t    late;        /* instances after their interval closed */
+    /* Paths (component "path", name the path's): instances = complete +
+     * incomplete (after the warm-up); rows are the segments, "total" and
+     * "total_drops_as_delay"; the counts below cover the whole run. */
+    uint64_t    incomplete, unanchored, cut_open, drops_unresolved;
+    int         n_stops;     /* the path's legs */
+    latrec_report_stop *stops;
 } latrec_report_table;
 
 /* One interval of one table (--interval), sorted by time, then table. */
@@ -121,6 +138,9 @@ typedef struct latrec_report_header {
     uint64_t leg_horizon_ns;   /* --leg-horizon in use */
     uint64_t cut_horizon, cut_room; /* instances it (and max_open) cut unfinished */
     char    *horizon_note;     /* "10 s, N instances cut unfinished by it" */
+    int      paths;            /* path tables were asked for */
+    uint64_t path_horizon_ns;  /* --path-horizon in use */
+    uint64_t path_warmup_skipped; /* path instances the warm-up skipped */
     uint64_t warmup_ns, warmup_skipped;
     int      calibrated, outliers_dropped;
     int      selection;        /* --component, --leg or --hop given */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyze/paths.h"
 #include "cli/report_model.h"
 
 static void header_text(const latrec_report *m, FILE *out)
@@ -32,9 +33,16 @@ static void header_text(const latrec_report *m, FILE *out)
     else
         fprintf(out, "# scheduler: n/a (%s)\n", h->sched_reason);
     fprintf(out, "# leg horizon: %s\n", h->horizon_note);
-    if (h->warmup_ns)
-        fprintf(out, "# warm-up: first %.3f ms ignored (%llu instances)\n", (double)h->warmup_ns / 1e6,
+    if (h->paths)
+        fprintf(out, "# path horizon: %.3f s (an instance whose legs have not joined by then is incomplete)\n",
+                (double)h->path_horizon_ns / 1e9);
+    if (h->warmup_ns) {
+        fprintf(out, "# warm-up: first %.3f ms ignored (%llu instances)", (double)h->warmup_ns / 1e6,
                 (unsigned long long)h->warmup_skipped);
+        if (h->path_warmup_skipped)
+            fprintf(out, " and %llu path instances", (unsigned long long)h->path_warmup_skipped);
+        fprintf(out, "\n");
+    }
     if (h->calibrated) fprintf(out, "# calibration: on (each ring's clock cost subtracted from every hop)\n");
     if (h->outliers_dropped) fprintf(out, "# outliers: dropped from every figure but the outlier count\n");
 }
@@ -53,13 +61,14 @@ static void add_cell(struct libscols_line *ln, int col, const char *text)
     scols_line_set_data(ln, (size_t)col, text);
 }
 
-static void figures_row(struct libscols_table *tb, const latrec_report *m, const latrec_report_row *row)
+static void figures_row(struct libscols_table *tb, const latrec_report *m, const latrec_report_row *row, int where)
 {
     struct libscols_line *ln = scols_table_new_line(tb, NULL);
     const latrec_figures *f = &row->fig, *b = row->has_base ? &row->base : NULL;
     char buf[256], v[96];
     int col = 0;
     add_cell(ln, col++, row->name);
+    if (where) add_cell(ln, col++, row->where);
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->count);
     if (b)
         snprintf(buf, sizeof(buf), "%llu (%+lld)", (unsigned long long)f->count,
@@ -86,12 +95,13 @@ static void figures_row(struct libscols_table *tb, const latrec_report *m, const
     add_cell(ln, col++, buf);
 }
 
-static struct libscols_table *figures_table(const latrec_report *m, const char *first, FILE *out)
+static struct libscols_table *figures_table(const latrec_report *m, const char *first, int where, FILE *out)
 {
     struct libscols_table *tb = new_table(out);
     if (!tb) return NULL;
     char name[64], buf[32];
     scols_table_new_column(tb, first, 0, 0);
+    if (where) scols_table_new_column(tb, "LEG", 0, 0);
     scols_table_new_column(tb, "COUNT", 0, SCOLS_FL_RIGHT);
     for (int i = 0; i < fig_skew(m->n_pct) + 1; i++) {
         snprintf(name, sizeof(name), "%s", latrec_figure_name(i, m->pct, m->n_pct, buf, sizeof(buf)));
@@ -268,15 +278,45 @@ static void intervals_text(const latrec_report *m, FILE *out)
     scols_unref_table(tb);
 }
 
+/* Where a path's incomplete instances stopped, and what drops as delay
+ * counts. */
+static void path_counts_text(const latrec_report_table *t, FILE *out)
+{
+    fprintf(out, "  incomplete: %llu", (unsigned long long)t->incomplete);
+    const char *sep = " (stopped at ";
+    for (int i = 0; i < t->n_stops; i++) {
+        int any = 0;
+        for (int r = 0; r < LATREC_PATH_N_STOPS; r++) {
+            if (!t->stops[i].n[r]) continue;
+            fprintf(out, "%s%s%s: %s %llu", any ? "" : sep, any ? ", " : "", any ? "" : t->stops[i].leg,
+                    latrec_path_stop_name(r), (unsigned long long)t->stops[i].n[r]);
+            any = 1;
+            sep = "; ";
+        }
+    }
+    fprintf(out, "%s  unanchored: %llu", sep[0] == ';' ? ")" : "", (unsigned long long)t->unanchored);
+    if (t->cut_open) fprintf(out, "  cut for room: %llu", (unsigned long long)t->cut_open);
+    fprintf(out, "\n  latency: delivered messages (every row but the last); total_drops_as_delay also counts each "
+                 "incomplete instance until the next one got through (%llu with none after it left out)\n",
+            (unsigned long long)t->drops_unresolved);
+}
+
 static void table_text(const latrec_report *m, const latrec_report_table *t, FILE *out)
 {
-    fprintf(out, "\n%s/%s%s  instances: %llu  complete: %llu\n", t->component, t->name,
-            t->discovered ? " (discovered)" : "", (unsigned long long)t->instances, (unsigned long long)t->complete);
+    const int path = t->kind == LATREC_TABLE_PATH;
+    if (path)
+        fprintf(out, "\npath %s  instances: %llu  complete: %llu\n", t->name, (unsigned long long)t->instances,
+                (unsigned long long)t->complete);
+    else
+        fprintf(out, "\n%s/%s%s  instances: %llu  complete: %llu\n", t->component, t->name,
+                t->discovered ? " (discovered)" : "", (unsigned long long)t->instances,
+                (unsigned long long)t->complete);
+    if (path) path_counts_text(t, out);
     char word[32];
     upper_word(word, sizeof(word), t->row_word);
-    struct libscols_table *tb = figures_table(m, word, out);
+    struct libscols_table *tb = figures_table(m, word, path, out);
     if (!tb) return;
-    for (int h = 0; h < t->n_rows; h++) figures_row(tb, m, &t->rows[h]);
+    for (int h = 0; h < t->n_rows; h++) figures_row(tb, m, &t->rows[h], path);
     scols_table_enable_noheadings(tb, 0);
     scols_print_table(tb);
     scols_unref_table(tb);
