@@ -39,7 +39,36 @@
  *   160    64 char[64]  host               host name at open, NUL-padded
  *   224    32 char[32]  catalog            stage catalog the ids refer to
  *                                          ("e3" by default), NUL-padded
- *   --- v3 ends at 256; the rest of the 4096 bytes is zero ---
+ *   --- v3 base ends at 256; the timebase block follows (zero in a clock ring) ---
+ *   256     4 u32       timebase           0 = clock: t_ns are ns of clock_id;
+ *                                          1 = TSC: t_ns are TSC counts, read
+ *                                          as clock_id ns through cal[]
+ *   260     4 u32       cal_slots          slots of cal[] in use (0 in a clock
+ *                                          ring; LATREC_CAL_SLOTS in a TSC one)
+ *   264     8 u64       cal_taken          calibration pairs taken so far
+ *   272   240 u8[240]   (zero)             reserved
+ *   512  2048 cal[128]  {u64 tsc, u64 mono_ns} calibration pairs: the TSC and
+ *                                          CLOCK_MONOTONIC read together (the
+ *                                          clock between two TSC reads, tsc
+ *                                          their midpoint). Pair k sits in slot
+ *                                          k for k < 2 (two at open, >= 2 ms
+ *                                          apart) and in slot 2 + (k - 2) mod
+ *                                          (cal_slots - 2) after (heartbeat,
+ *                                          close, exit flush): the open pairs
+ *                                          and the newest ones stay. A slot
+ *                                          with mono_ns 0 is empty (mono_ns is
+ *                                          cleared first and stored last)
+ *   --- the rest of the 4096 bytes is zero ---
+ *
+ * A TSC ring carries the magic "ALRT" (LATREC_MAGIC_TSC) instead of "ALR1",
+ * so a reader that does not know the timebase rejects it (bad magic) rather
+ * than reading cycles as nanoseconds: libE3's reader checks the magic and
+ * rec_size but not the version, and latrec's readers before the timebase
+ * block check the magic too. A clock ring is unchanged ("ALR1", timebase 0).
+ * Conversion (latrec-format(5)): pairs sorted by tsc, each later pair
+ * strictly later in both; between two pairs mono = m_a + floor((tsc - t_a) *
+ * (m_b - m_a) / (t_b - t_a)) in exact 128-bit integer arithmetic; before the
+ * first and after the last pair the same with the first-to-last rate.
  *
  * rec_count and loss. The writer stores rec_count exactly at heartbeat,
  * close and process exit, and also on the stamp path each time the write
@@ -61,7 +90,7 @@
  *
  * Record (32 bytes):
  *     0  u64  sc    seq (bits 0-47) | cpu (bits 48-55) | stage (bits 56-63)
- *     8  u64  t_ns  CLOCK_MONOTONIC ns; stored last with release ordering;
+ *     8  u64  t_ns  CLOCK_MONOTONIC ns (TSC counts in a TSC ring); stored last with release ordering;
  *                   nonzero <=> the record is valid. The writer zeroes a
  *                   slot's t_ns before overwriting its payload, so a slot
  *                   caught mid-write (writer killed, or a live reader) reads
@@ -72,6 +101,7 @@
 #ifndef LATREC_FORMAT_H
 #define LATREC_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -80,6 +110,8 @@ extern "C" {
 
 #define LATREC_MAGIC         0x31524C41u /* "ALR1" read little-endian */
 #define LATREC_MAGIC_SWAPPED 0x414C5231u /* the same bytes from a big-endian host */
+#define LATREC_MAGIC_TSC     0x54524C41u /* "ALRT": a TSC ring (timebase 1) */
+#define LATREC_MAGIC_TSC_SWAPPED 0x414C5254u
 #define LATREC_VERSION       3u          /* version this project writes */
 #define LATREC_HDR_LEN       4096
 #define LATREC_REC_SIZE      32
@@ -95,12 +127,25 @@ extern "C" {
 
 #define LATREC_CLOCK_ID_MONOTONIC 1u
 
+/* v3 timebase block */
+#define LATREC_TIMEBASE_MONO 0u   /* t_ns are CLOCK_MONOTONIC ns */
+#define LATREC_TIMEBASE_TSC  1u   /* t_ns are TSC counts (magic "ALRT") */
+#define LATREC_CAL_SLOTS     128u /* calibration pair slots in the header */
+#define LATREC_CAL_OPEN      2u   /* pairs taken at open (kept for good) */
+
 typedef struct {
     uint64_t sc;   /* seq:48 (low) | cpu:8 | stage:8 (high byte) */
     uint64_t t_ns; /* CLOCK_MONOTONIC; released last: nonzero == valid */
     uint64_t aux;
     uint64_t aux2;
 } latrec_rec;
+
+/* One calibration pair of a TSC ring: the TSC and CLOCK_MONOTONIC at one
+ * instant. mono_ns 0: empty slot. */
+typedef struct {
+    uint64_t tsc;
+    uint64_t mono_ns;
+} latrec_cal;
 
 typedef struct {
     uint32_t magic, version;
@@ -122,7 +167,13 @@ typedef struct {
     uint8_t  boot_id[16];
     char     host[LATREC_HOST_LEN];
     char     catalog[LATREC_CATALOG_LEN];
-    uint8_t  pad[LATREC_HDR_LEN - 256];
+    /* --- v3 timebase block (offset 256) --- */
+    uint32_t timebase;  /* LATREC_TIMEBASE_* */
+    uint32_t cal_slots; /* slots of cal[] in use */
+    uint64_t cal_taken; /* pairs taken so far */
+    uint8_t  reserved[512 - 272];
+    latrec_cal cal[LATREC_CAL_SLOTS]; /* offset 512 */
+    uint8_t  pad[LATREC_HDR_LEN - 512 - LATREC_CAL_SLOTS * 16];
 } latrec_hdr;
 
 /* Field accessors for the record word. */
@@ -136,6 +187,8 @@ static_assert(sizeof(latrec_hdr) == LATREC_HDR_LEN, "latrec_hdr must be 4 KiB");
 #else
 _Static_assert(sizeof(latrec_rec) == 32, "latrec_rec must stay 32 bytes");
 _Static_assert(sizeof(latrec_hdr) == LATREC_HDR_LEN, "latrec_hdr must be 4 KiB");
+_Static_assert(offsetof(latrec_hdr, timebase) == 256, "timebase block at 256");
+_Static_assert(offsetof(latrec_hdr, cal) == 512, "calibration pairs at 512");
 #endif
 
 #ifdef __cplusplus

@@ -2,7 +2,8 @@
  * latrec/latrec.h - the latrec writer: per-thread, lock-free, mmap-backed
  * stage-stamp rings.
  *
- * A stamp is one CLOCK_MONOTONIC read, the cpu id, and the record's four
+ * A stamp is one CLOCK_MONOTONIC read (or one rdtsc in a TSC ring, see
+ * latrec_set_timebase()), the cpu id, and the record's four
  * stores (after one store that invalidates the slot, all in one cache line)
  * into a pre-faulted shared mapping: no syscall, no allocation, no lock, no
  * formatting. Records are 32 bytes (seq:48 | cpu:8 | stage:8, t_ns, aux,
@@ -116,16 +117,20 @@ extern int sched_getcpu(void);
 #define LATREC_ENTRIES_LOG2_MIN     12u
 #define LATREC_ENTRIES_LOG2_MAX     28u
 
-/* One ring, written by one thread at a time. */
-typedef struct {
-    latrec_rec *recs;    /* the record slots, after the header            */
-    uint64_t    idx;     /* records written so far (next write index)      */
-    uint64_t    mask;    /* entries - 1                                    */
-    void       *map;     /* the whole mapping; the header is at its start  */
-    size_t      map_len; /* bytes mapped: 4096 + entries * 32              */
-    int         enabled; /* 1 while open                                   */
-    uint32_t    cpu;     /* cpu id cached at open (fallback for stamps)    */
-    uint64_t    ctx_seq; /* see latrec_ctx_set()                           */
+/* One ring, written by one thread at a time. 64 bytes, aligned to a cache
+ * line: two rings stamped by two threads never share a line (a latrec_t on
+ * the heap wants aligned_alloc(64, ...) or latrec_alloc()). */
+typedef struct __attribute__((aligned(64))) {
+    latrec_rec *recs;     /* the record slots, after the header            */
+    uint64_t    idx;      /* records written so far (next write index)      */
+    uint64_t    mask;     /* entries - 1                                    */
+    void       *map;      /* the whole mapping; the header is at its start  */
+    size_t      map_len;  /* bytes mapped: 4096 + entries * 32              */
+    int         enabled;  /* 1 while open                                   */
+    uint32_t    cpu;      /* cpu id cached at open (fallback for stamps)    */
+    uint64_t    ctx_seq;  /* see latrec_ctx_set()                           */
+    uint32_t    timebase; /* LATREC_TIMEBASE_MONO, or _TSC: what t_ns counts */
+    uint32_t    reserved_;
 } latrec_t;
 
 /* CLOCK_MONOTONIC now, ns. */
@@ -142,6 +147,29 @@ static inline uint64_t latrec_real_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The time-stamp counter (x86-64: rdtsc; elsewhere there is no TSC ring and
+ * this reads CLOCK_MONOTONIC). Only a TSC ring's stamps are in these units. */
+static inline uint64_t latrec_rdtsc(void)
+{
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return latrec_now_ns();
+#endif
+}
+
+/* Now in the timebase of ring r: TSC counts for a TSC ring, else
+ * CLOCK_MONOTONIC ns. This is the time latrec_stamp_at(r, ...) expects. */
+static inline uint64_t latrec_ring_now(const latrec_t *r)
+{
+#if defined(__x86_64__)
+    if (r->timebase == LATREC_TIMEBASE_TSC) return __builtin_ia32_rdtsc();
+#else
+    (void)r;
+#endif
+    return latrec_now_ns();
 }
 
 /* Re-read the cpu id cached in the ring (used by stamps only where neither
@@ -171,8 +199,9 @@ static inline uint64_t latrec_cpu_(const latrec_t *r)
 #endif
 }
 
-/* Store one record with a timestamp taken earlier (t_ns from latrec_now_ns()
- * or latrec_tnow(); 0 means "now"). Use it when the instant that matters was
+/* Store one record with a timestamp taken earlier (t_ns from
+ * latrec_ring_now(r), or latrec_tnow() for the thread's ring; 0 means "now";
+ * a clock ring also takes latrec_now_ns(), a TSC ring only TSC counts). Use it when the instant that matters was
  * read before a handoff: stamping afterwards could order the producer's
  * record after the consumer's. seq keeps its low 48 bits, the cpu id its low
  * 8. The slot's old t_ns is zeroed before its payload is overwritten, and the
@@ -195,7 +224,7 @@ static inline void latrec_stamp_at(latrec_t *r, uint64_t seq, uint8_t stage,
                 ((uint64_t)stage << 56);
     rec->aux  = aux;
     rec->aux2 = aux2;
-    LATREC_STORE_RELEASE(&rec->t_ns, t_ns ? t_ns : latrec_now_ns());
+    LATREC_STORE_RELEASE(&rec->t_ns, t_ns ? t_ns : latrec_ring_now(r));
     LATREC_STORE_RELAXED(&r->idx, i + 1);
     /* every entries/2 records: keeps the header's count less than one
      * capacity behind, even for a writer killed right here */
@@ -204,18 +233,21 @@ static inline void latrec_stamp_at(latrec_t *r, uint64_t seq, uint8_t stage,
     LATREC_PREFETCH_W(&r->recs[(i + 1) & r->mask]);
 }
 
-/* Store one record stamped now. Same rules as latrec_stamp_at(); the clock is
- * read only when the ring is open. */
+/* Store one record stamped now: CLOCK_MONOTONIC, or the TSC in a TSC ring.
+ * Same rules as latrec_stamp_at(); the clock is read only when the ring is
+ * open. */
 static inline void latrec_stamp(latrec_t *r, uint64_t seq, uint8_t stage,
                                 uint64_t aux, uint64_t aux2)
 {
     if (LATREC_UNLIKELY(!r->enabled)) return;
-    latrec_stamp_at(r, seq, stage, aux, aux2, latrec_now_ns());
+    latrec_stamp_at(r, seq, stage, aux, aux2, latrec_ring_now(r));
 }
 
 #ifdef LATREC_ENABLE
 
 /* Open a ring as <dir>/<name>.latrec with 2^entries_log2 records (1..30).
+ * Its timebase is the one chosen for its role (the name without a trailing
+ * ".<digits>"; see latrec_set_timebase()).
  * dir NULL or empty: the output directory order above. name is "<role>.<tid>"
  * by convention; at most 63 bytes, no '/'. The header's v3 fields are filled
  * (pid, tid of the caller, host, boot id, catalog from
@@ -237,6 +269,21 @@ LATREC_API void latrec_close(latrec_t *r);
 /* Stage catalog name written into rings opened from now on (v3 header field,
  * at most 31 bytes). NULL or empty restores "e3". */
 LATREC_API void latrec_set_catalog(const char *name);
+
+/* Timebase of the rings opened from now on (both layers): for `role` (NULL
+ * or empty: every role without a choice of its own), LATREC_TIMEBASE_MONO or
+ * LATREC_TIMEBASE_TSC; -1 drops the choice. Without one the environment
+ * decides: LATREC_CLOCK_<ROLE> (role upper-cased, every non-alphanumeric as
+ * '_'), else LATREC_CLOCK, each "tsc" or "mono" (an unknown value is said
+ * once on stderr and the next source used); else CLOCK_MONOTONIC.
+ * A TSC ring stamps a bare rdtsc and the reader converts it to
+ * CLOCK_MONOTONIC ns through (TSC, monotonic) pairs the header carries (two
+ * at open, one at each heartbeat and at close). TSC rings need an invariant
+ * TSC (constant_tsc and nonstop_tsc in /proc/cpuinfo, else CPUID's invariant
+ * TSC bit); elsewhere the ring stamps CLOCK_MONOTONIC and one stderr line
+ * says so. Opening a TSC ring takes >= 2 ms more (its two open pairs). At
+ * most 16 role choices are kept; more are refused with a stderr line. */
+LATREC_API void latrec_set_timebase(const char *role, int timebase);
 
 /* ---- per-thread rings ---------------------------------------------------- */
 
@@ -279,9 +326,10 @@ static inline void latrec_tstamp_at(uint64_t seq, uint8_t stage, uint64_t aux,
     latrec_stamp_at(latrec_tls, seq, stage, aux, aux2, t_ns);
 }
 
-/* A timestamp for a later latrec_tstamp_at(), ns CLOCK_MONOTONIC. Compiled
- * out (returns 0, reads no clock) without LATREC_ENABLE. */
-static inline uint64_t latrec_tnow(void) { return latrec_now_ns(); }
+/* A timestamp for a later latrec_tstamp_at() on this thread, in its ring's
+ * timebase (CLOCK_MONOTONIC ns; TSC counts when the ring is a TSC ring).
+ * Compiled out (returns 0, reads no clock) without LATREC_ENABLE. */
+static inline uint64_t latrec_tnow(void) { return latrec_ring_now(latrec_tls); }
 
 /* Publish the seq of the message this thread is carrying, for code whose
  * signature cannot receive it (a producer before an emit whose EMIT_ENTER.aux
@@ -312,6 +360,7 @@ LATREC_API void latrec_tstamp_fn(uint64_t seq, uint8_t stage, uint64_t aux, uint
 LATREC_API void latrec_tstamp_at_fn(uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2,
                                     uint64_t t_ns);
 LATREC_API uint64_t latrec_tnow_fn(void);
+LATREC_API uint64_t latrec_ring_now_fn(const latrec_t *r);
 LATREC_API void latrec_ctx_set_fn(uint64_t seq);
 LATREC_API uint64_t latrec_ctx_fn(void);
 
@@ -370,6 +419,11 @@ static inline void latrec_tstamp_at_fn(uint64_t seq, uint8_t stage, uint64_t aux
     (void)seq; (void)stage; (void)aux; (void)aux2; (void)t_ns;
 }
 static inline uint64_t latrec_tnow_fn(void) { return 0; }
+static inline uint64_t latrec_ring_now_fn(const latrec_t *r) { (void)r; return 0; }
+static inline void latrec_set_timebase(const char *role, int timebase)
+{
+    (void)role; (void)timebase;
+}
 static inline void latrec_ctx_set_fn(uint64_t seq) { (void)seq; }
 static inline uint64_t latrec_ctx_fn(void) { return 0; }
 

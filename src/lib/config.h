@@ -6,6 +6,9 @@
 #define LATREC_LIB_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "latrec/format.h"
 
 /* Resolve the ring directory into buf: `dir` when non-empty, else the one set
  * by latrec_set_output_dir(), else $LATREC_OUTPUT_DIR, else the compiled-in
@@ -21,5 +24,21 @@ unsigned latrec_entries_log2_for_(const char *role);
 /* The catalog name set by latrec_set_catalog() ("e3" by default), copied
  * into buf (NUL-terminated). */
 void latrec_catalog_name_(char *buf, size_t len);
+
+/* Timebase requested for a ring of this role (LATREC_TIMEBASE_*): the
+ * latrec_set_timebase() choice for the role, else the process-wide one, else
+ * LATREC_CLOCK_<ROLE>, else LATREC_CLOCK, else CLOCK_MONOTONIC. `source`
+ * gets what decided ("LATREC_CLOCK_DAPP", "latrec_set_timebase", ...). */
+unsigned latrec_timebase_for_(const char *role, char *source, size_t len);
+
+/* 1 when TSC rings may be used here (invariant TSC); else 0 with *why set
+ * to one clause saying why not. Decided once per process. */
+int latrec_tsc_usable_(const char **why);
+
+/* One (TSC, CLOCK_MONOTONIC) pair taken together (see tsc.c). */
+void latrec_tsc_pair_(uint64_t *tsc, uint64_t *mono_ns);
+
+/* Take a pair and store it as the header's next calibration pair. */
+void latrec_tsc_store_pair_(latrec_hdr *h);
 
 #endif

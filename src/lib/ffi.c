@@ -46,6 +46,11 @@ uint64_t latrec_tnow_fn(void)
     return latrec_tnow();
 }
 
+uint64_t latrec_ring_now_fn(const latrec_t *r)
+{
+    return latrec_ring_now(r);
+}
+
 void latrec_ctx_set_fn(uint64_t seq)
 {
     latrec_ctx_set(seq);

@@ -1,4 +1,5 @@
-/* Explicit rings: create the file safely, fill the v3 header, map, close. */
+/* Explicit rings: create the file safely, fill the v3 header (and a TSC
+ * ring's open calibration), map, heartbeat, close. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -99,9 +100,9 @@ static int rename_noreplace(const char *from, const char *to)
     return 0;
 }
 
-static void fill_header(latrec_hdr *h, const char *name, uint64_t entries)
+static void fill_header(latrec_hdr *h, const char *name, uint64_t entries, unsigned timebase)
 {
-    h->magic = LATREC_MAGIC;
+    h->magic = timebase == LATREC_TIMEBASE_TSC ? LATREC_MAGIC_TSC : LATREC_MAGIC;
     h->version = LATREC_VERSION;
     h->entries = entries;
     h->rec_count = 0;
@@ -123,13 +124,29 @@ static void fill_header(latrec_hdr *h, const char *name, uint64_t entries)
     read_boot_id(h->boot_id);
     gethostname(h->host, sizeof(h->host) - 1);
     latrec_catalog_name_(h->catalog, sizeof(h->catalog));
+    h->timebase = timebase;
+}
+
+/* A TSC ring's two open pairs: `first` was taken before the pages were
+ * faulted; the second is taken at least 2 ms after it, so a ring whose
+ * writer dies before any heartbeat still has a rate measured over 2 ms. */
+static void open_calibration(latrec_hdr *h, const latrec_cal *first)
+{
+    enum { MIN_GAP_NS = 2000000 };
+    latrec_cal second;
+    do latrec_tsc_pair_(&second.tsc, &second.mono_ns);
+    while (second.mono_ns - first->mono_ns < MIN_GAP_NS || second.tsc <= first->tsc);
+    h->cal_slots = LATREC_CAL_SLOTS;
+    h->cal[0] = *first;
+    h->cal[1] = second;
+    h->cal_taken = LATREC_CAL_OPEN;
 }
 
 /* Create <base>.latrec.part exclusively, size and fault it, write the header
  * and rename it to the first free name of <base>.latrec, <base>-1.latrec, ...
  * On success the mapping is returned and the final path is in path. */
 static void *create_ring(const char *base, const char *name, uint64_t entries, size_t len,
-                         char *path, size_t path_len)
+                         unsigned timebase, char *path, size_t path_len)
 {
     char part[4200];
     int fd = -1;
@@ -162,9 +179,12 @@ static void *create_ring(const char *base, const char *name, uint64_t entries, s
         unlink(part);
         return NULL;
     }
+    latrec_cal first = {0, 0};
+    if (timebase == LATREC_TIMEBASE_TSC) latrec_tsc_pair_(&first.tsc, &first.mono_ns);
     /* Fault every page in writable now, so no stamp takes the fault. */
     for (size_t off = 0; off < len; off += PAGE) ((volatile char *)map)[off] = 0;
-    fill_header((latrec_hdr *)map, name, entries);
+    fill_header((latrec_hdr *)map, name, entries, timebase);
+    if (timebase == LATREC_TIMEBASE_TSC) open_calibration((latrec_hdr *)map, &first);
 
     for (int k = 0; k < 1000; k++) {
         if (k == 0) snprintf(path, path_len, "%s.latrec", base);
@@ -176,6 +196,27 @@ static void *create_ring(const char *base, const char *name, uint64_t entries, s
     munmap(map, len);
     unlink(part);
     return NULL;
+}
+
+/* The timebase a ring named `name` gets: its role's choice (the role is the
+ * name without a trailing ".<digits>", the tid of a per-thread ring), TSC
+ * only where the TSC is invariant. The fall back to the clock is said once
+ * per process. */
+static unsigned ring_timebase(const char *name)
+{
+    char role[LATREC_NAME_LEN], source[96];
+    snprintf(role, sizeof(role), "%s", name);
+    char *dot = strrchr(role, '.');
+    if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) *dot = '\0';
+    const unsigned want = latrec_timebase_for_(role, source, sizeof(source));
+    if (want != LATREC_TIMEBASE_TSC) return LATREC_TIMEBASE_MONO;
+    const char *why;
+    if (latrec_tsc_usable_(&why)) return LATREC_TIMEBASE_TSC;
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "latrec: ring %s: TSC asked for (%s) but the TSC is not invariant (%s): stamping CLOCK_MONOTONIC\n",
+                name, source, why);
+    return LATREC_TIMEBASE_MONO;
 }
 
 int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entries_log2)
@@ -204,7 +245,8 @@ int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entr
 
     const uint64_t entries = 1ull << entries_log2;
     const size_t len = LATREC_HDR_LEN + (size_t)entries * sizeof(latrec_rec);
-    void *map = create_ring(base, name, entries, len, path, sizeof(path));
+    const unsigned timebase = ring_timebase(name);
+    void *map = create_ring(base, name, entries, len, timebase, path, sizeof(path));
     if (!map) return -1;
 
     r->recs = (latrec_rec *)((char *)map + LATREC_HDR_LEN);
@@ -212,6 +254,7 @@ int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entr
     r->map = map;
     r->map_len = len;
     latrec_refresh_cpu(r);
+    r->timebase = timebase;
     r->enabled = 1;
 
     const uint32_t clock_ns = ((latrec_hdr *)map)->clock_ns_per_call;
@@ -233,6 +276,7 @@ void latrec_heartbeat(latrec_t *r)
     LATREC_STORE_RELAXED(&h->rec_count, __atomic_load_n(&r->idx, __ATOMIC_RELAXED));
     h->t1_mono_ns = latrec_now_ns();
     h->t1_real_ns = latrec_real_ns();
+    if (r->timebase == LATREC_TIMEBASE_TSC) latrec_tsc_store_pair_(h);
 }
 
 void latrec_close(latrec_t *r)

@@ -106,7 +106,12 @@ latrec_t *latrec_tls_open_as(const char *role)
     for (char *p = name; *p; p++)
         if (*p == '/') *p = '_';
 
-    struct tls_ring *t = calloc(1, sizeof(*t));
+    /* latrec_t is cache-line aligned: so is its allocation (calloc is not) */
+    struct tls_ring *t = NULL;
+    if (posix_memalign((void **)&t, _Alignof(struct tls_ring), sizeof(*t)) == 0)
+        memset(t, 0, sizeof(*t));
+    else
+        t = NULL;
     if (!t || latrec_open_in(&t->ring, NULL, name, latrec_entries_log2_for_(role)) != 1) {
         if (!t) fprintf(stderr, "latrec: ring %s: out of memory\n", name);
         free(t);

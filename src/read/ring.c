@@ -35,6 +35,10 @@
 #define OFF_BOOT_ID    144
 #define OFF_HOST       160
 #define OFF_CATALOG    224
+#define OFF_TIMEBASE   256
+#define OFF_CAL_SLOTS  260
+#define OFF_CAL_TAKEN  264
+#define OFF_CAL        512
 
 static uint32_t get_u32(const unsigned char *b, size_t off)
 {
@@ -112,14 +116,47 @@ static int read_full(int fd, unsigned char *buf, size_t len)
     return 0;
 }
 
+static void warn(latrec_ring *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The timebase block: a TSC ring ("ALRT", version 3, timebase 1) gets its
+ * conversion map; any other combination is not a ring this reader can
+ * time. 0 or -1 (rejected). */
+static int parse_timebase(latrec_ring *r, const unsigned char *h)
+{
+    const int tsc_magic = r->magic == LATREC_MAGIC_TSC;
+    if (!tsc_magic) {
+        if (r->timebase != LATREC_TIMEBASE_MONO)
+            return reject(r, "timebase %u under the ALR1 magic (a TSC ring says ALRT)",
+                          (unsigned)r->timebase);
+        return 0;
+    }
+    if (r->version < 3)
+        return reject(r, "TSC ring (ALRT) of version %u (3 needed)", (unsigned)r->version);
+    if (r->timebase != LATREC_TIMEBASE_TSC)
+        return reject(r, "unknown timebase %u", (unsigned)r->timebase);
+    r->cal_taken = get_u64(h, OFF_CAL_TAKEN);
+    latrec_cal raw[LATREC_CAL_SLOTS];
+    memcpy(raw, h + OFF_CAL, sizeof raw);
+    r->tsc = malloc(sizeof *r->tsc);
+    if (!r->tsc)
+        return reject(r, "out of memory");
+    if (latrec_tsc_map_build(r->tsc, raw, get_u32(h, OFF_CAL_SLOTS)) != 0)
+        return reject(r, "TSC ring with %u usable calibration pairs (2 needed)",
+                      (unsigned)r->tsc->n);
+    if (r->tsc->dropped)
+        warn(r, "%u TSC calibration pairs out of order, ignored", (unsigned)r->tsc->dropped);
+    return 0;
+}
+
 /* Validate the header copy `h` of a file of `size` bytes and fill the
  * header fields of r. 0 when it describes a ring, -1 (rejected) otherwise. */
 static int parse_header(latrec_ring *r, const unsigned char *h, uint64_t size)
 {
     r->magic = get_u32(h, OFF_MAGIC);
-    if (r->magic == LATREC_MAGIC_SWAPPED)
+    if (r->magic == LATREC_MAGIC_SWAPPED || r->magic == LATREC_MAGIC_TSC_SWAPPED)
         return reject(r, "byte-swapped ring (written on an opposite-endian host)");
-    if (r->magic != LATREC_MAGIC)
+    if (r->magic != LATREC_MAGIC && r->magic != LATREC_MAGIC_TSC)
         return reject(r, "bad magic 0x%08X (not a latrec ring)", (unsigned)r->magic);
 
     r->version = get_u32(h, OFF_VERSION);
@@ -172,12 +209,10 @@ static int parse_header(latrec_ring *r, const unsigned char *h, uint64_t size)
         memcpy(r->boot_id, h + OFF_BOOT_ID, sizeof r->boot_id);
         copy_str(r->host, h + OFF_HOST, LATREC_HOST_LEN);
         copy_str(r->catalog, h + OFF_CATALOG, LATREC_CATALOG_LEN);
+        r->timebase = get_u32(h, OFF_TIMEBASE);
     }
-    return 0;
+    return parse_timebase(r, h);
 }
-
-static void warn(latrec_ring *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 static void warn(latrec_ring *r, const char *fmt, ...)
 {
@@ -187,6 +222,12 @@ static void warn(latrec_ring *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(r->warning, sizeof r->warning, fmt, ap);
     va_end(ap);
+}
+
+/* A stamp as CLOCK_MONOTONIC ns: converted in a TSC ring. */
+static inline uint64_t ring_ns(const latrec_ring *r, uint64_t raw)
+{
+    return r->tsc ? latrec_tsc_to_mono(r->tsc, raw) : raw;
 }
 
 /* Descents with drop > tol, skipping slot `skip` (the wrap candidate, or
@@ -200,6 +241,7 @@ static uint64_t count_large_descents(const latrec_ring *r, uint64_t tol,
         uint64_t t = __atomic_load_n(&r->recs[i].t_ns, __ATOMIC_ACQUIRE);
         if (t == 0)
             continue;
+        t = ring_ns(r, t);
         if (have && t < prev && prev_slot != skip && prev - t > tol)
             n++;
         prev = t;
@@ -266,6 +308,7 @@ static void derive(latrec_ring *r, int fd)
                 hole_slot = i;
             continue;
         }
+        t = ring_ns(r, t);
         uint64_t sc = cur->sc;
         if (valid == 0) {
             first_slot = i;
@@ -393,8 +436,8 @@ static void derive(latrec_ring *r, int fd)
 
     const latrec_rec *first = &recs[r->start_slot];
     const latrec_rec *last = &recs[r->newest_slot];
-    r->first_rec = (latrec_rec){first->sc, first->t_ns, first->aux, first->aux2};
-    r->last_rec = (latrec_rec){last->sc, last->t_ns, last->aux, last->aux2};
+    r->first_rec = (latrec_rec){first->sc, ring_ns(r, first->t_ns), first->aux, first->aux2};
+    r->last_rec = (latrec_rec){last->sc, ring_ns(r, last->t_ns), last->aux, last->aux2};
     r->first_t_ns = r->first_rec.t_ns;
     r->last_t_ns = r->last_rec.t_ns;
 }
@@ -438,6 +481,7 @@ static int finish(latrec_ring *r, int rc)
         return 0;
     if (r->map)
         munmap(r->map, r->map_len);
+    free(r->tsc);
     char *path = r->path;
     char error[LATREC_REASON_LEN];
     memcpy(error, r->error, sizeof error);
@@ -488,6 +532,7 @@ void latrec_ring_close(latrec_ring *r)
 {
     if (r->map)
         munmap(r->map, r->map_len);
+    free(r->tsc);
     free(r->path);
     memset(r, 0, sizeof *r);
 }

@@ -101,6 +101,7 @@
 #include <stdint.h>
 
 #include "latrec/format.h"
+#include "read/timebase.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -148,6 +149,12 @@ typedef struct latrec_ring {
     uint8_t  boot_id[16];
     char     host[LATREC_HOST_LEN + 1];
     char     catalog[LATREC_CATALOG_LEN + 1];
+    /* v3 timebase block: LATREC_TIMEBASE_MONO, or _TSC for an "ALRT" ring,
+     * whose stamps every accessor here already gives as CLOCK_MONOTONIC ns
+     * (the raw counts are only in the mapping) */
+    uint32_t timebase;
+    uint64_t cal_taken;        /* calibration pairs the writer took */
+    latrec_tsc_map *tsc;       /* the conversion (NULL in a clock ring) */
 
     /* derived at open (all zero for a rejected ring) */
     uint64_t file_size;    /* bytes */
@@ -239,6 +246,8 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
         pos++;
         if (t == 0)
             continue;
+        if (__builtin_expect(r->tsc != NULL, 0))
+            t = latrec_tsc_to_mono(r->tsc, t);
         out->sc = s->sc;
         out->t_ns = t;
         out->aux = s->aux;

@@ -13,6 +13,10 @@
  *   rec NAME STAGE SEQ T_NS [AUX [AUX2 [CPU]]]
  *        append one record to ring NAME; STAGE is an E3 stage name
  *        (ENQUEUE) or a number (0x21, 33)
+ *   cal NAME TSC MONO_NS
+ *        a calibration pair: ring NAME becomes a TSC ring ("ALRT",
+ *        timebase 1) whose records' T_NS are TSC counts; pairs are stored
+ *        in the order given (at most 128)
  *
  * Records keep the order given (a writer appends in time order; give each
  * ring's records in ascending t_ns unless a test wants a descent). Each ring
@@ -44,6 +48,8 @@ struct ring {
     char catalog[32];
     struct rec *recs;
     size_t n, cap;
+    uint64_t cal_tsc[128], cal_mono[128];
+    unsigned n_cal;
 };
 
 static struct ring rings[MAX_RINGS];
@@ -118,10 +124,11 @@ static int write_ring(const struct ring *r, const char *dir)
         ringgen_stamp(&g, x->seq, x->cpu, x->stage, x->t, x->aux, x->aux2);
     }
     ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, r->n);
+    if (r->n_cal) ringgen_make_tsc(&g, r->cal_tsc, r->cal_mono, r->n_cal);
     if (r->version >= 2) {
         ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_COST, r->clock);
         if (r->n) {
-            uint64_t last = r->recs[r->n - 1].t;
+            uint64_t last = r->n_cal ? r->cal_mono[r->n_cal - 1] : r->recs[r->n - 1].t;
             ringgen_set_u64(&g, RINGGEN_OFF_T1_MONO, last);
             ringgen_set_u64(&g, RINGGEN_OFF_T1_REAL, RINGGEN_T0_REAL + (last - RINGGEN_T0_MONO));
         }
@@ -193,6 +200,12 @@ int main(int argc, char **argv)
                 r->cap = cap;
             }
             r->recs[r->n++] = x;
+        } else if (strcmp(tok[0], "cal") == 0 && nt == 4) {
+            struct ring *r = find_ring(tok[1]);
+            if (!r || r->n_cal == 128 || parse_u64(tok[2], &r->cal_tsc[r->n_cal]) < 0 ||
+                parse_u64(tok[3], &r->cal_mono[r->n_cal]) < 0)
+                goto bad;
+            r->n_cal++;
         } else {
             goto bad;
         }

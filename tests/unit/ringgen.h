@@ -55,8 +55,13 @@
 #define RINGGEN_OFF_BOOT_ID      144 /* u8[16] */
 #define RINGGEN_OFF_HOST         160 /* char[64] */
 #define RINGGEN_OFF_CATALOG      224 /* char[32] */
+#define RINGGEN_OFF_TIMEBASE     256 /* u32: 0 clock, 1 TSC */
+#define RINGGEN_OFF_CAL_SLOTS    260
+#define RINGGEN_OFF_CAL_TAKEN    264
+#define RINGGEN_OFF_CAL          512 /* {u64 tsc, u64 mono_ns}[128] */
 
 #define RINGGEN_MAGIC            0x31524C41u
+#define RINGGEN_MAGIC_TSC        0x54524C41u /* "ALRT" */
 #define RINGGEN_T0_MONO          1000000000ull           /* 1 s after boot */
 #define RINGGEN_T0_REAL          1795950000000000000ull  /* late 2026 */
 
@@ -120,6 +125,22 @@ static inline int ringgen_init(ringgen *g, uint32_t version, uint64_t entries,
         ringgen_set_bytes(g, RINGGEN_OFF_CATALOG, "e3", 2);
     }
     return 0;
+}
+
+/* Make g a TSC ring ("ALRT", timebase 1, 128 pair slots) holding the n
+ * calibration pairs tsc[i] <-> mono[i] in slots 0..n-1. Record times are
+ * then TSC counts. */
+static inline void ringgen_make_tsc(ringgen *g, const uint64_t *tsc, const uint64_t *mono,
+                                    unsigned n)
+{
+    ringgen_set_u32(g, RINGGEN_OFF_MAGIC, RINGGEN_MAGIC_TSC);
+    ringgen_set_u32(g, RINGGEN_OFF_TIMEBASE, 1);
+    ringgen_set_u32(g, RINGGEN_OFF_CAL_SLOTS, 128);
+    ringgen_set_u64(g, RINGGEN_OFF_CAL_TAKEN, n);
+    for (unsigned i = 0; i < n && i < 128; i++) {
+        ringgen_set_u64(g, RINGGEN_OFF_CAL + 16 * i, tsc[i]);
+        ringgen_set_u64(g, RINGGEN_OFF_CAL + 16 * i + 8, mono[i]);
+    }
 }
 
 /* Write one record into `slot` (taken modulo entries when entries is a

@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# TSC rings and clock rings in one run, through the real reader.
+#
+# Environment (set by tests/unit/tsc.cmake): LATREC = the latrec binary,
+# GEN = gen_synthetic, MIXED = tsc_mixed (writes a TSC ring and a clock ring
+# of one leg from one process).
+#
+# Synthetic run M: ring oai.104 is a TSC ring with three calibration pairs
+# (about 3 counts per ns, two segment rates); libe3.outbound.101 is a clock
+# ring. ENQUEUE on oai.104 at TSC counts spread over both segments and past
+# the last pair; DEQUEUE on libe3.outbound.101 at the ENQUEUE's monotonic
+# time (computed here with Python's integers, by the rule of
+# latrec-format(5)) + 2000 + (i mod 7) ns. So the ENQUEUE->DEQUEUE hop is
+# exactly 2.000..2.006 us if and only if the reader converts as documented.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    : "${LATREC:?LATREC must name the latrec binary}" "${GEN:?GEN must name gen_synthetic}"
+    : "${MIXED:?MIXED must name tsc_mixed}"
+    export D="$BATS_FILE_TMPDIR"
+    if [ -x /usr/bin/python3 ]; then export PY=/usr/bin/python3; else export PY=python3; fi
+    "$PY" - "$D" <<'PYEOF'
+import sys
+D = sys.argv[1]
+P = [(1_000_000, 2_000_000_000), (6_001_000_007, 4_000_000_000), (15_001_000_007, 7_000_000_003)]
+
+def conv(t):
+    (t0, m0), (tz, mz) = P[0], P[-1]
+    if t >= tz:
+        return mz + (t - tz) * (mz - m0) // (tz - t0)
+    for (a, ma), (b, mb) in zip(P, P[1:]):
+        if a <= t < b:
+            return ma + (t - a) * (mb - ma) // (b - a)
+    raise ValueError(t)
+
+spec = ["ring oai.104", "ring libe3.outbound.101"] + [f"cal oai.104 {t} {m}" for t, m in P]
+expect = []
+out = []
+for i in range(1, 131):
+    t = P[0][0] + i * 120_000_017
+    m = conv(t)
+    d = m + 2000 + i % 7
+    spec.append(f"rec oai.104 ENQUEUE {i} {t}")
+    out += [f"rec libe3.outbound.101 DEQUEUE {i} {d}",
+            f"rec libe3.outbound.101 ENCODE_E3AP_DONE {i} {d + 500} 100",
+            f"rec libe3.outbound.101 SEND_DONE {i} {d + 3500}"]
+    expect.append(f"{m},oai.104,{i}")
+open(f"{D}/spec_M", "w").write("\n".join(spec + out) + "\n")
+open(f"{D}/expect_M", "w").write("\n".join(expect) + "\n")
+PYEOF
+    "$GEN" "$D/M" < "$D/spec_M"
+}
+
+csvval() {
+    awk -F, -v c="$2" -v l="$3" -v h="$4" -v k="$5" '
+        NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+        $1 == c && $2 == l && $3 == h { print $(idx[k]); n++ }
+        END { if (n != 1) exit 1 }' "$1"
+}
+
+@test "tsc: a TSC ring's records convert exactly to the documented monotonic times" {
+    [ "$(head -c 4 "$D/M/oai.104.latrec")" = ALRT ]
+    [ "$(head -c 4 "$D/M/libe3.outbound.101.latrec")" = ALR1 ]
+    "$LATREC" convert -q -o "$D/m_csv" "$D/M"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
+             $idx["ring"] == "oai.104" { print $idx["t_ns"] "," $idx["ring"] "," $idx["seq"] }' \
+        "$D/m_csv/records.csv" | sort -t, -k3n > "$D/got_M"
+    diff "$D/expect_M" "$D/got_M"
+}
+
+@test "tsc: a hop from a TSC ring to a clock ring is exact in the report" {
+    "$LATREC" report "$D/M" --format csv > "$D/m.csv"
+    [ "$(csvval "$D/m.csv" libe3 outbound ENQUEUE-\>DEQUEUE count)" = 130 ]
+    [ "$(csvval "$D/m.csv" libe3 outbound ENQUEUE-\>DEQUEUE min_us)" = 2.000 ]
+    [ "$(csvval "$D/m.csv" libe3 outbound ENQUEUE-\>DEQUEUE max_us)" = 2.006 ]
+    [ "$(csvval "$D/m.csv" libe3 outbound ENQUEUE-\>DEQUEUE regressions)" = 0 ]
+    [ "$(csvval "$D/m.csv" libe3 outbound total max_us)" = 5.506 ]
+}
+
+@test "tsc: the library's TSC ring and clock ring of one process, in one report" {
+    if ! grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
+       ! grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc; then
+        skip "this host's TSC is not invariant: the library stamps the clock instead"
+    fi
+    mkdir -p "$D/W"
+    "$MIXED" "$D/W" 200 20000
+    [ "$(head -c 4 "$D/W/oai.1.latrec")" = ALRT ]
+    "$LATREC" report "$D/W" --format csv > "$D/w.csv"
+    [ "$(csvval "$D/w.csv" libe3 outbound ENQUEUE-\>DEQUEUE count)" = 200 ]
+    [ "$(csvval "$D/w.csv" libe3 outbound ENQUEUE-\>DEQUEUE regressions)" = 0 ]
+    # at least the 20 us spin, less a conversion error of a few ns
+    min=$(csvval "$D/w.csv" libe3 outbound ENQUEUE-\>DEQUEUE min_us)
+    awk -v m="$min" 'BEGIN { exit !(m >= 19.990) }'
+}
