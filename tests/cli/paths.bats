@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Paths on the bundled E3 workload, end to end: e3loop recorded, then
+# `latrec report` follows each message through the e3/loop path (RAN source
+# -> outbound -> dApp inbound -> consume -> RAN apply_ctrl). Checked: the
+# loops that completed in the rings (LIVE_ON_AIR stamped) are joined; a
+# delay planted in the dApp's processing shows in that segment and in no
+# other; a delay planted at the receiver's socket shows in the hand-off
+# SEND_DONE->RECV; segments add up to the total; gates, hist --path,
+# --path=help.
+#
+# Needs: LATREC and E3LOOP (ctest sets both), jq. Root only for the
+# scheduler split test (skipped otherwise, with latrec's reason).
+
+setup_file() {
+    : "${LATREC:?set LATREC to the latrec binary}"
+    : "${E3LOOP:?set E3LOOP to the e3loop workload}"
+    command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
+    # 100 loops a second: a 2 ms planted delay never backs a queue up.
+    "$LATREC" record -q --no-sched -o "$BATS_FILE_TMPDIR/plain" -- "$E3LOOP" --duration 3 --rate 100
+    "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --format json >"$BATS_FILE_TMPDIR/plain.json"
+}
+
+# pval FILE SEGMENT KEY: a figure of an e3/loop segment row
+pval() {
+    jq -r --arg s "$2" '.paths[] | select(.path == "e3/loop") | .segments[] | select(.segment == $s) | .'"$3" "$1"
+}
+
+# The p50 of every e3/loop segment but the totals, "NAME VALUE" a line.
+p50s() {
+    jq -r '.paths[] | select(.path == "e3/loop") | .segments[] | select(.kind == "hop" or .kind == "hand-off")
+        | "\(.segment) \(.p50_us)"' "$1"
+}
+
+@test "e3/loop: at least 99.9 % of the loops completed in the rings are joined end to end" {
+    j="$BATS_FILE_TMPDIR/plain.json"
+    # Completed loops, counted on the leg that closes them: apply_ctrl
+    # instances with LIVE_ON_AIR (the report's own leg table).
+    closed=$(jq -r '[.legs[] | select(.leg == "apply_ctrl") | .complete] | add' "$j")
+    joined=$(jq -r '.paths[] | select(.path == "e3/loop") | .complete' "$j")
+    [ "$closed" -ge 250 ]
+    awk -v j="$joined" -v c="$closed" 'BEGIN { exit !(j <= c && j >= 0.999 * c) }'
+    # Every instance is counted somewhere: complete + incomplete (by leg and
+    # reason) = instances.
+    jq -e '.paths[] | select(.path == "e3/loop") | .instances == .complete + ([.stopped[] | .no_partner
+        + .duplicate_key + .drop + .outside_horizon + .incomplete_leg] | add)' "$j"
+}
+
+@test "e3/loop: segments are the hops of the five legs and the four hand-offs, and add up to the total" {
+    j="$BATS_FILE_TMPDIR/plain.json"
+    run jq -r '.paths[] | select(.path == "e3/loop") | [.segments[] | .segment] | join(" ")' "$j"
+    [ "$output" = "RECORD_BEGIN->PROCESS_BEGIN PROCESS_BEGIN->ENCODE_E3SM_BEGIN ENCODE_E3SM_BEGIN->ENCODE_E3SM_DONE ENCODE_E3SM_DONE->ENQUEUE ENQUEUE->DEQUEUE DEQUEUE->ENCODE_E3AP_DONE ENCODE_E3AP_DONE->SEND_DONE SEND_DONE->RECV RECV->DECODE_E3AP_DONE DECODE_E3AP_DONE->DECODE_E3SM_BEGIN DECODE_E3SM_BEGIN->DECODE_E3SM_DONE DECODE_E3SM_DONE->PROCESS_DONE PROCESS_DONE->CREATE_OUTPUT CREATE_OUTPUT->APPLY_CONTROL_DONE APPLY_CONTROL_DONE->LIVE_ON_AIR total total_drops_as_delay" ]
+    run jq -r '.paths[] | select(.path == "e3/loop") | [.segments[] | select(.kind == "hand-off") | .where] | join(" ")' "$j"
+    [ "$output" = "source->outbound outbound->inbound inbound->consume consume->apply_ctrl" ]
+    # Per instance the segments add up exactly: the 20 slowest instances,
+    # segment by segment (values in us with 3 decimals: within 1 ns each).
+    "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --path e3/loop --top 20 --format json >"$BATS_TEST_TMPDIR/t.json"
+    run jq -r '.paths[0].top[] | .hops | [(to_entries | map(select(.key != "total")) | map(.value) | add), .total]
+        | "\(.[0]) \(.[1])"' "$BATS_TEST_TMPDIR/t.json"
+    [ "${#lines[@]}" -eq 20 ]
+    for l in "${lines[@]}"; do
+        awk -v l="$l" 'BEGIN { split(l, v, " "); d = v[1] - v[2]; if (d < 0) d = -d; exit !(v[2] > 0 && d < 0.02) }'
+    done
+}
+
+@test "a delay planted in the dApp's processing shows in that segment and in no other" {
+    run_dir="$BATS_TEST_TMPDIR/process"
+    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop process_done:2ms
+    "$LATREC" report -q "$run_dir" --format json >"$BATS_TEST_TMPDIR/p.json"
+    p50s "$BATS_FILE_TMPDIR/plain.json" | sort >"$BATS_TEST_TMPDIR/before"
+    p50s "$BATS_TEST_TMPDIR/p.json" | sort >"$BATS_TEST_TMPDIR/after"
+    # The planted segment grows by about 2 ms at p50; no other one grows by
+    # more than 0.4 ms (the loop's last segment, the wait for the RAN's next
+    # tick, may shrink: the control arrives 2 ms later in the tick).
+    join "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after" | awk '
+        $1 == "DECODE_E3SM_DONE->PROCESS_DONE" { seen = 1; if ($3 - $2 < 1800 || $3 - $2 > 4000) { print "planted: " $0; bad = 1 } next }
+        $3 - $2 > 400 { print "grew: " $0; bad = 1 }
+        END { exit bad || !seen }'
+}
+
+@test "a delay planted at the receiver's socket shows as the hand-off SEND_DONE->RECV" {
+    run_dir="$BATS_TEST_TMPDIR/recv"
+    # The dApp's inbound thread sleeps 2 ms after recv() and before stamping
+    # RECV: from the stamps' view the message spent 2 ms more between the
+    # sender's SEND_DONE and the receiver's RECV.
+    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop recv:2ms
+    "$LATREC" report -q "$run_dir" --format json >"$BATS_TEST_TMPDIR/r.json"
+    [ "$(pval "$BATS_TEST_TMPDIR/r.json" SEND_DONE-\>RECV kind)" = hand-off ]
+    p50s "$BATS_FILE_TMPDIR/plain.json" | sort >"$BATS_TEST_TMPDIR/before"
+    p50s "$BATS_TEST_TMPDIR/r.json" | sort >"$BATS_TEST_TMPDIR/after"
+    join "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after" | awk '
+        $1 == "SEND_DONE->RECV" { seen = 1; if ($3 - $2 < 1800 || $3 - $2 > 4000) { print "planted: " $0; bad = 1 } next }
+        $3 - $2 > 400 { print "grew: " $0; bad = 1 }
+        END { exit bad || !seen }'
+    # The text table names it a hand-off between the two legs.
+    "$LATREC" report -q "$run_dir" --path e3/loop >"$BATS_TEST_TMPDIR/r.txt"
+    grep -qE '^SEND_DONE->RECV +outbound->inbound ' "$BATS_TEST_TMPDIR/r.txt"
+    # --path shows no leg table.
+    ! grep -q '^libe3/outbound' "$BATS_TEST_TMPDIR/r.txt"
+}
+
+@test "with scheduler data, the receiver's planted sleep in the hand-off is blocked time, and --explain names it" {
+    [ "$(id -u)" -eq 0 ] || skip "not root: loading the BPF program needs root"
+    run_dir="$BATS_TEST_TMPDIR/sched"
+    st=0
+    "$LATREC" record -q --require-sched -o "$run_dir" -- "$E3LOOP" --duration 2 --rate 100 --sleep-hop recv:2ms \
+        2>"$BATS_TEST_TMPDIR/rec.err" || st=$?
+    [ "$st" -eq 0 ] || skip "scheduler collector unavailable: $(head -1 "$BATS_TEST_TMPDIR/rec.err")"
+    "$LATREC" report -q "$run_dir" --path e3/loop --format json >"$BATS_TEST_TMPDIR/s.json"
+    blocked=$(pval "$BATS_TEST_TMPDIR/s.json" SEND_DONE-\>RECV sched.blocked_us)
+    awk -v b="$blocked" 'BEGIN { exit !(b > 1500 && b < 4000) }'
+    "$LATREC" report -q "$run_dir" --path e3/loop --explain 1 >"$BATS_TEST_TMPDIR/s.txt"
+    line=$(grep -E '^  1\. seq ' "$BATS_TEST_TMPDIR/s.txt")
+    [[ "$line" == *"by total"* || "$line" == *"total "* ]]
+    [[ "$line" == *" took "* && "$line" == *"Thread "* ]]
+}
+
+@test "gates and --baseline on path figures" {
+    j="$BATS_FILE_TMPDIR/plain.json"
+    run -4 "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --fail-over 'e3/loop:total:p50<1s'
+    [[ "$output" == *"e3/loop:total:p50 = "*"limit crossed"* ]]
+    run -0 "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --fail-over 'e3/loop:total:p50>1s' \
+        --fail-over 'path/e3/loop:SEND_DONE__RECV:max>10s'
+    run -1 "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --fail-over 'e3/loop:NOPE->RECV:p50>1s'
+    [[ "$output" == *"no such component/leg/hop or path/segment"* ]]
+    # A run against itself: every path row has a baseline, changes 0.
+    "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --baseline "$BATS_FILE_TMPDIR/plain" --format json >"$BATS_TEST_TMPDIR/b.json"
+    jq -e '[.paths[] | select(.path == "e3/loop") | .segments[] | .baseline.p50_us == .p50_us] | all' "$BATS_TEST_TMPDIR/b.json"
+}
+
+@test "hist --path: one column per segment and the total; --path=help lists the catalog's paths" {
+    run -0 "$LATREC" hist -q "$BATS_FILE_TMPDIR/plain" --path e3/loop --format csv
+    header=$(head -1 <<<"$output")
+    [[ "$header" == *"SEND_DONE->RECV"* && "$header" == *",total"* ]]
+    total=$(pval "$BATS_FILE_TMPDIR/plain.json" total count)
+    # The total column counts what the path table counts.
+    cnt=$("$LATREC" hist -q "$BATS_FILE_TMPDIR/plain" --path e3/loop --format json |
+        jq -r '.columns[] | select(.name == "total") | .count')
+    [ "$cnt" -eq "$total" ]
+    run -1 "$LATREC" hist -q "$BATS_FILE_TMPDIR/plain" --path nope
+    [[ "$output" == *"--path nope: catalog 'e3' has no such path"* ]]
+    run -0 "$LATREC" report "$BATS_FILE_TMPDIR/plain" --path=help
+    [[ "$output" == *$'e3/loop\tsource->outbound->inbound->consume->apply_ctrl'* ]]
+    [[ "$output" == *$'e3/indication\tsource->outbound->inbound->deliver'* ]]
+    [ "$total" -gt 0 ]
+}
