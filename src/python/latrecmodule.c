@@ -61,17 +61,6 @@ static inline void prefetch_ahead(const latrec_t *r)
         __builtin_prefetch(&r->recs[(r->idx + PY_PREFETCH_AHEAD) & r->mask], 1, 3);
 }
 
-/* Now in the timebase of ring r (what latrec_stamp_at(r, ...) takes). */
-static inline uint64_t ring_now(const latrec_t *r)
-{
-#ifdef LATREC_TIMEBASE_TSC
-    return latrec_ring_now(r);
-#else
-    (void)r;
-    return latrec_now_ns();
-#endif
-}
-
 /* A forked child's rings are dropped by the library; forget ours too. */
 static void py_fork_child(void)
 {
@@ -201,9 +190,9 @@ static PyObject *py_stamp(PyObject *mod, PyObject *const *args, Py_ssize_t nargs
 }
 
 PyDoc_STRVAR(stamp_at_doc, "stamp_at(seq, stage, t_ns, aux=0, aux2=0)\n--\n\n"
-                           "Store one record with a time taken earlier by now() (t_ns, ns of\n"
-                           "CLOCK_MONOTONIC; 0 means now). Use it when the instant that matters was\n"
-                           "read before a hand-off. Otherwise as stamp().");
+                           "Store one record with a time taken earlier by now() on this thread (t_ns,\n"
+                           "in the ring's timebase; 0 means now). Use it when the instant that\n"
+                           "matters was read before a hand-off. Otherwise as stamp().");
 
 static PyObject *py_stamp_at(PyObject *mod, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -225,8 +214,10 @@ static PyObject *py_stamp_at(PyObject *mod, PyObject *const *args, Py_ssize_t na
 }
 
 PyDoc_STRVAR(now_doc, "now()\n--\n\n"
-                      "CLOCK_MONOTONIC now, ns: the time a later stamp_at() stores. 0 (no clock\n"
-                      "read) in a build without LATREC_ENABLE.");
+                      "Now in the timebase of this thread's ring, the time a later stamp_at()\n"
+                      "takes: CLOCK_MONOTONIC ns, or TSC counts when the ring is a TSC ring\n"
+                      "(set_timebase(), LATREC_CLOCK); readers convert TSC rings to ns. 0 (no\n"
+                      "clock read) in a build without LATREC_ENABLE.");
 
 static PyObject *py_now(PyObject *mod, PyObject *unused)
 {
@@ -235,7 +226,7 @@ static PyObject *py_now(PyObject *mod, PyObject *unused)
 #ifdef LATREC_ENABLE
     /* The thread's ring read here; latrec_tnow() would read latrec_tls. */
     const latrec_t *r = py_ring;
-    if (LATREC_LIKELY(r != NULL)) return PyLong_FromUnsignedLongLong(ring_now(r));
+    if (LATREC_LIKELY(r != NULL)) return PyLong_FromUnsignedLongLong(latrec_ring_now(r));
 #endif
     return PyLong_FromUnsignedLongLong(latrec_tnow_fn());
 }
@@ -402,6 +393,37 @@ static PyObject *py_set_catalog(PyObject *mod, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(set_timebase_doc, "set_timebase(role, timebase)\n--\n\n"
+                               "Timebase of the rings opened from now on for role (None: every role\n"
+                               "without a choice of its own): TIMEBASE_MONO (CLOCK_MONOTONIC) or\n"
+                               "TIMEBASE_TSC (a bare TSC read per stamp, where the TSC is invariant;\n"
+                               "elsewhere the ring keeps the clock and says so once on stderr); None\n"
+                               "drops the choice. Without one, LATREC_CLOCK_<ROLE> or LATREC_CLOCK\n"
+                               "('tsc' or 'mono') decide, else the clock. Rings already open keep theirs.");
+
+static PyObject *py_set_timebase(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)mod;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_timebase() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    const char *role;
+    if (str_arg("set_timebase", "role", args[0], 0, &role) < 0) return NULL;
+    long timebase = -1;
+    if (args[1] != Py_None) {
+        timebase = PyLong_Check(args[1]) ? PyLong_AsLong(args[1]) : -2;
+        if (timebase != LATREC_TIMEBASE_MONO && timebase != LATREC_TIMEBASE_TSC) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError,
+                         "set_timebase(): timebase must be TIMEBASE_MONO, TIMEBASE_TSC or None, not %R", args[1]);
+            return NULL;
+        }
+    }
+    latrec_set_timebase(role, (int)timebase);
+    Py_RETURN_NONE;
+}
+
 /* ---- the module ----------------------------------------------------------- */
 
 #define FASTKW (METH_FASTCALL | METH_KEYWORDS)
@@ -414,6 +436,8 @@ static PyMethodDef latrec_methods[] = { { "open_as", (PyCFunction)(void (*)(void
                                         { "ctx", py_ctx, METH_NOARGS, ctx_doc },
                                         { "set_output_dir", py_set_output_dir, METH_O, set_output_dir_doc },
                                         { "set_catalog", py_set_catalog, METH_O, set_catalog_doc },
+                                        { "set_timebase", (PyCFunction)(void (*)(void))py_set_timebase, METH_FASTCALL,
+                                          set_timebase_doc },
                                         { NULL, NULL, 0, NULL } };
 
 PyDoc_STRVAR(latrec_doc, "Stage stamps from Python into latrec's per-thread rings.\n\n"
@@ -471,7 +495,9 @@ PyMODINIT_FUNC PyInit_latrec(void)
 #endif
     PyObject *m = PyModule_Create(&latrec_module);
     if (!m) return NULL;
-    if (add_constants(m) < 0 || PyModule_AddObjectRef(m, "ENABLED", enabled ? Py_True : Py_False) < 0 ||
+    if (add_constants(m) < 0 || PyModule_AddIntConstant(m, "TIMEBASE_MONO", LATREC_TIMEBASE_MONO) < 0 ||
+        PyModule_AddIntConstant(m, "TIMEBASE_TSC", LATREC_TIMEBASE_TSC) < 0 ||
+        PyModule_AddObjectRef(m, "ENABLED", enabled ? Py_True : Py_False) < 0 ||
         PyModule_AddStringConstant(m, "__version__", LATREC_PY_VERSION) < 0) {
         Py_DECREF(m);
         return NULL;

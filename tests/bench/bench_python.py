@@ -11,17 +11,20 @@ stamp through ctypes (latrec_tstamp_fn). The stamps go into this thread's
 ring of 2**LATREC_ENTRIES_LOG2 records (20 by default here: 32 MiB, larger
 than the caches, as real rings are). Printed per variant: the median over
 rounds of ns per call (loop included), of the ratio to monotonic_ns() in the
-same round, and of ns per call with the empty loop's cost taken off. With
---noop DIR the no-op build of the module (DIR on sys.path) is timed in a
-child process the same way, for the cost of the call and its argument
+same round, and of ns per call with the empty loop's cost taken off. The
+same is then measured in a child process whose ring is a TSC ring
+(LATREC_CLOCK=tsc), and with --noop DIR in one running the no-op build of
+the module (DIR on sys.path), for the cost of the call and its argument
 checks alone.
 """
 import argparse
 import ctypes
+import glob
 import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -103,6 +106,12 @@ def report(title, rows):
         print(f"  {name:<32} {ns:8.1f} {ratio:15.2f} {net:15.1f}")
 
 
+def child(a, env):
+    sys.stdout.flush()
+    subprocess.run([sys.executable, __file__, "--child", "--rounds", str(a.rounds), "--calls",
+                    str(a.calls)], env=env, check=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=15)
@@ -111,22 +120,25 @@ def main():
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     import latrec
-    if not a.child:
-        if not latrec.ENABLED:
-            print("bench_python: the module on PYTHONPATH is a no-op build; nothing to measure")
-            return 1
-        if not latrec.open_as("bench_py"):
-            print("bench_python: no ring could be opened (see the line above)")
-            return 1
+    if not a.child and not latrec.ENABLED:
+        print("bench_python: the module on PYTHONPATH is a no-op build; nothing to measure")
+        return 1
+    if latrec.ENABLED and not latrec.open_as("bench_py"):
+        print("bench_python: no ring could be opened (see the line above)")
+        return 1
     rows = measure(latrec, a.rounds, a.calls)
-    kind = "no-op build" if not latrec.ENABLED else f"ring of 2^{os.environ.get('LATREC_ENTRIES_LOG2', '18')} records"
+    if not latrec.ENABLED:
+        kind = "no-op build"
+    else:
+        tsc = open(glob.glob(os.path.join(os.environ["LATREC_OUTPUT_DIR"], f"bench_py.{threading.get_native_id()}*.latrec"))[0], "rb").read(4) == b"ALRT"
+        kind = f"{'TSC' if tsc else 'clock'} ring of 2^{os.environ.get('LATREC_ENTRIES_LOG2', '18')} records"
     report(f"bench_python: {sys.implementation.name} {sys.version.split()[0]}, {kind}, "
            f"{a.rounds} rounds x {a.calls} calls, medians", rows)
-    if a.noop and not a.child:
-        env = dict(os.environ, PYTHONPATH=a.noop)
-        sys.stdout.flush()
-        subprocess.run([sys.executable, __file__, "--child", "--rounds", str(a.rounds),
-                        "--calls", str(a.calls)], env=env, check=True)
+    if not a.child:
+        # the same in a TSC ring (LATREC_CLOCK=tsc; the clock where the TSC is not invariant)
+        child(a, dict(os.environ, LATREC_CLOCK="tsc"))
+        if a.noop:
+            child(a, dict(os.environ, PYTHONPATH=a.noop))
     return 0
 
 

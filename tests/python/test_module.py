@@ -22,7 +22,8 @@ def header_constants():
 def module_constants(pythonpath=None):
     env = {"PYTHONPATH": pythonpath} if pythonpath else None
     code = ("import json, latrec; print(json.dumps(dict(consts={k: getattr(latrec, k) for k in "
-            "dir(latrec) if k.isupper() and k not in ('STAGES', 'ENABLED')}, stages=latrec.STAGES)))")
+            "dir(latrec) if k.isupper() and k not in ('STAGES', 'ENABLED') and not k.startswith('TIMEBASE_')}, "
+            "stages=latrec.STAGES, timebases=[latrec.TIMEBASE_MONO, latrec.TIMEBASE_TSC])))")
     return json.loads(run_py(code, env=env).stdout)
 
 
@@ -33,6 +34,9 @@ def test_constants_match_the_header():
     assert got["consts"] == want
     stages = {k: v for k, v in want.items() if not re.match(r"(DROP|SKIP|OUT)_", k)}
     assert got["stages"] == stages
+    with open(os.path.join(SOURCE_DIR, "include", "latrec", "format.h")) as f:
+        tb = dict(re.findall(r"#define LATREC_TIMEBASE_(MONO|TSC)\s+(\d+)u", f.read()))
+    assert got["timebases"] == [int(tb["MONO"]), int(tb["TSC"])]
 
 
 @pytest.mark.usefixtures("enabled_module")
@@ -73,6 +77,8 @@ ERRORS = [
     ("latrec.open_as('a\\0b')", "ValueError", "NUL"),
     ("latrec.set_catalog('x' * 32)", "ValueError", "at most 31 bytes"),
     ("latrec.ctx_set(-1)", "OverflowError", "seq must be in"),
+    ("latrec.set_timebase(None, 7)", "ValueError", "TIMEBASE_MONO, TIMEBASE_TSC or None"),
+    ("latrec.set_timebase(None)", "TypeError", "takes 2 arguments"),
 ]
 
 
@@ -161,7 +167,7 @@ def test_pydoc_renders_the_module():
     assert "latrec - Stage stamps from Python into latrec's per-thread rings." in page
     for sig in ["open_as(role=None)", "seq_next()", "stamp(seq, stage, aux=0, aux2=0)",
                 "stamp_at(seq, stage, t_ns, aux=0, aux2=0)", "now()", "ctx_set(seq)", "ctx()",
-                "set_output_dir(dir)", "set_catalog(name)"]:
+                "set_output_dir(dir)", "set_catalog(name)", "set_timebase(role, timebase)"]:
         assert sig in page, sig
     assert "RECORD_BEGIN = 16" in page and "DROP_SHUTDOWN = 9" in page
     assert "ENABLED = True" in page
