@@ -19,7 +19,7 @@ DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
                libcmocka-dev bats libsmartcols-dev libjansson-dev \
                libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
                linux-libc-dev rt-tests libbpf-tools util-linux jq time \
-               python3-dev python3-pytest
+               python3-dev python3-pytest chromium
 
 .PHONY: all deps configure build check run bench fuzz install clean
 
@@ -33,6 +33,13 @@ deps:
 	    if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
 	    $$SUDO apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@# npm (test-time tools, tests/js): Debian's package only where no npm is
+	@# installed at all (a Node.js that brings its own npm must not be replaced).
+	@if ! command -v npm >/dev/null 2>&1; then \
+	    if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+	    echo "installing: npm"; \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm >/dev/null; \
 	fi
 
 $(BUILD)/CMakeCache.txt:

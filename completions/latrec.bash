@@ -89,12 +89,12 @@ _latrec() {
             esac
             ;;
         convert)
-            opts="$input -o --outdir --format --watch --quiet-secs --timeout"
+            opts="$input -o --outdir --format --window --max-events --watch --quiet-secs --timeout"
             case $prev in
                 --format) COMPREPLY=($(compgen -W "csv chrome" -- "$cur")); return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon) return ;;
+                --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon|--window|--max-events) return ;;
             esac
             ;;
     esac

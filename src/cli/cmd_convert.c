@@ -20,20 +20,30 @@
 #include "cli/pass.h"
 #include "cli/timeline.h"
 
-enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT };
+enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT, OPT_WINDOW, OPT_MAX_EVENTS };
+
+/* trace.json's event budget unless --max-events says otherwise: about
+ * 150 MB, which Perfetto's JSON importer and chrome://tracing still load. */
+#define DEFAULT_MAX_EVENTS 1000000ull
 
 struct convert_opts {
     latrec_input_opts input;
     const char *outdir;
     int chrome;
+    latrec_timeline_opts timeline;
     int watch;
     double quiet_secs, timeout_secs;
 };
 
 static const struct argp_option convert_options[] = {
-    { "outdir", 'o', "DIR", 0, "Write the files into DIR (default: <first DIR>/csv)", 0 },
+    { "outdir", 'o', "DIR", 0, "Write the files into DIR (default: <first DIR>/csv; with --format chrome, "
+                               "<first DIR>)", 0 },
     { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv; default) or "
                                       "chrome (trace.json for Perfetto / chrome://tracing)", 0 },
+    { "window", OPT_WINDOW, "FROM:TO", 0, "With --format chrome: only instances that begin in [FROM, TO) from "
+                                          "the first record (e.g. 1s:1.5s; TO may be empty)", 0 },
+    { "max-events", OPT_MAX_EVENTS, "N", 0, "With --format chrome: stop the timeline before it passes N events "
+                                            "(default 1000000, about 150 MB; 0: no limit)", 0 },
     { "watch", OPT_WATCH, 0, 0, "Wait until the rings go quiet before converting", 0 },
     { "quiet-secs", OPT_QUIET_SECS, "SECS", 0, "With --watch: how long nothing must change (a bare number is seconds; default 2)", 0 },
     { "timeout", OPT_TIMEOUT, "SECS", 0, "With --watch: give up waiting after SECS (a bare number "
@@ -56,6 +66,24 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
         else if (strcmp(arg, "csv") == 0) o->chrome = 0;
         else argp_error(state, "--format must be csv or chrome, not '%s'", arg);
         break;
+    case OPT_WINDOW: {
+        char from[64], *colon = strchr(arg, ':');
+        size_t n = colon ? (size_t)(colon - arg) : 0;
+        if (!colon || n >= sizeof(from)) argp_error(state, "--window takes FROM:TO (e.g. 1s:1.5s), not '%s'", arg);
+        memcpy(from, arg, n);
+        from[n] = '\0';
+        if ((n && latrec_parse_duration(from, &o->timeline.from_ns) < 0) ||
+            (colon[1] && latrec_parse_duration(colon + 1, &o->timeline.to_ns) < 0) ||
+            (o->timeline.to_ns && o->timeline.to_ns <= o->timeline.from_ns))
+            argp_error(state, "--window takes FROM:TO with FROM < TO (e.g. 1s:1.5s), not '%s'", arg);
+        break;
+    }
+    case OPT_MAX_EVENTS: {
+        unsigned long long v = strtoull(arg, &end, 10);
+        if (*end || end == arg || arg[0] == '-') argp_error(state, "--max-events takes a count, not '%s'", arg);
+        o->timeline.max_events = v;
+        break;
+    }
     case OPT_WATCH: o->watch = 1; break;
     case OPT_QUIET_SECS: o->quiet_secs = (double)latrec_arg_duration(state, &quiet_opt, arg) / 1e9; break;
     case OPT_TIMEOUT: o->timeout_secs = (double)latrec_arg_duration(state, &timeout_opt, arg) / 1e9; break;
@@ -489,6 +517,25 @@ static int convert_records(struct convert_pass *p, const char *records_path)
     return rc;
 }
 
+/* What trace.json holds and what it left out, one line each (always, not
+ * only without -q: a cut timeline must not pass for a whole one). */
+static void timeline_note(const latrec_timeline_totals *tt, const latrec_timeline_opts *o, const char *outdir,
+                          int quiet)
+{
+    if (tt->stopped)
+        fprintf(stderr, "latrec convert: %s/trace.json: stopped at %.6f s (--max-events %llu): %llu instances and "
+                        "%llu scheduler slices after it are not in the timeline; use --window or --max-events\n",
+                outdir, (double)tt->stopped_at_ns / 1e9, (unsigned long long)o->max_events,
+                (unsigned long long)tt->cut, (unsigned long long)tt->sched_cut);
+    if (tt->outside) {
+        char to[32] = "the end";
+        if (o->to_ns) snprintf(to, sizeof(to), "%.6f s", (double)o->to_ns / 1e9);
+        fprintf(stderr, "latrec convert: %s/trace.json: window %.6f s to %s: %llu instances outside it left out\n",
+                outdir, (double)o->from_ns / 1e9, to, (unsigned long long)tt->outside);
+    }
+    if (!tt->sched && !quiet) fprintf(stderr, "latrec convert: trace.json: no scheduler tracks: %s\n", tt->sched_reason);
+}
+
 int latrec_cmd_convert(int argc, char **argv)
 {
     static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
@@ -502,6 +549,7 @@ int latrec_cmd_convert(int argc, char **argv)
     struct convert_opts o;
     memset(&o, 0, sizeof(o));
     o.quiet_secs = 2;
+    o.timeline.max_events = DEFAULT_MAX_EVENTS;
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
     if (o.input.n_dirs == 0) latrec_input_add_dir(&o.input, "latrec.data");
@@ -514,6 +562,7 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     char outdir[4096];
     if (o.outdir) snprintf(outdir, sizeof(outdir), "%s", o.outdir);
+    else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in.opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in.opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
     struct convert_pass p = { &in, NULL, NULL, NULL };
@@ -530,7 +579,7 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     if (o.chrome) {
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
-        if (!(p.timeline = latrec_timeline_open(path, &in, p.legs))) {
+        if (!(p.timeline = latrec_timeline_open(path, &in, p.legs, &o.timeline))) {
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
@@ -547,12 +596,14 @@ int latrec_cmd_convert(int argc, char **argv)
         goto out;
     }
     if (o.chrome) {
-        if (latrec_timeline_close(p.timeline) < 0) {
-            p.timeline = NULL;
+        latrec_timeline_totals tt;
+        int closed = latrec_timeline_close(p.timeline, &tt);
+        p.timeline = NULL;
+        if (closed < 0) {
             fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
             goto out;
         }
-        p.timeline = NULL;
+        timeline_note(&tt, &o.timeline, outdir, in.opts.quiet);
     } else {
         snprintf(path, sizeof(path), "%s/rings.csv", outdir);
         if (write_rings_csv(&in, path) < 0) {
@@ -581,7 +632,7 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:
-    if (p.timeline) latrec_timeline_close(p.timeline);
+    if (p.timeline) latrec_timeline_close(p.timeline, NULL);
     latrec_component_tables_free(p.tables);
     latrec_legs_free(p.legs);
     latrec_input_close(&in);

@@ -188,6 +188,14 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
         if (why) snprintf(in->sched_reason, sizeof(in->sched_reason), "%s", why);
         const char *cmd = json_string_value(json_object_get(run, "command"));
         snprintf(in->command, sizeof(in->command), "%s", cmd ? cmd : "");
+        json_t *pid = json_object_get(run, "pid");
+        if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_integer_value(pid) <= INT32_MAX)
+            in->run_pid = (uint32_t)json_integer_value(pid);
+        const char *argv0 = json_string_value(json_array_get(json_object_get(run, "argv"), 0));
+        if (argv0) {
+            const char *base = strrchr(argv0, '/');
+            snprintf(in->run_name, sizeof(in->run_name), "%s", base ? base + 1 : argv0);
+        }
         json_t *t = json_object_get(run, "start_real_ns");
         if (json_is_integer(t)) in->run_start_real_ns = (uint64_t)json_integer_value(t);
         t = json_object_get(run, "stop_real_ns");

@@ -46,6 +46,8 @@ typedef struct latrec_input {
     /* from <dir>/run.json when present (first directory) */
     int            have_run;
     char           command[1024];
+    uint32_t       run_pid;       /* the launched (or attached) process, 0: unknown */
+    char           run_name[64];  /* its program: argv[0]'s last component */
     uint64_t       run_start_real_ns, run_stop_real_ns;
     char           sched_reason[256]; /* run.json's word on the scheduler collector */
     char           exit_note[320]; /* how the target ended ("exited with status 0") */

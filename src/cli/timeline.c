@@ -1,26 +1,15 @@
-/* trace.json writer (trace-event format). */
+/* trace.json writer (trace-event format): the file, the leg instances as
+ * async slices with their hops, stamps on their threads, flows between
+ * threads; the window and the event budget. */
 #include "cli/timeline.h"
 
 #include <errno.h>
-#include <jansson.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "read/outfile.h"
+#include "cli/timeline_impl.h"
 
-struct latrec_timeline {
-    latrec_outfile out; /* written aside, renamed over trace.json at close */
-    FILE *f;
-    const latrec_input *in;
-    const latrec_legs *legs;
-    uint64_t origin;
-    uint64_t flow_id;
-    int first;
-    int failed;
-};
-
-static void put(latrec_timeline *t, json_t *ev)
+void tl_put(latrec_timeline *t, json_t *ev)
 {
     if (!ev) {
         t->failed = ENOMEM;
@@ -28,14 +17,16 @@ static void put(latrec_timeline *t, json_t *ev)
     }
     if (!t->first && fputs(",\n", t->f) == EOF) t->failed = errno;
     t->first = 0;
-    if (json_dumpf(ev, t->f, JSON_COMPACT) != 0) t->failed = errno ? errno : EIO;
+    /* 15 digits: the ns of an 11-day trace in us, without binary noise. */
+    if (json_dumpf(ev, t->f, JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0) t->failed = errno ? errno : EIO;
     json_decref(ev);
+    t->tot.events++;
 }
 
-/* A JSON string of s. Ring names come from file headers and catalog names
- * from users' files: text that is not UTF-8 (which JSON cannot carry) gets
- * '?' for every byte >= 0x80 instead of failing the whole trace. */
-static json_t *jstr(const char *s)
+/* Ring names come from file headers and catalog names from users' files:
+ * text that is not UTF-8 (which JSON cannot carry) gets '?' for every byte
+ * >= 0x80 instead of failing the whole trace. */
+json_t *tl_str(const char *s)
 {
     json_t *j = json_string(s);
     if (j) return j;
@@ -46,24 +37,42 @@ static json_t *jstr(const char *s)
     return json_string(buf);
 }
 
-static json_int_t pid_of(const latrec_timeline *t, uint32_t process)
+json_int_t tl_pid_of_process(const latrec_timeline *t, uint32_t process)
 {
     const latrec_process *p = latrec_legs_process(t->legs, process);
     return p->pid ? (json_int_t)p->pid : (json_int_t)(1000000 + process);
 }
 
-static json_int_t tid_of(const latrec_timeline *t, uint32_t ring)
+json_int_t tl_tid_of_ring(const latrec_timeline *t, uint32_t ring)
 {
     uint32_t tid = latrec_ring_tid(&t->in->set.rings[ring]);
     return tid ? (json_int_t)tid : (json_int_t)(ring + 1);
 }
 
-static double us(const latrec_timeline *t, uint64_t ns)
+double tl_us(const latrec_timeline *t, uint64_t ns)
 {
     return (double)(int64_t)(ns - t->origin) / 1000.0;
 }
 
-latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs)
+/* ts 0: the first record (with --wall, the earliest wall-clock stamp). */
+static uint64_t origin_of(const latrec_input *in)
+{
+    latrec_input_totals tot;
+    latrec_input_totals_get(in, &tot);
+    if (!in->opts.wall) return tot.first_t;
+    uint64_t o = UINT64_MAX;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        latrec_wallmap map;
+        if (r->status != LATREC_RING_OK || !r->valid || latrec_wallmap_init(&map, r, NULL, 0) < 0) continue;
+        const uint64_t w = latrec_wallmap_apply(&map, r->min_t_ns);
+        if (w < o) o = w;
+    }
+    return o == UINT64_MAX ? 0 : o;
+}
+
+latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs,
+                                      const latrec_timeline_opts *opts)
 {
     latrec_timeline *t = calloc(1, sizeof(*t));
     if (!t) return NULL;
@@ -77,47 +86,115 @@ latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, 
     t->f = t->out.f;
     t->in = in;
     t->legs = legs;
+    if (opts) t->opts = *opts;
     t->first = 1;
-    latrec_input_totals tot;
-    latrec_input_totals_get(in, &tot);
-    t->origin = tot.first_t;
-    if (in->opts.wall) { /* instances carry wall-clock stamps: the earliest one */
-        t->origin = UINT64_MAX;
-        for (size_t i = 0; i < in->set.n; i++) {
-            const latrec_ring *r = &in->set.rings[i];
-            latrec_wallmap map;
-            if (r->status != LATREC_RING_OK || !r->valid || latrec_wallmap_init(&map, r, NULL, 0) < 0) continue;
-            const uint64_t w = latrec_wallmap_apply(&map, r->min_t_ns);
-            if (w < t->origin) t->origin = w;
-        }
-        if (t->origin == UINT64_MAX) t->origin = 0;
-    }
+    t->origin = origin_of(in);
+    tl_sched_open(t);
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", t->f);
-    uint32_t done_proc[4096];
-    size_t n_done = 0;
-    for (size_t i = 0; i < in->set.n; i++) {
-        const latrec_ring *r = &in->set.rings[i];
-        if (r->status != LATREC_RING_OK) continue;
-        uint32_t proc = latrec_legs_ring_process(legs, (uint32_t)i);
-        int seen = 0;
-        for (size_t k = 0; k < n_done; k++) seen |= done_proc[k] == proc;
-        if (!seen && n_done < sizeof(done_proc) / sizeof(done_proc[0])) {
-            done_proc[n_done++] = proc;
-            put(t, json_pack("{s:s, s:s, s:I, s:{s:o}}", "name", "process_name", "ph", "M", "pid",
-                             pid_of(t, proc), "args", "name", jstr(latrec_legs_process(legs, proc)->label)));
-        }
-        put(t, json_pack("{s:s, s:s, s:I, s:I, s:{s:o}}", "name", "thread_name", "ph", "M", "pid",
-                         pid_of(t, proc), "tid", tid_of(t, (uint32_t)i), "args", "name", jstr(r->name)));
-    }
+    tl_write_names(t);
     return t;
+}
+
+static json_t *async_ev(const char *ph, const char *name, uint64_t id, double ts, json_int_t pid, json_int_t tid)
+{
+    char idbuf[24];
+    snprintf(idbuf, sizeof(idbuf), "0x%llx", (unsigned long long)id);
+    return json_pack("{s:o, s:s, s:s, s:s, s:f, s:I, s:I}", "name", tl_str(name), "cat", "leg", "ph", ph, "id",
+                     idbuf, "ts", ts, "pid", pid, "tid", tid);
+}
+
+/* The events of a drawn instance: chain stamps k >= 2. */
+static uint64_t events_needed(const latrec_timeline *t, const latrec_instance *inst, int n_chain)
+{
+    uint64_t k = 0, flows = 0;
+    int prev = -1;
+    for (int i = 0; i < n_chain; i++) {
+        if (!inst->hits[i].t_ns) continue;
+        k++;
+        if (prev >= 0 && (tl_tid_of_ring(t, inst->hits[prev].ring) != tl_tid_of_ring(t, inst->hits[i].ring) ||
+                          latrec_legs_ring_process(t->legs, inst->hits[prev].ring) !=
+                              latrec_legs_ring_process(t->legs, inst->hits[i].ring)))
+            flows++;
+        prev = i;
+    }
+    return k < 2 ? 1 : 2 + 2 * (k - 1) + k + 2 * flows;
+}
+
+static void stamp_ev(latrec_timeline *t, const latrec_hit *h, const char *stage, const char *leg, uint64_t seq)
+{
+    json_int_t pid = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, h->ring));
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I, s:o}}", "name", tl_str(stage), "cat", "stamp",
+                        "ph", "X", "ts", tl_us(t, h->t_ns), "dur", 0.0, "pid", pid, "tid", tl_tid_of_ring(t, h->ring),
+                        "args", "seq", (json_int_t)seq, "leg", tl_str(leg)));
+}
+
+static void flow_evs(latrec_timeline *t, const latrec_hit *a, const latrec_hit *b, const char *name)
+{
+    json_int_t id = (json_int_t)++t->flow_id;
+    json_int_t pid_a = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, a->ring));
+    json_int_t pid_b = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, b->ring));
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "s", "id",
+                        id, "ts", tl_us(t, a->t_ns), "pid", pid_a, "tid", tl_tid_of_ring(t, a->ring)));
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "f",
+                        "bp", "e", "id", id, "ts", tl_us(t, b->t_ns), "pid", pid_b, "tid", tl_tid_of_ring(t, b->ring)));
+    t->tot.flows++;
+}
+
+static void draw_instance(latrec_timeline *t, const latrec_instance *inst, const latrec_leg *leg, int first, int last)
+{
+    const latrec_catalog *cat = &t->in->cat;
+    char name[2 * LATREC_NAME_MAX + 8], hop[2 * LATREC_NAME_MAX + 8], ba[8], bb[8];
+    snprintf(name, sizeof(name), "%s/%s", latrec_legs_component_name(t->legs, inst->component), leg->name);
+    const latrec_hit *h0 = &inst->hits[first], *h1 = &inst->hits[last];
+    const json_int_t pid = tl_pid_of_process(t, inst->process), tid = tl_tid_of_ring(t, h0->ring);
+    const json_int_t seq = (json_int_t)inst->seq;
+    t->tot.instances++;
+    if (first == last) {
+        tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:f, s:I, s:I, s:{s:I}}", "name", tl_str(name), "cat", "leg", "ph",
+                            "i", "s", "t", "ts", tl_us(t, h0->t_ns), "pid", pid, "tid", tid, "args", "seq", seq));
+        return;
+    }
+    /* The leg, its hops nested in it (same id), in the order a stack
+     * reads them: begin, each hop's begin and end, end. */
+    const uint64_t id = ++t->async_id;
+    json_t *b = async_ev("b", name, id, tl_us(t, h0->t_ns), pid, tid);
+    json_object_set_new(b, "args", json_pack("{s:s, s:I, s:b}", "kind", "leg", "seq", seq, "complete", inst->complete));
+    tl_put(t, b);
+    int prev = first;
+    for (int i = first + 1; i <= last; i++) {
+        const latrec_hit *ha = &inst->hits[prev], *hb = &inst->hits[i];
+        if (!hb->t_ns) continue;
+        snprintf(hop, sizeof(hop), "%s -> %s", latrec_catalog_stage_name(cat, leg->chain[prev], ba),
+                 latrec_catalog_stage_name(cat, leg->chain[i], bb));
+        b = async_ev("b", hop, id, tl_us(t, ha->t_ns), pid, tid);
+        json_object_set_new(b, "args", json_pack("{s:s, s:I}", "kind", "hop", "seq", seq));
+        tl_put(t, b);
+        tl_put(t, async_ev("e", hop, id, tl_us(t, hb->t_ns), pid, tid));
+        prev = i;
+    }
+    tl_put(t, async_ev("e", name, id, tl_us(t, h1->t_ns), pid, tid));
+    /* Stamps on their threads, and a flow where a hop changes thread. */
+    prev = -1;
+    for (int i = first; i <= last; i++) {
+        const latrec_hit *h = &inst->hits[i];
+        if (!h->t_ns) continue;
+        stamp_ev(t, h, latrec_catalog_stage_name(cat, leg->chain[i], ba), name, inst->seq);
+        if (prev >= 0) {
+            const latrec_hit *ha = &inst->hits[prev];
+            if (tl_tid_of_ring(t, ha->ring) != tl_tid_of_ring(t, h->ring) ||
+                latrec_legs_ring_process(t->legs, ha->ring) != latrec_legs_ring_process(t->legs, h->ring)) {
+                snprintf(hop, sizeof(hop), "%s -> %s", latrec_catalog_stage_name(cat, leg->chain[prev], ba),
+                         latrec_catalog_stage_name(cat, leg->chain[i], bb));
+                flow_evs(t, ha, h, hop);
+            }
+        }
+        prev = i;
+    }
 }
 
 void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *inst)
 {
     const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
-    const latrec_catalog *cat = &t->in->cat;
-    char name[2 * LATREC_NAME_MAX + 8], ba[8], bb[8];
-    snprintf(name, sizeof(name), "%s/%s", latrec_legs_component_name(t->legs, inst->component), leg->name);
     int first = -1, last = -1;
     for (int i = 0; i < leg->n_chain; i++)
         if (inst->hits[i].t_ns) {
@@ -125,48 +202,54 @@ void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *ins
             last = i;
         }
     if (first < 0) return; /* extras only: nothing to place */
-    const latrec_hit *h0 = &inst->hits[first], *h1 = &inst->hits[last];
-    const json_int_t pid = pid_of(t, inst->process);
-    if (first == last) {
-        put(t, json_pack("{s:o, s:s, s:s, s:f, s:I, s:I, s:{s:I}}", "name", jstr(name), "ph", "i", "s", "t",
-                         "ts", us(t, h0->t_ns), "pid", pid, "tid", tid_of(t, h0->ring), "args", "seq",
-                         (json_int_t)inst->seq));
+    const uint64_t t0 = inst->hits[first].t_ns;
+    const int64_t rel = (int64_t)(t0 - t->origin);
+    if (rel < (int64_t)t->opts.from_ns || (t->opts.to_ns && rel >= (int64_t)t->opts.to_ns)) {
+        t->tot.outside++;
         return;
     }
-    put(t, json_pack("{s:o, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I, s:b}}", "name", jstr(name), "cat", "leg", "ph",
-                     "X", "ts", us(t, h0->t_ns), "dur", (double)(int64_t)(h1->t_ns - h0->t_ns) / 1000.0,
-                     "pid", pid, "tid", tid_of(t, h0->ring), "args", "seq", (json_int_t)inst->seq,
-                     "complete", inst->complete));
-    int prev = first;
-    for (int i = first + 1; i <= last; i++) {
-        const latrec_hit *a = &inst->hits[prev], *b = &inst->hits[i];
-        if (!b->t_ns) continue;
-        snprintf(name, sizeof(name), "%s -> %s", latrec_catalog_stage_name(cat, leg->chain[prev], ba),
-                 latrec_catalog_stage_name(cat, leg->chain[i], bb));
-        put(t, json_pack("{s:o, s:s, s:s, s:f, s:f, s:I, s:I, s:{s:I}}", "name", jstr(name), "cat", "hop", "ph",
-                         "X", "ts", us(t, a->t_ns), "dur", (double)(int64_t)(b->t_ns - a->t_ns) / 1000.0,
-                         "pid", pid, "tid", tid_of(t, b->ring), "args", "seq", (json_int_t)inst->seq));
-        if (a->ring != b->ring) {
-            json_int_t id = (json_int_t)++t->flow_id;
-            json_int_t pid_a = pid_of(t, latrec_legs_ring_process(t->legs, a->ring));
-            put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", jstr(name), "cat", "flow", "ph", "s",
-                             "id", id, "ts", us(t, a->t_ns), "pid", pid_a, "tid", tid_of(t, a->ring)));
-            put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", jstr(name), "cat", "flow", "ph",
-                             "f", "bp", "e", "id", id, "ts", us(t, b->t_ns), "pid", pid, "tid",
-                             tid_of(t, b->ring)));
-        }
-        prev = i;
+    if (t->tot.stopped || tl_sched_flush(t, t0) < 0) {
+        t->tot.cut++;
+        return;
     }
+    if (!tl_fits(t, events_needed(t, inst, leg->n_chain))) {
+        t->tot.stopped = 1;
+        t->tot.stopped_at_ns = (uint64_t)rel;
+        t->tot.cut++;
+        return;
+    }
+    draw_instance(t, inst, leg, first, last);
 }
 
-int latrec_timeline_close(latrec_timeline *t)
+/* What was left out, for a reader of the file (catapult shows otherData). */
+static void write_other(latrec_timeline *t)
 {
-    if (fputs("\n]}\n", t->f) == EOF && !t->failed) t->failed = errno;
+    const latrec_timeline_totals *s = &t->tot;
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "generator", "latrec convert --format chrome",
+                          "instances", (json_int_t)s->instances, "instances_outside_window", (json_int_t)s->outside,
+                          "instances_cut", (json_int_t)s->cut, "sched_slices", (json_int_t)s->sched_slices,
+                          "sched_slices_cut", (json_int_t)s->sched_cut, "max_events",
+                          (json_int_t)t->opts.max_events);
+    if (o && s->stopped) json_object_set_new(o, "stopped_at_us", json_real((double)s->stopped_at_ns / 1000.0));
+    if (o && !s->sched) json_object_set_new(o, "sched", tl_str(s->sched_reason));
+    fputs("\n],\"otherData\":", t->f);
+    if (!o || json_dumpf(o, t->f, JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0) t->failed = o ? EIO : ENOMEM;
+    json_decref(o);
+}
+
+int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot)
+{
+    if (!t->tot.stopped) tl_sched_flush(t, UINT64_MAX);
+    tl_sched_count_rest(t);
+    write_other(t);
+    if (fputs("}\n", t->f) == EOF && !t->failed) t->failed = errno;
     if (fflush(t->f) != 0 && !t->failed) t->failed = errno;
     char err[512];
     if (t->failed) latrec_outfile_abort(&t->out);
     else if (latrec_outfile_commit(&t->out, err, sizeof(err)) < 0) t->failed = errno;
     int failed = t->failed;
+    if (tot) *tot = t->tot;
+    tl_sched_close(t);
     free(t);
     errno = failed;
     return failed ? -1 : 0;

@@ -387,24 +387,33 @@ def cmd_wall(outdir, expect_rows):
     print('%d wall stamps agree' % len(rs))
 
 def cmd_chrome(path, outdir):
-    """trace.json: loads; one thread_name per ring; X slices per leg and hop
-    as the tables say; flows in pairs across threads."""
+    """trace.json: loads; one named track per ring thread; async slices per
+    leg and hop as the tables say; flows in pairs across threads (the full
+    checks: tests/cli/trace_check.py)."""
     d = json.load(open(path))
     ev = d['traceEvents']
     rings = [r for r in dicts(os.path.join(outdir, 'rings.csv')) if r['status'] == 'ok'] if outdir else None
     tn = [e for e in ev if e['ph'] == 'M' and e['name'] == 'thread_name']
     pn = [e for e in ev if e['ph'] == 'M' and e['name'] == 'process_name']
-    if rings is not None:
-        if sorted(e['args']['name'] for e in tn) != sorted(r['name'] for r in rings):
-            die('thread names %s' % sorted(e['args']['name'] for e in tn))
     if len({(e['pid'], e['tid']) for e in tn}) != len(tn):
-        die('two rings share a track')
-    tracks = {(e['pid'], e['tid']) for e in tn}
+        die('two thread_name events for one track')
+    names = {(e['pid'], e['tid']): e['args']['name'] for e in tn}
+    if rings is not None:
+        for r in rings:
+            role = r['name']
+            last = role.rsplit('.', 1)[-1]
+            if '.' in role and last.isdigit() and r.get('tid', '') in ('', last):
+                role = role.rsplit('.', 1)[0]
+            if not any(role in n.split(' (')[0].split(', ') for n in names.values()):
+                die('no thread named after ring %s (%s)' % (r['name'], sorted(names.values())))
+    tracks = set(names)
     procs = {e['pid'] for e in pn}
-    legs = [e for e in ev if e['ph'] == 'X' and e.get('cat') == 'leg']
-    hops = [e for e in ev if e['ph'] == 'X' and e.get('cat') == 'hop']
+    legs = [e for e in ev if e['ph'] == 'b' and e['args']['kind'] == 'leg']
+    hops = [e for e in ev if e['ph'] == 'b' and e['args']['kind'] == 'hop']
     inst = [e for e in ev if e['ph'] == 'i']
-    for e in legs + hops + inst:
+    for e in ev:
+        if e['ph'] == 'M':
+            continue
         if (e['pid'], e['tid']) not in tracks or e['pid'] not in procs:
             die('event on an unnamed track: %s' % e)
         if e['ts'] < 0 or e.get('dur', 0) < 0:
@@ -418,13 +427,13 @@ def cmd_chrome(path, outdir):
             die('flow %s on one thread' % i)
         if f[i]['ts'] < s[i]['ts']:
             die('flow %s goes back in time' % i)
-    # each flow ends where a hop slice of the same name ends
-    ends = collections.Counter((e['name'], e['tid'], round(e['ts'] + e['dur'], 3)) for e in hops)
+    # each flow ends where a hop of the same name ends
+    ends = collections.Counter((e['name'], round(e['ts'], 3)) for e in ev if e['ph'] == 'e')
     for i in f:
-        if ends[(f[i]['name'], f[i]['tid'], round(f[i]['ts'], 3))] == 0:
+        if ends[(f[i]['name'], round(f[i]['ts'], 3))] == 0:
             die('flow %s ends on no hop' % i)
     if outdir:
-        # slices per table row: >= 2 chain stages -> X leg + (n-1) hops, 1 -> instant
+        # per table row: >= 2 chain stages -> a leg + (n-1) hops, 1 -> instant
         want_legs = want_hops = want_inst = 0
         for fn in os.listdir(outdir):
             if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv'):
@@ -768,7 +777,7 @@ PY
     convert -q --format chrome "$d"
     [ "$status" -eq 0 ]
     run "$PY" -c 'import json, sys; ev = json.load(open(sys.argv[1]))["traceEvents"]; print(sorted(e["args"]["name"] for e in ev if e["name"] == "thread_name"))' "$OUT/trace.json"
-    [ "$output" = "['caf?.3', 'records.2', 'we/ird.1']" ]
+    [ "$output" = "['caf?', 'records', 'we/ird']" ]
 }
 
 # ---------------------------------------------------------------------------
@@ -905,21 +914,33 @@ ev = json.load(open(sys.argv[1]))['traceEvents']
 tn = sorted((e['pid'], e['tid'], e['args']['name']) for e in ev if e['name'] == 'thread_name')
 pn = [(e['pid'], e['args']['name']) for e in ev if e['name'] == 'process_name']
 print(tn, pn)
-legs = [(e['name'], e['tid'], e['ts'], e['dur'], e['args']['seq'], e['args']['complete']) for e in ev if e.get('cat') == 'leg']
+# async slices: pair each begin with its end (same id and name)
+ends = {(e['id'], e['name']): e['ts'] for e in ev if e['ph'] == 'e'}
+def spans(kind):
+    return [(e['name'], e['tid'], e['ts'], round(ends[(e['id'], e['name'])] - e['ts'], 3), e['args'])
+            for e in ev if e['ph'] == 'b' and e['args']['kind'] == kind]
+legs = spans('leg')
 for s in range(1, 6):
     # origin = seq 1's EMIT_ENTER; ENQUEUE 40 ns after each EMIT_ENTER
     want = ('libe3/outbound', 101, round((s - 1) * 1000 + 0.040, 3), 4.25, s, True)
-    got = legs[s - 1][:2] + (round(legs[s - 1][2], 3),) + legs[s - 1][3:]
+    n, tid, ts, dur, a = legs[s - 1]
+    got = (n, tid, round(ts, 3), dur, a['seq'], a['complete'])
     assert got == want, (got, want)
 flows = sorted((e['ph'], e['tid'], e['name']) for e in ev if e['ph'] in 'sf')
 assert flows == [('f', 102, 'ENQUEUE -> DEQUEUE')] * 5 + [('s', 101, 'ENQUEUE -> DEQUEUE')] * 5, flows
-hops = sorted({(e['name'], e['tid'], e['dur']) for e in ev if e.get('cat') == 'hop'})
-assert hops == [('DEQUEUE -> ENCODE_E3AP_DONE', 102, 0.25), ('ENCODE_E3AP_DONE -> SEND_DONE', 102, 3.0),
-                ('ENQUEUE -> DEQUEUE', 102, 1.0)], hops
+hops = sorted({(n, dur) for n, tid, ts, dur, a in spans('hop')})
+assert hops == [('DEQUEUE -> ENCODE_E3AP_DONE', 0.25), ('ENCODE_E3AP_DONE -> SEND_DONE', 3.0),
+                ('ENQUEUE -> DEQUEUE', 1.0)], hops
+# the stamps on the threads that took them
+stamps = sorted({(e['name'], e['tid']) for e in ev if e.get('cat') == 'stamp'})
+assert stamps == [('DEQUEUE', 102), ('ENCODE_E3AP_DONE', 102), ('ENQUEUE', 101), ('SEND_DONE', 102)], stamps
 PY
     echo "$output"
     [ "$status" -eq 0 ]
-    [ "${lines[0]}" = "[(4242, 101, 'oai.101'), (4242, 102, 'libe3.outbound.102')] [(4242, 'pid 4242')]" ]
+    [ "${lines[0]}" = "[(4242, 101, 'oai'), (4242, 102, 'libe3.outbound')] [(4242, 'pid 4242 [libe3, oai]')]" ]
+    run "$PY" "$BATS_TEST_DIRNAME/trace_check.py" "$OUT/trace.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
 }
 
 # ---------------------------------------------------------------------------
