@@ -55,6 +55,9 @@ static const struct argp_option convert_options[] = {
 static const latrec_duration_opt quiet_opt = { "--quiet-secs", "s", 0, 3600000000000ull };
 static const latrec_duration_opt timeout_opt = { "--timeout", "s", 0, 8784ull * 3600000000000ull };
 
+static const latrec_duration_opt window_opt = { "--window", NULL, 0, 8784ull * 3600000000000ull };
+static const latrec_count_opt max_events_opt = { "--max-events", 0, UINT64_MAX };
+
 static error_t parse_convert(int key, char *arg, struct argp_state *state)
 {
     struct convert_opts *o = state->input;
@@ -67,23 +70,21 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
         else argp_error(state, "--format must be csv or chrome, not '%s'", arg);
         break;
     case OPT_WINDOW: {
-        char from[64], *colon = strchr(arg, ':');
+        /* FROM:TO, each in the one duration grammar; an empty TO: the end */
+        char from[64], err[160];
+        const char *colon = strchr(arg, ':');
         size_t n = colon ? (size_t)(colon - arg) : 0;
         if (!colon || n >= sizeof(from)) argp_error(state, "--window takes FROM:TO (e.g. 1s:1.5s), not '%s'", arg);
         memcpy(from, arg, n);
         from[n] = '\0';
-        if ((n && latrec_parse_duration(from, &o->timeline.from_ns) < 0) ||
-            (colon[1] && latrec_parse_duration(colon + 1, &o->timeline.to_ns) < 0) ||
-            (o->timeline.to_ns && o->timeline.to_ns <= o->timeline.from_ns))
+        if ((n && latrec_duration_parse(&window_opt, from, &o->timeline.from_ns, err, sizeof(err)) < 0) ||
+            (colon[1] && latrec_duration_parse(&window_opt, colon + 1, &o->timeline.to_ns, err, sizeof(err)) < 0))
+            argp_error(state, "%s", err);
+        if (o->timeline.to_ns && o->timeline.to_ns <= o->timeline.from_ns)
             argp_error(state, "--window takes FROM:TO with FROM < TO (e.g. 1s:1.5s), not '%s'", arg);
         break;
     }
-    case OPT_MAX_EVENTS: {
-        unsigned long long v = strtoull(arg, &end, 10);
-        if (*end || end == arg || arg[0] == '-') argp_error(state, "--max-events takes a count, not '%s'", arg);
-        o->timeline.max_events = v;
-        break;
-    }
+    case OPT_MAX_EVENTS: o->timeline.max_events = latrec_arg_count(state, &max_events_opt, arg); break;
     case OPT_WATCH: o->watch = 1; break;
     case OPT_QUIET_SECS: o->quiet_secs = (double)latrec_arg_duration(state, &quiet_opt, arg) / 1e9; break;
     case OPT_TIMEOUT: o->timeout_secs = (double)latrec_arg_duration(state, &timeout_opt, arg) / 1e9; break;

@@ -99,8 +99,8 @@ static json_t *async_ev(const char *ph, const char *name, uint64_t id, double ts
 {
     char idbuf[24];
     snprintf(idbuf, sizeof(idbuf), "0x%llx", (unsigned long long)id);
-    return json_pack("{s:o, s:s, s:s, s:s, s:f, s:I, s:I}", "name", tl_str(name), "cat", "leg", "ph", ph, "id",
-                     idbuf, "ts", ts, "pid", pid, "tid", tid);
+    return json_pack("{s:o, s:s, s:s, s:s, s:f, s:I, s:I}", "name", tl_str(name), "cat", "leg", "ph", ph, "id", idbuf,
+                     "ts", ts, "pid", pid, "tid", tid);
 }
 
 /* The events of a drawn instance: chain stamps k >= 2. */
@@ -133,8 +133,8 @@ static void flow_evs(latrec_timeline *t, const latrec_hit *a, const latrec_hit *
     json_int_t id = (json_int_t)++t->flow_id;
     json_int_t pid_a = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, a->ring));
     json_int_t pid_b = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, b->ring));
-    tl_put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "s", "id",
-                        id, "ts", tl_us(t, a->t_ns), "pid", pid_a, "tid", tl_tid_of_ring(t, a->ring)));
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "s", "id", id,
+                        "ts", tl_us(t, a->t_ns), "pid", pid_a, "tid", tl_tid_of_ring(t, a->ring)));
     tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "f",
                         "bp", "e", "id", id, "ts", tl_us(t, b->t_ns), "pid", pid_b, "tid", tl_tid_of_ring(t, b->ring)));
     t->tot.flows++;
@@ -228,8 +228,7 @@ static void write_other(latrec_timeline *t)
     json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "generator", "latrec convert --format chrome",
                           "instances", (json_int_t)s->instances, "instances_outside_window", (json_int_t)s->outside,
                           "instances_cut", (json_int_t)s->cut, "sched_slices", (json_int_t)s->sched_slices,
-                          "sched_slices_cut", (json_int_t)s->sched_cut, "max_events",
-                          (json_int_t)t->opts.max_events);
+                          "sched_slices_cut", (json_int_t)s->sched_cut, "max_events", (json_int_t)t->opts.max_events);
     if (o && s->stopped) json_object_set_new(o, "stopped_at_us", json_real((double)s->stopped_at_ns / 1000.0));
     if (o && !s->sched) json_object_set_new(o, "sched", tl_str(s->sched_reason));
     fputs("\n],\"otherData\":", t->f);

@@ -45,17 +45,17 @@ typedef struct latrec_timeline_opts {
 } latrec_timeline_opts;
 
 typedef struct latrec_timeline_totals {
-    uint64_t events;            /* written, metadata included */
-    uint64_t instances;         /* leg instances drawn */
-    uint64_t outside;           /* instances outside the window */
-    uint64_t cut;               /* instances after the budget ran out */
-    uint64_t sched_slices;      /* scheduler slices written */
-    uint64_t sched_cut;         /* scheduler slices after the cut / outside the window */
-    uint64_t flows;             /* flow arrows (s/f pairs) */
-    int      stopped;           /* the budget ran out */
-    uint64_t stopped_at_ns;     /* where, from the first record */
-    int      sched;             /* scheduler tracks written */
-    char     sched_reason[300]; /* why not, when !sched */
+    uint64_t events;        /* written, metadata included */
+    uint64_t instances;     /* leg instances drawn */
+    uint64_t outside;       /* instances outside the window */
+    uint64_t cut;           /* instances after the budget ran out */
+    uint64_t sched_slices;  /* scheduler slices written */
+    uint64_t sched_cut;     /* scheduler slices after the cut / outside the window */
+    uint64_t flows;         /* flow arrows (s/f pairs) */
+    int stopped;            /* the budget ran out */
+    uint64_t stopped_at_ns; /* where, from the first record */
+    int sched;              /* scheduler tracks written */
+    char sched_reason[300]; /* why not, when !sched */
 } latrec_timeline_totals;
 
 /* Create path (written aside and renamed at close, read/outfile.h) and

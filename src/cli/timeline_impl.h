@@ -16,9 +16,9 @@
 /* One scheduler-known thread generation and where its track stands. */
 struct tl_sched_thread {
     uint32_t tid, gen;
-    json_int_t pid;                         /* the track's process */
-    const latrec_sched_interval *iv;        /* its timeline */
-    size_t n, next;                         /* intervals, the next to write */
+    json_int_t pid;                  /* the track's process */
+    const latrec_sched_interval *iv; /* its timeline */
+    size_t n, next;                  /* intervals, the next to write */
 };
 
 struct latrec_timeline {

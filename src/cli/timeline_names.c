@@ -9,15 +9,15 @@
 
 struct track {
     json_int_t pid, tid;
-    uint32_t real_tid;    /* for comm: 0 when the tid is made up */
-    uint64_t when;        /* a time the thread was alive, ns */
-    char     name[256];   /* roles so far */
+    uint32_t real_tid; /* for comm: 0 when the tid is made up */
+    uint64_t when;     /* a time the thread was alive, ns */
+    char name[256];    /* roles so far */
 };
 
 struct proc {
     json_int_t pid;
-    uint32_t   process;   /* latrec's process index, or UINT32_MAX */
-    char       comps[256];
+    uint32_t process; /* latrec's process index, or UINT32_MAX */
+    char comps[256];
 };
 
 struct names {
@@ -32,8 +32,7 @@ static void role_of(const latrec_ring *r, uint32_t tid, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", r->name);
     char *dot = strrchr(buf, '.');
-    if (dot && tid && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) &&
-        strtoul(dot + 1, NULL, 10) == tid)
+    if (dot && tid && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && strtoul(dot + 1, NULL, 10) == tid)
         *dot = '\0';
 }
 
@@ -129,8 +128,7 @@ static void write_proc(latrec_timeline *t, const struct proc *p)
     else if (comm) snprintf(name, sizeof(name), "%s", comm);
     else if (p->process != UINT32_MAX)
         snprintf(name, sizeof(name), "%s", latrec_legs_process(t->legs, p->process)->label);
-    else
-        snprintf(name, sizeof(name), "pid %lld", (long long)p->pid);
+    else snprintf(name, sizeof(name), "pid %lld", (long long)p->pid);
     if (p->comps[0]) {
         size_t l = strlen(name);
         snprintf(name + l, sizeof(name) - l, " [%s]", p->comps);

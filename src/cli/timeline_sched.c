@@ -90,8 +90,8 @@ static void write_slice(latrec_timeline *t, const struct tl_sched_thread *th, co
         json_t *who = instead(t, th, a, b);
         if (who) json_object_set_new(args, "ran_instead", who);
     }
-    tl_put(t, json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "name", state_name(iv->state), "cat", "sched",
-                        "ph", "X", "ts", tl_us(t, a), "dur", (double)(b - a) / 1000.0, "pid", th->pid, "tid",
+    tl_put(t, json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I, s:o}", "name", state_name(iv->state), "cat", "sched", "ph",
+                        "X", "ts", tl_us(t, a), "dur", (double)(b - a) / 1000.0, "pid", th->pid, "tid",
                         (json_int_t)th->tid, "args", args));
     t->tot.sched_slices++;
 }
