@@ -454,8 +454,9 @@ PyDoc_STRVAR(latrec_doc, "Stage stamps from Python into latrec's per-thread ring
                          "    latrec.stamp(seq, latrec.DELIVER_DONE, 42)\n\n"
                          "Constants: every stage of the built-in E3 catalog (<latrec/stages.h>) by\n"
                          "name (RECORD_BEGIN, ...), also in the STAGES dict (name -> id); the DROP_*,\n"
-                         "SKIP_* and OUT_* payload codes. ENABLED is False in a build without\n"
-                         "LATREC_ENABLE, whose calls store nothing. See latrec(3).");
+                         "SKIP_* and OUT_* payload codes; TIMEBASE_MONO and TIMEBASE_TSC for\n"
+                         "set_timebase(). ENABLED is False in a build without LATREC_ENABLE,\n"
+                         "whose calls store nothing. See latrec(3).");
 
 static struct PyModuleDef latrec_module = {
     PyModuleDef_HEAD_INIT, "latrec", latrec_doc, -1, latrec_methods, NULL, NULL, NULL, NULL
