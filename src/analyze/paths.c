@@ -131,6 +131,10 @@ struct latrec_paths {
     size_t tomb_next;
     struct frag *head, *tail;
     size_t n_open;
+    /* Freed pieces (by hit count) and fragments, reused: no malloc per
+     * instance once the stream runs. */
+    struct piece *free_pieces[LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS + 1];
+    struct frag *free_frags;
     struct done_ring done[LATREC_MAX_PATHS];
     uint64_t now;
     latrec_path_counts counts[LATREC_MAX_PATHS];
@@ -183,23 +187,68 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
     return p;
 }
 
+static void free_piece(latrec_paths *p, struct piece *pc)
+{
+    int n = PIECE_INST(pc)->n_hits;
+    if (n < 0 || n > LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS) {
+        free(pc);
+        return;
+    }
+    pc->frag = (struct frag *)p->free_pieces[n]; /* the free list's link */
+    p->free_pieces[n] = pc;
+}
+
 static void free_frag(latrec_paths *p, struct frag *f)
 {
-    for (int i = 0; i < LATREC_MAX_PATH_LEGS; i++) {
-        free(f->at[i]);
-    }
+    for (int i = 0; i < LATREC_MAX_PATH_LEGS; i++)
+        if (f->at[i]) free_piece(p, f->at[i]);
     if (f->prev) f->prev->next = f->next;
     else p->head = f->next;
     if (f->next) f->next->prev = f->prev;
     else p->tail = f->prev;
     p->n_open--;
-    free(f);
+    f->next = p->free_frags;
+    p->free_frags = f;
+}
+
+static struct piece *new_piece(latrec_paths *p, const latrec_instance *inst)
+{
+    size_t isz = sizeof(latrec_instance) + (size_t)inst->n_hits * sizeof(latrec_hit);
+    struct piece *pc = NULL;
+    int n = inst->n_hits;
+    if (n >= 0 && n <= LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS && (pc = p->free_pieces[n]))
+        p->free_pieces[n] = (struct piece *)pc->frag;
+    else if (!(pc = malloc(sizeof(*pc) + isz)))
+        return NULL;
+    memset(pc, 0, sizeof(*pc));
+    memcpy(PIECE_INST(pc), inst, isz);
+    return pc;
+}
+
+static struct frag *new_frag(latrec_paths *p)
+{
+    struct frag *f = p->free_frags;
+    if (f) p->free_frags = f->next;
+    else if (!(f = malloc(sizeof(*f)))) return NULL;
+    memset(f, 0, sizeof(*f));
+    return f;
 }
 
 void latrec_paths_free(latrec_paths *p)
 {
     if (!p) return;
     while (p->head) free_frag(p, p->head);
+    for (size_t i = 0; i < sizeof(p->free_pieces) / sizeof(p->free_pieces[0]); i++)
+        while (p->free_pieces[i]) {
+            struct piece *pc = p->free_pieces[i];
+            p->free_pieces[i] = (struct piece *)pc->frag;
+            free(pc);
+        }
+    while (p->free_frags) {
+        struct frag *f = p->free_frags;
+        p->free_frags = f->next;
+        free(f);
+    }
     free(p->uses);
     free(p->n_uses);
     free(p->drop_hit);
@@ -460,15 +509,12 @@ static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance
         p->counts[p->head->path].cut_open++;
         leave(p, p->head);
     }
-    size_t isz = sizeof(latrec_instance) + (size_t)inst->n_hits * sizeof(latrec_hit);
-    struct piece *pc = calloc(1, sizeof(*pc) + isz);
-    struct frag *f = calloc(1, sizeof(*f));
-    if (!pc || !f) {
+    struct piece *pc = new_piece(p, inst);
+    struct frag *f = pc ? new_frag(p) : NULL;
+    if (!f) {
         free(pc);
-        free(f);
         return -1;
     }
-    memcpy(PIECE_INST(pc), inst, isz);
     pc->pos = pos;
     pc->frag = f;
     f->path = path_i;
