@@ -270,9 +270,10 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     in->ring_dir = calloc(in->set.n + 1, sizeof(int));
     in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
     in->released = calloc(in->set.n + 1, sizeof(uint64_t));
+    in->truncated = calloc(in->set.n + 1, 1);
     uint64_t *starts = in->dir_start_ns = calloc((size_t)o->n_dirs, sizeof(uint64_t));
     int *have = in->dir_have_start = calloc((size_t)o->n_dirs, sizeof(int));
-    if (!in->ring_dir || !in->dropped || !in->released || !starts || !have) {
+    if (!in->ring_dir || !in->dropped || !in->released || !in->truncated || !starts || !have) {
         fprintf(stderr, "latrec %s: out of memory\n", cmd);
         return 1;
     }
@@ -377,6 +378,19 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m)
     return 0;
 }
 
+/* Name each ring whose file shrank under the pass, once. */
+static void say_truncated(latrec_input *in)
+{
+    for (size_t i = 0; i < in->set.n; i++) {
+        uint64_t end;
+        if (in->truncated[i] || !latrec_ring_truncated(&in->set.rings[i], &end)) continue;
+        in->truncated[i] = 1;
+        fprintf(stderr, "latrec: %s: truncated while read (now at most %llu bytes): the records past "
+                        "that were not read\n",
+                in->set.rings[i].path, (unsigned long long)end);
+    }
+}
+
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
 {
     while (latrec_merge_next(m, out)) {
@@ -390,6 +404,7 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
         if (in->pass == 1) in->records++;
         return 1;
     }
+    say_truncated(in);
     return 0;
 }
 
@@ -402,9 +417,16 @@ void latrec_input_close(latrec_input *in)
     free(in->ring_dir);
     free(in->dropped);
     free(in->released);
+    free(in->truncated);
     free(in->dir_have_start);
     free(in->dir_start_ns);
     memset(in, 0, sizeof(*in));
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) || s > LATREC_COUNT_MAX ? LATREC_COUNT_MAX : s;
 }
 
 void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
@@ -419,10 +441,12 @@ void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
         t->rings++;
         t->wrapped += r->wrapped != 0;
         t->multi_writer += r->multi_writer != 0;
-        t->valid += r->valid;
-        t->lost += r->lost;
-        t->lost_lower_bound |= r->lost_lower_bound && r->lost;
-        t->dropped += in->dropped[i];
+        t->truncated += in->truncated[i] != 0;
+        t->valid = sat_add(t->valid, r->valid);
+        t->torn = sat_add(t->torn, r->torn);
+        t->lost = sat_add(t->lost, r->lost);
+        t->lost_lower_bound |= (r->lost_lower_bound && r->lost) || t->lost == LATREC_COUNT_MAX;
+        t->dropped = sat_add(t->dropped, in->dropped[i]);
         if (r->clock_ns_per_call) {
             if (!t->clock_min || r->clock_ns_per_call < t->clock_min) t->clock_min = r->clock_ns_per_call;
             if (r->clock_ns_per_call > t->clock_max) t->clock_max = r->clock_ns_per_call;

@@ -61,6 +61,7 @@ typedef struct latrec_input {
     uint64_t      *dropped;       /* per ring: records before the start stamp */
     uint64_t      *released;      /* per ring: write-order position up to which
                                      the pass gave its pages back */
+    unsigned char *truncated;     /* per ring: 1 once said truncated while read */
     uint64_t       records;       /* records delivered by the first pass */
     int            pass;          /* passes started by latrec_input_rewind */
 } latrec_input;
@@ -81,15 +82,20 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m);
 
 /* Next record at or after the start stamp of its ring's directory; 1, or 0
  * at the end. Records before that stamp are counted in in->dropped (first
- * pass only). */
+ * pass only). At the end, each ring whose file shrank while it was read is
+ * named once on stderr ("latrec: PATH: truncated while read ...") and
+ * marked in in->truncated; the other rings were read whole. */
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
 
 void latrec_input_close(latrec_input *in);
 
-/* Totals over the ok rings. */
+/* Totals over the ok rings. Sums saturate at LATREC_COUNT_MAX (read/ring.h);
+ * a saturated loss sets lost_lower_bound. */
 typedef struct latrec_input_totals {
     size_t   rings, rejected, wrapped, multi_writer;
+    size_t   truncated;                /* rings whose file shrank while read */
     uint64_t valid, lost, dropped;
+    uint64_t torn;                     /* torn slots (read/ring.h) */
     int      lost_lower_bound;
     uint32_t clock_min, clock_max; /* ns per clock read, over rings that measured it */
     uint64_t first_t, last_t;      /* mono ns over all records */

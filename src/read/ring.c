@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "read/ring.h"
+#include "read/shrink_guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -264,6 +265,21 @@ static int next_congruent(uint64_t base, uint64_t newest, uint64_t mask,
     return 0;
 }
 
+/* Counts within LATREC_COUNT_MAX (ring.h): an implausible rec_count makes
+ * the loss a saturated lower bound, never a wrapped or negative figure. */
+static void saturate(latrec_ring *r)
+{
+    if (r->rec_count <= LATREC_COUNT_MAX && r->written <= LATREC_COUNT_MAX)
+        return;
+    warn(r, "rec_count %llu is implausible: loss is not exact",
+         (unsigned long long)r->rec_count);
+    if (r->written > LATREC_COUNT_MAX)
+        r->written = LATREC_COUNT_MAX;
+    if (r->lost > LATREC_COUNT_MAX)
+        r->lost = LATREC_COUNT_MAX;
+    r->lost_lower_bound = 1;
+}
+
 /* One pass over the slots: counts, extremes, descents; then wrap and loss
  * as ring.h describes. */
 static void derive(latrec_ring *r, int fd)
@@ -293,11 +309,14 @@ static void derive(latrec_ring *r, int fd)
                                 : -1;
             if (n > 0) {
                 got = (uint64_t)n / sizeof(latrec_rec);
-            } else { /* no fd, or a read error: through the mapping */
+            } else { /* no fd, a read error or a file that shrank: through
+                        * the mapping (the shrink guard makes a cut page empty) */
                 got = want;
                 for (uint64_t k = 0; k < want; k++) {
                     buf[k].t_ns = __atomic_load_n(&recs[i + k].t_ns, __ATOMIC_ACQUIRE);
                     buf[k].sc = recs[i + k].sc;
+                    buf[k].aux = recs[i + k].aux;
+                    buf[k].aux2 = recs[i + k].aux2;
                 }
             }
         }
@@ -306,6 +325,7 @@ static void derive(latrec_ring *r, int fd)
         if (t == 0) {
             if (hole_slot == entries)
                 hole_slot = i;
+            r->torn += (cur->sc | cur->aux | cur->aux2) != 0;
             continue;
         }
         t = ring_ns(r, t);
@@ -340,6 +360,7 @@ static void derive(latrec_ring *r, int fd)
     if (valid == 0) {
         r->written = r->rec_count;
         r->lost = r->rec_count > entries ? r->rec_count - entries : 0;
+        saturate(r);
         return;
     }
     r->min_t_ns = min_t;
@@ -440,6 +461,7 @@ static void derive(latrec_ring *r, int fd)
     r->last_rec = (latrec_rec){last->sc, ring_ns(r, last->t_ns), last->aux, last->aux2};
     r->first_t_ns = r->first_rec.t_ns;
     r->last_t_ns = r->last_rec.t_ns;
+    saturate(r);
 }
 
 /* Validate and map an open fd (not closed here). */
@@ -467,6 +489,7 @@ static int open_on_fd(latrec_ring *r, int fd)
         return reject(r, "mmap: %s", strerror(errno));
     r->map = map;
     r->map_len = len;
+    r->guard = latrec_shrink_guard_add(map, len);
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
     derive(r, fd);
@@ -479,6 +502,7 @@ static int finish(latrec_ring *r, int rc)
 {
     if (rc == 0)
         return 0;
+    latrec_shrink_guard_remove(r->guard);
     if (r->map)
         munmap(r->map, r->map_len);
     free(r->tsc);
@@ -530,6 +554,7 @@ int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
 
 void latrec_ring_close(latrec_ring *r)
 {
+    latrec_shrink_guard_remove(r->guard);
     if (r->map)
         munmap(r->map, r->map_len);
     free(r->tsc);
@@ -550,4 +575,14 @@ int latrec_ring_boot_differs(const latrec_ring *a, const latrec_ring *b)
     if (!latrec_ring_boot_known(a) || !latrec_ring_boot_known(b))
         return 0;
     return memcmp(a->boot_id, b->boot_id, sizeof a->boot_id) != 0;
+}
+
+int latrec_ring_truncated(const latrec_ring *r, uint64_t *readable_bytes)
+{
+    uint64_t cut = latrec_shrink_guard_cut(r->guard);
+    if (cut == UINT64_MAX)
+        return 0;
+    if (readable_bytes)
+        *readable_bytes = cut;
+    return 1;
 }

@@ -2,7 +2,9 @@
  * read/ring.h - one ALR1 ring file: open, validate, derive, iterate.
  *
  * A ring is mapped read-only and MAP_SHARED, so a ring that a live writer is
- * still filling can be read. The header is copied once at open (a live
+ * still filling can be read. A ring file that shrinks while it is read
+ * does not kill the reader (read/shrink_guard.h): the slots past the new
+ * end read as empty and latrec_ring_truncated() says so. The header is copied once at open (a live
  * writer rewrites rec_count and the t1 pair); the records are read straight
  * from the mapping. All times are CLOCK_MONOTONIC nanoseconds unless a name
  * says otherwise. The on-disk contract is latrec-format(5) and
@@ -85,7 +87,17 @@
  * written = max(rec_count, valid), lost = max(0, rec_count - entries), and
  * lost_lower_bound = (rec_count < entries). A rec_count so large that
  * `written` would not fit in 64 bits gives written = rec_count and the
- * warning "rec_count N is implausible: loss is not exact".
+ * warning "rec_count N is implausible: loss is not exact". Every count
+ * stays within LATREC_COUNT_MAX (2^63 - 1, what a signed 64-bit JSON
+ * integer holds): a rec_count beyond it is implausible too (2^63 stamps
+ * take centuries), written and lost saturate there and lost_lower_bound
+ * is set, so sums and outputs never wrap.
+ *
+ * Torn slots. A slot with a payload (sc, aux or aux2 not zero) but t_ns 0
+ * holds a stamp that was never published: the writer was killed between
+ * clearing t_ns and storing it again, or (live ring) is storing it now.
+ * Such a slot is not a record; `torn` counts them, and they are in no
+ * other count.
  *
  * Iteration (write order): latrec_ring_next() below. It acquire-loads t_ns
  * first, skips a zero, then copies sc, aux, aux2: one plain pass, no
@@ -114,6 +126,7 @@ extern "C" {
 #define LATREC_REASON_LEN      160
 #define LATREC_INVERSION_MIN_NS 1000000ull /* floor of the inversion tolerance */
 #define LATREC_MAX_ENTRIES     (1ull << 32)
+#define LATREC_COUNT_MAX       ((uint64_t)INT64_MAX) /* counts saturate here */
 
 enum latrec_ring_status {
     LATREC_RING_OK = 0,       /* a ring: header valid, records readable */
@@ -159,6 +172,7 @@ typedef struct latrec_ring {
     /* derived at open (all zero for a rejected ring) */
     uint64_t file_size;    /* bytes */
     uint64_t valid;        /* records with t_ns != 0 */
+    uint64_t torn;         /* slots with a payload but t_ns 0 (see above) */
     int      wrapped;      /* the writer went round the ring at least once */
     uint64_t descents;     /* all descents in slot order */
     uint64_t significant_descents; /* see the rule above */
@@ -183,6 +197,7 @@ typedef struct latrec_ring {
     uint64_t iter_len;      /* slots to visit from start_slot (write order) */
     void    *map;
     size_t   map_len;
+    uint32_t guard;         /* read/shrink_guard.h handle; 0 = unguarded */
 } latrec_ring;
 
 /* A position in one ring's write order. `pos` is the index of the next slot
@@ -216,6 +231,12 @@ int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path);
 /* Unmap and free what open allocated; r is left zeroed. Safe on a rejected
  * ring, on a zeroed struct and twice. */
 void latrec_ring_close(latrec_ring *r);
+
+/* 1 when the file shrank under the ring's mapping while it was read (so
+ * far): slots from *readable_bytes (a file offset; may be NULL) on were
+ * read as empty. 0 otherwise. Ask after a pass: a pass that touched no
+ * page past the new end sees every record it had. */
+int latrec_ring_truncated(const latrec_ring *r, uint64_t *readable_bytes);
 
 /* 1 when the ring carries a v3 boot id (not all zero), 0 when unknown. */
 int latrec_ring_boot_known(const latrec_ring *r);

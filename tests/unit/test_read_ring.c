@@ -12,7 +12,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "read/ring.h"
@@ -726,15 +730,169 @@ static void test_loss(void **state)
     assert_true(r.lost_lower_bound);
     latrec_ring_close(&r);
 
-    /* an impossible rec_count: no overflow, said so */
+    /* an impossible rec_count: no overflow, said so, saturated at 2^63 - 1
+     * (what every output, JSON included, holds) as a lower bound */
     ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, UINT64_MAX);
     assert_int_equal(open_gen(&r, &g, "lmax.latrec"), 0);
     assert_true(r.wrapped);
-    assert_int_equal(r.written, UINT64_MAX);
-    assert_int_equal(r.lost, UINT64_MAX - 16);
+    assert_int_equal(r.written, INT64_MAX);
+    assert_int_equal(r.lost, INT64_MAX);
+    assert_true(r.lost_lower_bound);
     assert_string_equal(r.warning, "rec_count 18446744073709551615 is implausible: "
                                    "loss is not exact");
     latrec_ring_close(&r);
+
+    /* congruent with the newest slot, so no overflow either: 2^64 - 19
+     * written would be 2^64 - 35 lost (printed as -35 by a signed
+     * figure); saturated instead */
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, UINT64_MAX - 18);
+    assert_int_equal(open_gen(&r, &g, "lbig.latrec"), 0);
+    assert_int_equal((UINT64_MAX - 18 - 1) % 16, r.newest_slot);
+    assert_int_equal(r.written, INT64_MAX);
+    assert_int_equal(r.lost, INT64_MAX);
+    assert_true(r.lost_lower_bound);
+    assert_string_equal(r.warning, "rec_count 18446744073709551597 is implausible: "
+                                   "loss is not exact");
+    latrec_ring_close(&r);
+
+    /* 2^63 - 1 itself is still a plausible count */
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, (uint64_t)INT64_MAX - 2);
+    assert_int_equal(open_gen(&r, &g, "l63.latrec"), 0);
+    assert_int_equal(r.written, INT64_MAX - 2);
+    assert_int_equal(r.lost, INT64_MAX - 18);
+    assert_false(r.lost_lower_bound);
+    assert_string_equal(r.warning, "");
+    latrec_ring_close(&r);
+    ringgen_free(&g);
+}
+
+/* A slot whose payload is set but whose t_ns is 0 is a stamp never
+ * published: not a record, counted as torn. A cleared slot is not torn. */
+static void test_torn_slots(void **state)
+{
+    (void)state;
+    ringgen g;
+    latrec_ring r;
+    assert_int_equal(ringgen_init(&g, 3, 16, "t.1"), 0);
+    for (int i = 0; i < 10; i++)
+        ringgen_stamp(&g, (uint64_t)i + 1, 0, 0x21, 1000 * MS + (uint64_t)i * MS, 0, 0);
+    ringgen_set_rec(&g, 4, 5, 0, 0x21, 0, 0, 0);  /* seq set, t_ns 0 */
+    ringgen_set_rec(&g, 7, 0, 0, 0, 0, 99, 0);    /* aux only, t_ns 0 */
+    ringgen_set_rec(&g, 8, 0, 0, 0, 0, 0, 0);     /* cleared: just empty */
+    ringgen_set_rec(&g, 10, 11, 0, 0x22, 0, 0, 0); /* the next stamp, torn */
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, 10);
+    assert_int_equal(open_gen(&r, &g, "torn.latrec"), 0);
+    assert_int_equal(r.valid, 7);
+    assert_int_equal(r.torn, 3);
+    assert_int_equal(r.lost, 0);
+    latrec_cursor c;
+    latrec_rec rec;
+    uint64_t n = 0;
+    latrec_ring_cursor_init(&c);
+    while (latrec_ring_next(&r, &c, &rec))
+        n++;
+    assert_int_equal(n, 7);
+    latrec_ring_close(&r);
+    ringgen_free(&g);
+}
+
+/* Records of ring r in one write-order pass. */
+static uint64_t count_pass(const latrec_ring *r)
+{
+    latrec_cursor c;
+    latrec_rec rec;
+    uint64_t n = 0;
+    latrec_ring_cursor_init(&c);
+    while (latrec_ring_next(r, &c, &rec)) {
+        assert_int_equal(rec.t_ns, 1000 * MS + n * US);
+        n++;
+    }
+    return n;
+}
+
+/* A ring file truncated while it is read (its mapping outlives the file's
+ * end): no SIGBUS, the slots past the new end read as empty, the ring says
+ * it was truncated, and a second ring beside it reads whole. */
+static void test_shrink_while_read(void **state)
+{
+    (void)state;
+    const uint64_t entries = 1u << 16;
+    ringgen g;
+    latrec_ring a, b;
+    assert_int_equal(ringgen_init(&g, 3, entries, "big.1"), 0);
+    for (uint64_t i = 0; i < entries; i++)
+        ringgen_stamp(&g, i + 1, 0, 0x21, 1000 * MS + i * US, 0, 0);
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, entries);
+    assert_int_equal(open_gen(&a, &g, "shrink_a.latrec"), 0);
+    assert_int_equal(open_gen(&b, &g, "shrink_b.latrec"), 0);
+    assert_int_equal(a.valid, entries);
+    assert_int_equal(latrec_ring_truncated(&a, NULL), 0);
+
+    /* part of a pass, then the file shrinks to 8 KiB under it */
+    latrec_cursor c;
+    latrec_rec rec;
+    latrec_ring_cursor_init(&c);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(latrec_ring_next(&a, &c, &rec), 1);
+    assert_int_equal(truncate(tmp("shrink_a.latrec"), 8192), 0);
+    uint64_t n = 100;
+    while (latrec_ring_next(&a, &c, &rec))
+        n++;
+    assert_int_equal(n, (8192 - 4096) / 32); /* the records still in the file */
+    uint64_t readable = 0;
+    assert_int_equal(latrec_ring_truncated(&a, &readable), 1);
+    assert_int_equal(readable, 8192);
+    assert_int_equal(count_pass(&a), 128); /* a second pass: the same */
+    assert_int_equal(count_pass(&b), entries);
+    assert_int_equal(latrec_ring_truncated(&b, NULL), 0);
+
+    /* to nothing at all: the header page was read at open, the records go */
+    assert_int_equal(truncate(tmp("shrink_b.latrec"), 0), 0);
+    assert_int_equal(count_pass(&b), 0);
+    assert_int_equal(latrec_ring_truncated(&b, &readable), 1);
+    assert_int_equal(readable, 4096);
+    latrec_ring_close(&a);
+    latrec_ring_close(&b);
+
+    /* a ring opened again later sees the short file as truncated */
+    assert_int_equal(latrec_ring_open(&a, tmp("shrink_a.latrec")), -1);
+    assert_string_equal(a.error, "truncated: header says 65536 entries (2101248 bytes) but "
+                                 "the file has 8192 bytes");
+    latrec_ring_close(&a);
+    ringgen_free(&g);
+}
+
+/* A SIGBUS outside every ring mapping still ends the process (the guard
+ * passes it on). */
+static void test_shrink_guard_other_faults(void **state)
+{
+    (void)state;
+    ringgen g;
+    latrec_ring a;
+    assert_int_equal(ringgen_init(&g, 3, 16, "x.1"), 0);
+    ringgen_stamp(&g, 1, 0, 0x21, 1000 * MS, 0, 0);
+    assert_int_equal(ringgen_write(&g, tmp("guarded.latrec")), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* without the test harness's own handler: the default action */
+        signal(SIGBUS, SIG_DFL);
+        if (latrec_ring_open(&a, tmp("guarded.latrec")) != 0) /* the guard is in place */
+            _exit(1);
+        const char *p = tmp("other.bin");
+        int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || ftruncate(fd, 8192) != 0)
+            _exit(2);
+        volatile const char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
+            _exit(3);
+        (void)m[4096]; /* SIGBUS, not ours */
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGBUS);
     ringgen_free(&g);
 }
 
@@ -821,6 +979,9 @@ int main(void)
         cmocka_unit_test(test_multi_writer),
         cmocka_unit_test(test_loss),
         cmocka_unit_test(test_in_progress_slot),
+        cmocka_unit_test(test_torn_slots),
+        cmocka_unit_test(test_shrink_while_read),
+        cmocka_unit_test(test_shrink_guard_other_faults),
     };
     return cmocka_run_group_tests(tests, setup_dir, NULL);
 }
