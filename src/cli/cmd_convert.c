@@ -156,7 +156,7 @@ static const char *const rings_columns[] = {
     "file", "name", "version", "entries", "bytes", "rec_size", "rec_count", "valid", "wrapped",
     "lost_records", "lost_lower_bound", "descents", "clock_ns_per_call", "t0_mono_ns", "t0_real_ns",
     "t1_mono_ns", "t1_real_ns", "mono_real_offset_ns", "pid", "tid", "flags", "clock_id", "boot_id",
-    "host", "catalog", "dropped_before_start", "status", "error", NULL
+    "host", "catalog", "dropped_before_start", "status", "error", "torn_slots", NULL
 };
 
 static int write_rings_csv(const latrec_input *in, const char *path)
@@ -172,6 +172,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
             for (int k = 1; k < 26; k++) latrec_csv_empty(&c);
             latrec_csv_str(&c, "rejected");
             latrec_csv_str(&c, r->error);
+            latrec_csv_empty(&c);
             latrec_csv_end(&c);
             continue;
         }
@@ -213,8 +214,17 @@ static int write_rings_csv(const latrec_input *in, const char *path)
             for (int k = 0; k < 7; k++) latrec_csv_empty(&c);
         }
         latrec_csv_u64(&c, in->dropped[i]);
-        latrec_csv_str(&c, r->multi_writer ? "multi_writer" : "ok");
-        latrec_csv_str(&c, r->warning);
+        uint64_t end;
+        char why[LATREC_REASON_LEN + 80];
+        if (latrec_ring_truncated(r, &end)) {
+            snprintf(why, sizeof(why), "truncated while read (now at most %llu bytes)", (unsigned long long)end);
+            latrec_csv_str(&c, "truncated");
+            latrec_csv_str(&c, why);
+        } else {
+            latrec_csv_str(&c, r->multi_writer ? "multi_writer" : "ok");
+            latrec_csv_str(&c, r->warning);
+        }
+        latrec_csv_u64(&c, r->torn);
         latrec_csv_end(&c);
     }
     return latrec_csv_close(&c);

@@ -16,10 +16,13 @@ static void header_text(const latrec_report *m, FILE *out)
     if (h->command && h->command[0]) fprintf(out, "# command: %s\n", h->command);
     if (h->exit_note) fprintf(out, "# exit: %s\n", h->exit_note);
     fprintf(out, "# duration: %.3f s%s\n", h->duration_s, h->have_run ? "" : " (first to last record)");
-    fprintf(out, "# rings: %zu (%zu skipped, %zu wrapped%s)  records: %llu  lost: %llu%s  dropped before start: %llu\n",
-            t->rings, t->rejected, t->wrapped, t->multi_writer ? ", some not single-writer" : "",
+    char trunc[48] = "", torn[48] = "";
+    if (t->truncated) snprintf(trunc, sizeof(trunc), ", %zu truncated while read", t->truncated);
+    if (t->torn) snprintf(torn, sizeof(torn), "  torn slots: %llu", (unsigned long long)t->torn);
+    fprintf(out, "# rings: %zu (%zu skipped, %zu wrapped%s%s)  records: %llu  lost: %llu%s  dropped before start: %llu%s\n",
+            t->rings, t->rejected, t->wrapped, t->multi_writer ? ", some not single-writer" : "", trunc,
             (unsigned long long)h->records, (unsigned long long)t->lost, t->lost_lower_bound ? " (at least)" : "",
-            (unsigned long long)t->dropped);
+            (unsigned long long)t->dropped, torn);
     if (t->clock_max)
         fprintf(out, "# clock cost per call: %u..%u ns\n", t->clock_min, t->clock_max);
     else

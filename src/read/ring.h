@@ -73,7 +73,7 @@
  *
  * Loss. The writer stores rec_count exactly at heartbeat, close and exit,
  * and on the stamp path each time the write index reaches a multiple of
- * entries, so the exact number written is
+ * entries / 2, so the exact number written is
  *   written = the smallest n >= max(rec_count, valid) with
  *             (n - 1) mod entries == newest_slot
  *   lost    = written - entries (0 when written <= entries)

@@ -152,3 +152,49 @@ good_dir() {
     bounded report "$D/good" --stages "$D/nul.h"
     one_line "latrec: $D/nul.h: a NUL byte at offset 16: not a text file"
 }
+
+# Patch a ring file: rec_count, or one slot's t_ns (slot N).
+set_rec_count() { "$PY" -c 'import struct,sys; f=open(sys.argv[1],"r+b"); f.seek(16); f.write(struct.pack("<Q", int(sys.argv[2])))' "$1" "$2"; }
+clear_t_ns() { "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(4096 + 32 * int(sys.argv[2]) + 8); f.write(bytes(8))' "$1" "$2"; }
+
+@test "loss near 2^64 in one ring, near 2^63 in three: saturated lower bounds, never negative or wrapped" {
+    mkdir -p "$D/loss1" "$D/loss3"
+    # a full ring of 16 records (4 outbound legs)
+    outbound_spec libe3.outbound.101 1000 4000000000 4 | "$GEN" "$D/loss1"
+    set_rec_count "$D/loss1/libe3.outbound.101.latrec" 18446744073709551600 # 2^64 - 16
+    run --separate-stderr "$LATREC" report "$D/loss1" --format json
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec: $D/loss1/libe3.outbound.101.latrec: rec_count 18446744073709551600 is implausible: loss is not exact" ]
+    # (jq reads numbers as doubles: python checks the exact integer)
+    "$PY" -c 'import json,sys; h = json.loads(sys.argv[1])["header"]; assert h["lost"] == 2**63 - 1 and h["lost_is_lower_bound"] is True, h' "$output"
+    run --separate-stderr "$LATREC" report -q "$D/loss1"
+    [[ "${lines[2]}" == *"lost: 9223372036854775807 (at least)"* ]]
+    for k in 1 2 3; do
+        outbound_spec libe3.outbound.10$k 100$k 4000000000 4 | "$GEN" "$D/loss3"
+        set_rec_count "$D/loss3/libe3.outbound.10$k.latrec" 6917529027641081856 # 1.5 * 2^62
+    done
+    "$LATREC" convert -q "$D/loss3" -o "$D/loss3/csv"
+    run --separate-stderr "$LATREC" report "$D/loss3" --format json
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "" ]
+    # (jq reads numbers as doubles: python checks the exact integer)
+    "$PY" -c 'import json,sys; h = json.loads(sys.argv[1])["header"]; assert h["lost"] == 2**63 - 1 and h["lost_is_lower_bound"] is True, h' "$output"
+    # each ring's own figure is exact: 1.5 * 2^62 - 16
+    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { print $c["lost_records"] }' "$D/loss3/csv/rings.csv" | sort -u)" = 6917529027641081840 ]
+}
+
+@test "torn slots (payload, no stamp) are counted in the header, JSON and rings.csv" {
+    mkdir -p "$D/torn"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/torn"
+    # a 32-slot ring holding 20 records: slot 3 and slot 10 torn
+    clear_t_ns "$D/torn/libe3.outbound.101.latrec" 3
+    clear_t_ns "$D/torn/libe3.outbound.101.latrec" 10
+    run --separate-stderr "$LATREC" report "$D/torn" --format json
+    [ "$status" -eq 0 ]
+    [ "$(jq .header.torn_slots <<<"$output")" -eq 2 ]
+    [ "$(jq .header.records <<<"$output")" -eq 18 ]
+    run --separate-stderr "$LATREC" report "$D/torn"
+    [[ "${lines[2]}" == *"  torn slots: 2" ]]
+    "$LATREC" convert -q "$D/torn" -o "$D/torn/csv"
+    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { print $c["torn_slots"], $c["valid"] }' "$D/torn/csv/rings.csv")" = "2 18" ]
+}

@@ -35,12 +35,18 @@ static void check_ring(const latrec_ring *r)
     /* A wrapped ring is full, or full but for the slot being written. */
     CHECK(!(r->wrapped && r->valid + 1 < r->entries));
     CHECK(!(r->wrapped && r->multi_writer));
-    if (r->valid + 1 == r->entries && r->wrapped)
+    /* counts saturate at LATREC_COUNT_MAX, as a lower bound */
+    CHECK(r->written <= LATREC_COUNT_MAX && r->lost <= LATREC_COUNT_MAX);
+    CHECK(r->lost < LATREC_COUNT_MAX || r->lost_lower_bound);
+    if (r->lost == LATREC_COUNT_MAX)
+        ;
+    else if (r->valid + 1 == r->entries && r->wrapped)
         CHECK(r->lost == r->written - r->valid);
     else
         CHECK(r->lost == (r->written > r->entries ? r->written - r->entries : 0) ||
               r->multi_writer);
     CHECK(r->written >= r->valid);
+    CHECK(r->valid + r->torn <= r->entries);
 
     latrec_cursor c;
     latrec_rec rec;

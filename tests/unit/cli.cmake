@@ -23,3 +23,12 @@ if(TARGET latrec_cli AND LATREC_BATS)
     LABELS cli
     TIMEOUT 600)
 endif()
+
+# The shared input of report, hist and convert (src/cli/input.c): a ring
+# truncated mid-pass, saturating totals.
+pkg_check_modules(LATREC_INPUT_JANSSON REQUIRED IMPORTED_TARGET jansson)
+latrec_unit_test(test_input
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_input.c
+          ${CMAKE_SOURCE_DIR}/src/cli/input.c
+  LIBS latrec_analyze latrec_read PkgConfig::LATREC_INPUT_JANSSON m)
+target_include_directories(test_input PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
