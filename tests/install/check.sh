@@ -33,6 +33,16 @@ pcfile=$(find "$prefix" -name latrec.pc -print -quit)
 cfgfile=$(find "$prefix" -name latrecConfig.cmake -print -quit)
 [ -n "$cfgfile" ] || fail "no latrecConfig.cmake installed under $prefix"
 
+# The installed library carries the documented default ring directory, not
+# a directory of the build tree (LATREC_DEFAULT_DIR, CMakeLists.txt).
+build_abs=$(cd "$build" && pwd)
+want_default=$(sed -n 's/^LATREC_DEFAULT_DIR:STRING=//p' "$build/CMakeCache.txt")
+want_default=${want_default:-/tmp/latrec}
+for lib in $(find "$prefix" -name 'liblatrec.so*' -type f) $(find "$prefix" -name liblatrec.a -type f); do
+  if grep -qaF "$build_abs/latrec" "$lib"; then fail "$lib names the build tree's $build_abs/latrec as its ring directory"; fi
+  grep -qaF "$want_default" "$lib" || fail "$lib lacks the default ring directory $want_default"
+done
+
 # The consumer: one per-thread ring (10 records) and one explicit ring (5).
 cat >"$scratch/src/consumer.c" <<'EOF'
 #include <latrec/latrec.h>

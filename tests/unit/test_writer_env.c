@@ -347,7 +347,7 @@ static void test_dir_environment_beats_default(void **state)
     tw_rm_rf(d.root);
 }
 
-/* The compiled-in default is the build's <build>/latrec. This is the one
+/* The compiled-in default (/tmp/latrec unless configured). This is the one
  * case that writes outside LATREC_TEST_TMP: a uniquely named ring there,
  * removed again (and the directory too, when this test created it). */
 static void test_dir_compiled_default_is_used_last(void **state)
