@@ -111,6 +111,27 @@ static void exit_note(latrec_input *in, json_t *ex)
     if (error && w >= 0 && (size_t)w < len) snprintf(b + w, len - (size_t)w, "; latrec: %s", error);
 }
 
+/* A finished or failed run whose rings are not in DIR/rings (the final move
+ * failed, e.g. ENOSPC): DIR/rings still links to the directory run.json
+ * names, and the rings are read there - said in one line. */
+static void rings_elsewhere(const latrec_input *in, const char *dir, const json_t *run)
+{
+    char link[4200], target[4096];
+    snprintf(link, sizeof(link), "%s/rings", dir);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0 || in->opts.quiet) return;
+    target[n] = '\0';
+    const char *why = json_string_value(json_object_get(json_object_get(json_object_get(run, "collectors"), "rings"),
+                                                        "reason"));
+    struct stat st;
+    if (stat(link, &st) != 0)
+        fprintf(stderr, "latrec: %s: its rings were left in %s, which is gone (%s)\n", dir, target,
+                why ? why : "not brought into the run directory");
+    else
+        fprintf(stderr, "latrec: %s: rings read from %s, where run.json says they are (%s)\n", dir, target,
+                why ? why : "not brought into the run directory");
+}
+
 /* A run latrec is still recording (it holds the directory's lock,
  * record/rundir.h), or one it never finished (run.json still says
  * "recording", nobody holds the lock: latrec was killed): one line says
@@ -124,7 +145,12 @@ static void run_state(latrec_input *in, const char *dir, int first)
     json_t *run = json_loadb(text, len, 0, NULL);
     free(text);
     const char *state = json_string_value(json_object_get(run, "state"));
-    if (!state || (strcmp(state, "recording") != 0 && strcmp(state, "running") != 0)) {
+    if (state && strcmp(state, "recording") != 0 && strcmp(state, "running") != 0) {
+        rings_elsewhere(in, dir, run);
+        json_decref(run);
+        return;
+    }
+    if (!state) {
         json_decref(run);
         return;
     }

@@ -1,6 +1,7 @@
 /* Explicit rings: create the file safely, fill the v3 header (and a TSC
  * ring's open calibration), map, heartbeat, close. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,38 @@
 #include "latrec/latrec.h"
 
 #define PAGE 4096u
+
+/* A ring that cannot be created: one line on stderr and, when latrec record
+ * runs the program, a line "<ring name>\t<reason>" appended to its failure
+ * log ($LATREC_FAILURE_LOG, a file record made and reserved room in, so the
+ * line fits even when the ring's filesystem is full; never created here),
+ * so that the ring is counted in run.json instead of silently missing. */
+static void ring_error(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ring_error(const char *name, const char *fmt, ...)
+{
+    const int saved = errno;
+    char msg[700], line[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "latrec: %s\n", msg);
+    const char *log = getenv("LATREC_FAILURE_LOG");
+    int fd = log && *log ? open(log, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC) : -1;
+    if (fd >= 0) {
+        const char *nm = name ? name : "";
+        const size_t tab = strlen(nm);
+        int n = snprintf(line, sizeof(line), "%s\t%s", nm, msg);
+        if (n < 0 || n >= (int)sizeof(line) - 1) n = (int)sizeof(line) - 2;
+        for (int i = 0; i < n; i++) /* one line, one tab */
+            if ((line[i] == '\n' || line[i] == '\t') && (size_t)i != tab) line[i] = ' ';
+        line[n++] = '\n';
+        ssize_t w = write(fd, line, (size_t)n); /* one write: lines of several writers never mix */
+        (void)w;
+        close(fd);
+    }
+    errno = saved;
+}
 
 /* mkdir -p: create every missing component of dir. 0 or -1 with errno. */
 static int make_dirs(const char *dir)
@@ -155,18 +188,18 @@ static void *create_ring(const char *base, const char *name, uint64_t entries, s
         else snprintf(part, sizeof(part), "%s-%d.latrec.part", base, k);
         fd = open(part, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST) {
-            fprintf(stderr, "latrec: %s: cannot create: %s\n", part, strerror(errno));
+            ring_error(name, "%s: cannot create: %s", part, strerror(errno));
             return NULL;
         }
     }
     if (fd < 0) {
-        fprintf(stderr, "latrec: %s.latrec: no free file name\n", base);
+        ring_error(name, "%s.latrec: no free file name", base);
         return NULL;
     }
     int err = posix_fallocate(fd, 0, (off_t)len);
     if (err == EOPNOTSUPP || err == EINVAL) err = ftruncate(fd, (off_t)len) ? errno : 0;
     if (err) {
-        fprintf(stderr, "latrec: %s: cannot allocate %zu bytes: %s\n", part, len, strerror(err));
+        ring_error(name, "%s: cannot allocate %zu bytes: %s", part, len, strerror(err));
         close(fd);
         unlink(part);
         return NULL;
@@ -175,7 +208,7 @@ static void *create_ring(const char *base, const char *name, uint64_t entries, s
     err = errno;
     close(fd);
     if (map == MAP_FAILED) {
-        fprintf(stderr, "latrec: %s: cannot map %zu bytes: %s\n", part, len, strerror(err));
+        ring_error(name, "%s: cannot map %zu bytes: %s", part, len, strerror(err));
         unlink(part);
         return NULL;
     }
@@ -192,7 +225,7 @@ static void *create_ring(const char *base, const char *name, uint64_t entries, s
         if (rename_noreplace(part, path) == 0) return map;
         if (errno != EEXIST) break;
     }
-    fprintf(stderr, "latrec: %s: cannot rename into place: %s\n", part, strerror(errno));
+    ring_error(name, "%s: cannot rename into place: %s", part, strerror(errno));
     munmap(map, len);
     unlink(part);
     return NULL;
@@ -224,21 +257,21 @@ int latrec_open_in(latrec_t *r, const char *dir, const char *name, unsigned entr
     memset(r, 0, sizeof(*r));
     char dirbuf[4096], base[4160], path[4200];
     if (!name || !*name || strchr(name, '/') || strlen(name) >= LATREC_NAME_LEN) {
-        fprintf(stderr, "latrec: ring name '%s': must be 1..%d bytes without '/'\n",
+        ring_error(name, "ring name '%s': must be 1..%d bytes without '/'",
                 name ? name : "(null)", LATREC_NAME_LEN - 1);
         return -1;
     }
     if (entries_log2 < 1 || entries_log2 > 30) {
-        fprintf(stderr, "latrec: ring %s: entries_log2 %u out of range 1..30\n", name, entries_log2);
+        ring_error(name, "ring %s: entries_log2 %u out of range 1..30", name, entries_log2);
         return -1;
     }
     const char *d = latrec_resolve_dir_(dir, dirbuf, sizeof(dirbuf));
     if (!d) {
-        fprintf(stderr, "latrec: ring %s: output directory path too long\n", name);
+        ring_error(name, "ring %s: output directory path too long", name);
         return -1;
     }
     if (make_dirs(d) != 0) {
-        fprintf(stderr, "latrec: %s: cannot create directory: %s\n", d, strerror(errno));
+        ring_error(name, "%s: cannot create directory: %s", d, strerror(errno));
         return -1;
     }
     snprintf(base, sizeof(base), "%s/%s", d, name);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "read/ring.h"
 #include "read/ringset.h"
@@ -21,6 +22,13 @@ struct ring_row {
     char     error[160];
 };
 
+/* Rings the program could not create, per role (rundir.h's failure log). */
+struct failed_role {
+    char     role[128];
+    unsigned rings;
+    char     reason[320]; /* the first one's */
+};
+
 struct rings_priv {
     char     src[4096];
     int      mode;
@@ -35,6 +43,11 @@ struct rings_priv {
     size_t   n_rows, n_rejected;
     uint64_t first_kept_ns; /* earliest record at or after the start stamp */
     uint64_t first_ns;      /* earliest record of all */
+    struct failed_role *failed;
+    size_t   n_failed_roles;
+    unsigned n_failed;      /* rings the program could not create */
+    unsigned n_parts;       /* partial rings (.part) removed at stop */
+    uint64_t part_bytes;
 };
 
 static uint64_t mono_ns(void)
@@ -96,6 +109,66 @@ static int attach_filter(void *ctx, const char *path, const char *name)
     return take;
 }
 
+/* src cut to fit dst (len > 0), NUL-terminated. */
+static void copy_text(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* The role of a ring name: a per-thread ring is "<role>.<tid>". */
+static void role_of(const char *name, char *role, size_t len)
+{
+    copy_text(role, len, name);
+    char *dot = strrchr(role, '.');
+    if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1)) *dot = '\0';
+}
+
+/* Read and remove <run>/rings-failed.log: one line per ring the program's
+ * library could not create, "<name>\t<reason>" (src/lib/ring.c). */
+static void read_failures(struct rings_priv *p)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", p->run_dir, LATREC_RING_FAILURE_LOG);
+    FILE *f = fopen(path, "re");
+    if (!f) return;
+    char line[1024];
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab = '\0';
+        char role[128];
+        role_of(line, role, sizeof(role));
+        size_t i = 0;
+        while (i < p->n_failed_roles && strcmp(p->failed[i].role, role) != 0) i++;
+        if (i == p->n_failed_roles) {
+            struct failed_role *g = realloc(p->failed, (i + 1) * sizeof(*g));
+            if (!g) break;
+            p->failed = g;
+            memset(&g[i], 0, sizeof(g[i]));
+            copy_text(g[i].role, sizeof(g[i].role), role);
+            copy_text(g[i].reason, sizeof(g[i].reason), tab + 1);
+            p->n_failed_roles++;
+        }
+        p->failed[i].rings++;
+        p->n_failed++;
+    }
+    fclose(f);
+    unlink(path);
+}
+
+/* Partial rings left in the ring directory: the program died while it was
+ * creating them (between create and rename, src/lib/ring.c). Removed,
+ * counted in run.json and the summary. */
+static void remove_parts(struct rings_priv *p, const char *dir)
+{
+    uint64_t bytes = 0;
+    p->n_parts += latrec_rundir_remove_parts(dir, &bytes);
+    p->part_bytes += bytes;
+}
+
 static int grow_rows(struct rings_priv *p, size_t n)
 {
     p->rows = calloc(n ? n : 1, sizeof(*p->rows));
@@ -107,6 +180,10 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     struct rings_priv *p = c->priv;
     (void)stop_ns;
     if (p->mode == LATREC_RINGS_COPY) refresh_tree(p);
+    if (p->mode != LATREC_RINGS_COPY) {
+        read_failures(p);
+        remove_parts(p, p->mode == LATREC_RINGS_MOVE ? p->src : NULL);
+    }
     if (p->mode != LATREC_RINGS_DIRECT &&
         latrec_rundir_collect(p->run_dir, p->src, p->mode == LATREC_RINGS_MOVE,
                               p->mode == LATREC_RINGS_COPY ? attach_filter : NULL, p, &p->moved, err,
@@ -114,13 +191,14 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         return -1;
     char rings[4200], ringerr[512];
     snprintf(rings, sizeof(rings), "%s/rings", p->run_dir);
+    if (p->mode == LATREC_RINGS_DIRECT) remove_parts(p, rings);
     latrec_ringset set;
     int rc = latrec_ringset_open_dir(&set, rings, ringerr, sizeof(ringerr));
     memset(&c->counts, 0, sizeof(c->counts));
     if (rc == -ENODATA && !p->moved.failed) return 0; /* an uninstrumented command: no rings */
     if (rc == -ENODATA) {
-        snprintf(err, errlen, "%u ring%s could not be brought into %s (left in %s)", p->moved.failed,
-                 p->moved.failed == 1 ? "" : "s", rings, p->src);
+        snprintf(err, errlen, "the rings could not be brought into %s: %u ring%s left in %s, where %s points (see "
+                 "above)", rings, p->moved.failed, p->moved.failed == 1 ? "" : "s", p->src, rings);
         return -1;
     }
     if (rc < 0) {
@@ -168,8 +246,8 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     }
     latrec_ringset_close(&set);
     if (p->moved.failed) {
-        snprintf(err, errlen, "%u ring%s could not be brought into %s (left in %s)", p->moved.failed,
-                 p->moved.failed == 1 ? "" : "s", rings, p->src);
+        snprintf(err, errlen, "the rings could not be brought into %s: %u ring%s left in %s, where %s points (see "
+                 "above)", rings, p->moved.failed, p->moved.failed == 1 ? "" : "s", p->src, rings);
         return -1;
     }
     return 0;
@@ -190,6 +268,18 @@ static json_t *rings_describe(const latrec_collector *c)
         json_object_set_new(o, "copied", json_integer(p->moved.copied));
         json_object_set_new(o, "not_collected", json_integer(p->moved.skipped));
         json_object_set_new(o, "failed", json_integer(p->moved.failed));
+    }
+    json_object_set_new(o, "failed_to_open", json_integer(p->n_failed));
+    if (p->n_failed_roles) {
+        json_t *fr = json_array();
+        for (size_t i = 0; i < p->n_failed_roles; i++)
+            json_array_append_new(fr, json_pack("{s:s, s:i, s:s}", "role", p->failed[i].role, "rings",
+                                                (int)p->failed[i].rings, "reason", p->failed[i].reason));
+        json_object_set_new(o, "failed_to_open_roles", fr);
+    }
+    if (p->n_parts) {
+        json_object_set_new(o, "partial_removed", json_integer(p->n_parts));
+        json_object_set_new(o, "partial_removed_bytes", json_integer((json_int_t)p->part_bytes));
     }
     if (p->first_ns) json_object_set_new(o, "first_record_mono_ns", json_integer((json_int_t)p->first_ns));
     if (p->first_kept_ns)
@@ -222,6 +312,7 @@ static void rings_destroy(latrec_collector *c)
     if (p) {
         latrec_pidlist_free(&p->tree);
         free(p->rows);
+        free(p->failed);
         free(p);
     }
     free(c);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,7 @@ static int build_env(latrec_run *r, latrec_env *env, char *err, size_t errlen)
     const latrec_record_opts *o = r->o;
     if (latrec_env_init(env, environ) < 0) goto oom;
     if (latrec_env_set(env, "LATREC_OUTPUT_DIR", r->rings_src) < 0) goto oom;
+    if (r->failure_log[0] && latrec_env_set(env, "LATREC_FAILURE_LOG", r->failure_log) < 0) goto oom;
     char num[16];
     if (o->entries_log2) {
         snprintf(num, sizeof(num), "%u", o->entries_log2);
@@ -132,6 +134,19 @@ static int prepare_rings(latrec_run *r, char *err, size_t errlen)
     return latrec_rundir_rings_link(r->dir, NULL, err, errlen);
 }
 
+/* Before the rings: where the program's library says which rings it could
+ * not create (launch mode; an attached process has its own environment). */
+static int prepare_failure_log(latrec_run *r, char *err, size_t errlen)
+{
+    char note[4400];
+    if (r->o->attach_pid) return 0;
+    if (latrec_rundir_failure_log(r->dir, r->failure_log, sizeof(r->failure_log), note, sizeof(note), err,
+                                  errlen) < 0)
+        return -1;
+    if (note[0] && !r->o->quiet) fprintf(stderr, "latrec: %s\n", note);
+    return 0;
+}
+
 int latrec_run_timed_stop(const latrec_run *r)
 {
     return !r->o->attach_pid && r->have_status && r->level > 0 && r->stopped_by &&
@@ -150,6 +165,34 @@ static int status_of(const latrec_run *r)
     return LATREC_RECORD_EXIT_FAIL;
 }
 
+/* The run's own ring directory when the rings collector did not bring the
+ * rings home (it never started, or failed): partial rings removed, the
+ * directory removed when empty (DIR/rings then becomes an empty directory,
+ * not a dangling link), else said where the rings are. Nothing latrec made
+ * outlives the run unreported. */
+static void cleanup_rings_tmp(latrec_run *r)
+{
+    const latrec_collector *rings = latrec_run_collector(r, "rings");
+    if (rings && rings->state == LATREC_COLL_DONE) return;
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", r->dir, LATREC_RING_FAILURE_LOG);
+    if (r->failure_log[0] && stat(path, &st) == 0 && st.st_size == 0) unlink(path);
+    if (!r->rings_tmp[0] || lstat(r->rings_tmp, &st) != 0) return;
+    unsigned parts = latrec_rundir_remove_parts(r->rings_tmp, NULL);
+    if (parts && !r->o->quiet)
+        fprintf(stderr, "latrec: %s: removed %u partial ring%s (the command died while creating them)\n",
+                r->rings_tmp, parts, parts == 1 ? "" : "s");
+    snprintf(path, sizeof(path), "%s/rings", r->dir);
+    if (rmdir(r->rings_tmp) == 0) {
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && unlink(path) == 0) mkdir(path, 0755);
+        r->man.rings_dir = "rings";
+    } else {
+        fprintf(stderr, "latrec: the rings stay in %s (%s points there): not brought into the run directory\n",
+                r->rings_tmp, path);
+    }
+}
+
 /* Stop stamp, collectors, final manifest, summary. Returns the status. */
 static int finish(latrec_run *r, const char *error)
 {
@@ -157,6 +200,7 @@ static int finish(latrec_run *r, const char *error)
     r->man.stop_mono_ns = latrec_run_mono_ns();
     if (r->tfs && r->man.start.have) take_stamp(r, "stop", &r->man.stop);
     latrec_run_stop_collectors(r);
+    cleanup_rings_tmp(r);
     if (r->coll[0] && r->coll[0]->state == LATREC_COLL_DONE) r->man.rings_dir = "rings"; /* coll[0]: rings */
     int status = status_of(r);
     json_decref(r->exit);
@@ -237,7 +281,7 @@ static int prepare(latrec_run *r, int *status)
         return -1;
     }
     if (rotated && !o->quiet) fprintf(stderr, "latrec: kept the previous %s as %s.old\n", r->dir, r->dir);
-    if (prepare_rings(r, err, sizeof(err)) < 0) {
+    if (prepare_failure_log(r, err, sizeof(err)) < 0 || prepare_rings(r, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
         return -1;
     }

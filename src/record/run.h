@@ -29,6 +29,7 @@ typedef struct latrec_run {
     char dir[4096];        /* run directory as given, no trailing '/' */
     char rings_tmp[4096];  /* the run's own ring directory, "" when none */
     char rings_src[4200];  /* where the target writes (absolute) */
+    char failure_log[4200]; /* DIR/rings-failed.log (absolute), "" with -p */
     int  lock_fd;          /* the run directory, flock'ed for the run (rundir.h) */
     int  sfd;              /* signalfd of the stop signals and SIGCHLD */
     sigset_t old_mask;

@@ -106,6 +106,34 @@ json_t *latrec_run_launch_json(const latrec_run *r)
     return j;
 }
 
+/* "3 rings could not be created (e3loop.ran x2: <reason>; ...)", and the
+ * partial rings removed; "" when neither. */
+static void failed_rings(const json_t *rj, char *out, size_t len)
+{
+    out[0] = '\0';
+    size_t n = 0;
+    json_int_t total = json_integer_value(json_object_get(rj, "failed_to_open"));
+    if (total > 0) {
+        n += (size_t)snprintf(out, len, "%lld ring%s could not be created (", (long long)total, total == 1 ? "" : "s");
+        const json_t *roles = json_object_get(rj, "failed_to_open_roles");
+        size_t i;
+        const json_t *g;
+        json_array_foreach(roles, i, g) {
+            if (n >= len) break;
+            n += (size_t)snprintf(out + n, len - n, "%s%s x%lld: %s", i ? "; " : "",
+                                  json_string_value(json_object_get(g, "role")),
+                                  (long long)json_integer_value(json_object_get(g, "rings")),
+                                  json_string_value(json_object_get(g, "reason")));
+        }
+        if (n < len) n += (size_t)snprintf(out + n, len - n, ")");
+    }
+    json_int_t parts = json_integer_value(json_object_get(rj, "partial_removed"));
+    if (parts > 0 && n < len)
+        snprintf(out + n, len - n, "%s%lld partial ring%s removed (%.1f MiB: the command died while creating them)",
+                 n ? "; " : "", (long long)parts, parts == 1 ? "" : "s",
+                 (double)json_integer_value(json_object_get(rj, "partial_removed_bytes")) / (1 << 20));
+}
+
 /* What happened to the command, and latrec's exit status when it is not
  * the command's own: "the command exited 3", "the command died of SIGINT
  * (stopped at the end of -d: exit 0)", "the command exited 0; latrec
@@ -148,13 +176,17 @@ void latrec_run_summary(const latrec_run *r, int status)
         fprintf(stderr, "latrec: run in %s (rings not collected); %s\n", r->dir, what);
         return;
     }
-    const json_t *d = json_object_get(json_object_get(r->collectors, "rings"), "rings");
+    const json_t *rj = json_object_get(r->collectors, "rings");
+    const json_t *d = json_object_get(rj, "rings");
     long long n = json_is_integer(d) ? json_integer_value(d) : 0;
+    char failed[1024];
+    failed_rings(rj, failed, sizeof(failed));
     if (n == 0) {
-        fprintf(stderr, "latrec: no rings (the command wrote none: not instrumented?); run in %s; %s\n", r->dir,
-                what);
+        fprintf(stderr, "latrec: no rings (%s); run in %s; %s\n",
+                failed[0] ? failed : "the command wrote none: not instrumented?", r->dir, what);
         return;
     }
+    if (failed[0]) fprintf(stderr, "latrec: %s\n", failed);
     const latrec_collector_counts *c = &rings->counts;
     fprintf(stderr, "latrec: %lld ring%s, %llu records (%llu%s lost, %llu dropped before the start stamp)",
             n, n == 1 ? "" : "s", (unsigned long long)c->records, (unsigned long long)c->lost,

@@ -27,7 +27,7 @@ static int ends_with(const char *s, const char *suffix)
 /* Entries a run directory may hold; anything else stops -f. */
 static int known_top(const char *name)
 {
-    static const char *const known[] = { "run.json", "run.json.tmp", "trace.txt", "trace.txt.part",
+    static const char *const known[] = { "run.json", "run.json.tmp", LATREC_RING_FAILURE_LOG, "trace.txt", "trace.txt.part",
                                          "trace.dat", "sched.latrec", "sched.latrec.part", NULL };
     for (int i = 0; known[i]; i++)
         if (strcmp(name, known[i]) == 0) return 1;
@@ -322,6 +322,47 @@ int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, siz
     return 0;
 }
 
+int latrec_rundir_failure_log(const char *dir, char *out, size_t outlen, char *note, size_t notelen, char *err,
+                              size_t errlen)
+{
+    char abs[PATH_MAX];
+    note[0] = '\0';
+    if (!realpath(dir, abs) || (size_t)snprintf(out, outlen, "%s/%s", abs, LATREC_RING_FAILURE_LOG) >= outlen) {
+        snprintf(err, errlen, "%s: %s", dir, realpath(dir, abs) ? "path too long" : strerror(errno));
+        return -1;
+    }
+    int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", out, strerror(errno));
+        return -1;
+    }
+    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, 256 << 10) != 0)
+        snprintf(note, notelen, "%s: no room reserved (%s): rings that cannot be created on a full filesystem "
+                                "may go uncounted", out, strerror(errno));
+    close(fd);
+    return 0;
+}
+
+unsigned latrec_rundir_remove_parts(const char *dir, uint64_t *bytes)
+{
+    DIR *d = dir ? opendir(dir) : NULL;
+    unsigned n = 0;
+    if (bytes) *bytes = 0;
+    if (!d) return 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (!ends_with(e->d_name, ".part")) continue;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (unlinkat(dirfd(d), e->d_name, 0) == 0) {
+            n++;
+            if (bytes) *bytes += (uint64_t)st.st_size;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
 int latrec_rundir_rings_link(const char *dir, const char *target, char *err, size_t errlen)
 {
     char path[4200];
@@ -379,10 +420,132 @@ fail:;
     return -e;
 }
 
+/* The rings of src brought into `stage` (renamed, or copied across
+ * filesystems); names[] records each, copied[] how. Stops at the first
+ * that cannot be brought: -1 with that line printed. */
+struct staged {
+    char (*names)[256];
+    unsigned char *copied;
+    size_t n, cap;
+};
+
+static int stage_one(int sdir, int ddir, const char *name, const char *spath, const char *rings, struct staged *sg)
+{
+    if (sg->n == sg->cap) {
+        size_t cap = sg->cap ? 2 * sg->cap : 64;
+        char (*nn)[256] = realloc(sg->names, cap * sizeof(*nn));
+        if (nn) sg->names = nn;
+        unsigned char *nc = nn ? realloc(sg->copied, cap) : NULL;
+        if (!nc) {
+            fprintf(stderr, "latrec: %s: out of memory\n", spath);
+            return -1;
+        }
+        sg->copied = nc;
+        sg->cap = cap;
+    }
+    int copied = 0;
+    if (renameat2(sdir, name, ddir, name, RENAME_NOREPLACE) != 0) {
+        if (errno != EXDEV) {
+            fprintf(stderr, "latrec: %s: cannot move into %s: %s\n", spath, rings, strerror(errno));
+            return -1;
+        }
+        int sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        char part[300];
+        snprintf(part, sizeof(part), "%s.part", name);
+        int rc = sfd < 0 ? -errno : copy_file(sfd, ddir, part);
+        if (sfd >= 0) close(sfd);
+        if (rc == 0 && renameat2(ddir, part, ddir, name, RENAME_NOREPLACE) != 0) {
+            rc = -errno;
+            unlinkat(ddir, part, 0);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "latrec: %s: cannot copy into %s: %s\n", spath, rings, strerror(-rc));
+            return -1;
+        }
+        copied = 1;
+    }
+    snprintf(sg->names[sg->n], sizeof(sg->names[0]), "%s", name);
+    sg->copied[sg->n++] = (unsigned char)copied;
+    return 0;
+}
+
+/* Move mode, all or nothing: every ring goes into DIR/.rings.new, which
+ * then takes the place of the DIR/rings link. When one cannot be brought
+ * (ENOSPC while copying to another filesystem), those already brought go
+ * back, DIR/rings keeps pointing at src where every ring still is, and
+ * st->failed counts them all (run.json names src; report follows the link). */
+static int collect_move(const char *dir, const char *src, latrec_collect_stats *st, char *err, size_t errlen)
+{
+    char rings[4200], stage[4200], spath[4500];
+    snprintf(rings, sizeof(rings), "%s/rings", dir);
+    snprintf(stage, sizeof(stage), "%s/.rings.new", dir);
+    DIR *d = opendir(src);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", src, strerror(errno));
+        return -1;
+    }
+    if (mkdir(stage, 0755) != 0) {
+        snprintf(err, errlen, "%s: cannot create: %s", stage, strerror(errno));
+        closedir(d);
+        return -1;
+    }
+    int sdir = dirfd(d), ddir = open(stage, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct staged sg = { 0 };
+    unsigned rings_seen = 0;
+    int bad = ddir < 0;
+    struct dirent *e;
+    struct stat sb;
+    while (!bad && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!ends_with(e->d_name, ".latrec") || fstatat(sdir, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(sb.st_mode)) {
+            st->left++;
+            continue;
+        }
+        rings_seen++;
+        snprintf(spath, sizeof(spath), "%s/%s", src, e->d_name);
+        bad = stage_one(sdir, ddir, e->d_name, spath, rings, &sg) < 0;
+    }
+    if (bad) { /* back to src: the link keeps leading to every ring */
+        for (size_t i = 0; i < sg.n; i++)
+            if (sg.copied[i]) unlinkat(ddir, sg.names[i], 0);
+            else if (renameat2(ddir, sg.names[i], sdir, sg.names[i], RENAME_NOREPLACE) != 0)
+                fprintf(stderr, "latrec: %s/%s: cannot put back into %s: %s\n", stage, sg.names[i], src,
+                        strerror(errno));
+        while ((e = readdir(d)))
+            if (ends_with(e->d_name, ".latrec")) rings_seen++;
+        st->failed = rings_seen;
+        if (rmdir(stage) != 0) fprintf(stderr, "latrec: %s: cannot remove: %s\n", stage, strerror(errno));
+    } else if ((lstat(rings, &sb) == 0 && (S_ISLNK(sb.st_mode) ? unlink(rings) : rmdir(rings)) != 0) ||
+               rename(stage, rings) != 0) {
+        snprintf(err, errlen, "%s: cannot take the place of %s: %s", stage, rings, strerror(errno));
+        bad = -1;
+    } else {
+        for (size_t i = 0; i < sg.n; i++) {
+            if (!sg.copied[i]) {
+                st->moved++;
+                continue;
+            }
+            st->copied++;
+            if (unlinkat(sdir, sg.names[i], 0) != 0)
+                fprintf(stderr, "latrec: %s/%s: copied, but cannot remove: %s\n", src, sg.names[i], strerror(errno));
+        }
+    }
+    if (ddir >= 0) close(ddir);
+    closedir(d);
+    free(sg.names);
+    free(sg.copied);
+    if (bad < 0) return -1;
+    if (!bad && st->left == 0 && rmdir(src) != 0 && errno != ENOENT)
+        fprintf(stderr, "latrec: %s: cannot remove: %s\n", src, strerror(errno));
+    return 0;
+}
+
 int latrec_rundir_collect(const char *dir, const char *src, int move, latrec_ring_filter filter,
                           void *ctx, latrec_collect_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof(*st));
+    if (move && !filter) return collect_move(dir, src, st, err, errlen);
     char rings[4200];
     snprintf(rings, sizeof(rings), "%s/rings", dir);
     struct stat sb;

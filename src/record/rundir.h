@@ -48,6 +48,24 @@ int latrec_rundir_create(const char *dir, int force, int quiet, int *rotated, in
 int latrec_rundir_rings_tmp(const char *base, const char *run_id, char *out, size_t outlen,
                             int *tmpfs, char *note, size_t notelen, char *err, size_t errlen);
 
+/* The failure log of the run's rings: DIR/rings-failed.log. The program's
+ * writer library appends "<ring name>\t<reason>" for every ring it cannot
+ * create (src/lib/ring.c; the path reaches it as LATREC_FAILURE_LOG), and
+ * the rings collector counts them per role into run.json. */
+#define LATREC_RING_FAILURE_LOG "rings-failed.log"
+
+/* Create DIR/rings-failed.log (O_EXCL | O_NOFOLLOW) with room reserved
+ * (fallocate, size kept 0) so that the library's lines fit even on a full
+ * filesystem; its absolute path into out. Returns 0, or -1 with err. A
+ * filesystem without fallocate is not an error (note says so). */
+int latrec_rundir_failure_log(const char *dir, char *out, size_t outlen, char *note, size_t notelen, char *err,
+                              size_t errlen);
+
+/* Remove the partial rings ("*.part" regular files) of directory `dir`:
+ * a program that dies while creating a ring leaves one (src/lib/ring.c).
+ * Returns how many, their bytes in *bytes (may be NULL). */
+unsigned latrec_rundir_remove_parts(const char *dir, uint64_t *bytes);
+
 /* Make DIR/rings: a symbolic link to `target` when target is set, else a
  * directory. Returns 0 or -1. */
 int latrec_rundir_rings_link(const char *dir, const char *target, char *err, size_t errlen);
@@ -63,9 +81,12 @@ typedef struct latrec_collect_stats {
     unsigned left;    /* other entries left in the source directory */
 } latrec_collect_stats;
 
-/* Bring every "*.latrec" regular file of `src` into DIR/rings (replacing the
- * DIR/rings symbolic link by a directory first). move != 0: rename where
- * possible, else copy then unlink, and remove `src` when it ends up empty;
+/* Bring every "*.latrec" regular file of `src` into DIR/rings. move != 0:
+ * all or nothing - every ring is renamed (or copied, across filesystems)
+ * into DIR/.rings.new, which then replaces the DIR/rings link, the copied
+ * sources are unlinked and `src` removed when empty; when one ring cannot
+ * be brought (ENOSPC), the others go back, DIR/rings keeps pointing at src
+ * and st->failed counts every ring (all still in src);
  * move == 0: copy only (the rings of a live process). Never overwrites: a
  * name already present in DIR/rings is reported and left. Copies go through
  * "<name>.part" and are renamed into place. Per-file failures are printed

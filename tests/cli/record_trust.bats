@@ -200,3 +200,79 @@ wait_running() {
     [[ "$output" == *"r/csv/notes.txt: not written by latrec"* ]]
     [ -e r/csv/records.csv ]
 }
+
+# ---- rings that could not be made, moved or finished: counted and said -----------
+
+need_root_tmpfs() {
+    [ "$(id -u)" -eq 0 ] || skip "not root: a small full filesystem needs mount -t tmpfs -o size="
+    MNT="$WORK/mnt"
+    mkdir -p "$MNT"
+    mount -t tmpfs -o "size=$1" latrec-test "$MNT" || skip "cannot mount a tmpfs here"
+}
+
+@test "--rings-dir on a full filesystem: every ring that failed to open is counted per role in run.json and the summary" {
+    need_root_tmpfs 64k
+    run --separate-stderr "$LATREC" record -o r --rings-dir "$MNT" -- "$E3LOOP" --duration 0.3 --rate 200
+    [ "$status" -eq 0 ]
+    # the library's own lines, one per ring it could not create: the independent count
+    local want
+    want="$(grep -c '^latrec: /.*\.part: cannot allocate .* No space left on device$' <<<"$stderr")"
+    [ "$want" -ge 2 ]
+    [ "$(jq -r .collectors.rings.failed_to_open r/run.json)" = "$want" ]
+    [ "$(jq '[.collectors.rings.failed_to_open_roles[].rings] | add' r/run.json)" = "$want" ]
+    jq -e '.collectors.rings.failed_to_open_roles[] | select(.role == "dapp") | .reason | test("No space left on device")' r/run.json
+    [[ "$stderr" == *"latrec: no rings ($want rings could not be created ("*"dapp x1: "*"No space left on device"* ]]
+    [[ "$stderr" != *"not instrumented?"* ]]
+    [ ! -e r/rings-failed.log ]
+    [ -z "$(ls -A "$MNT")" ]
+}
+
+@test "ENOSPC while moving the rings: every ring stays where run.json says, report reads them there and says so; the summary tells the command's status apart" {
+    need_root_tmpfs 2m
+    run --separate-stderr "$LATREC" record -o "$MNT/r" -- "$E3LOOP" --duration 0.3 --rate 200
+    [ "$status" -eq 125 ]
+    [[ "$stderr" == *"No space left on device"* ]]
+    [[ "$stderr" == *"the command exited 0; latrec exits 125 (it failed: see above)"* ]]
+    [[ "$stderr" != *"the command exited 125"* ]]
+    local tmp n
+    tmp="$(jq -r .rings_tmp "$MNT/r/run.json")"
+    [ "$(jq -r .state "$MNT/r/run.json")" = failed ]
+    [ "$(jq -r .rings_dir "$MNT/r/run.json")" = "$tmp" ]
+    [ "$(readlink "$MNT/r/rings")" = "$tmp" ]
+    n="$(find "$tmp" -name '*.latrec' | wc -l)"
+    [ "$n" -ge 2 ]
+    [ "$(jq -r .collectors.rings.failed "$MNT/r/run.json")" = "$n" ]
+    [ -z "$(find "$MNT/r" -name '.rings.new' -o -name '*.part')" ]
+    run --separate-stderr "$LATREC" report --format json "$MNT/r"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"$MNT/r: rings read from $tmp, where run.json says they are"* ]]
+    local sched=0
+    [ -e "$MNT/r/sched.latrec" ] && sched=1
+    [ "$(jq '.header.rings' <<<"$output")" = "$((n + sched))" ]
+    rm -rf "$tmp"
+}
+
+@test "the command dies while creating a ring: its partial file is removed and counted, the ring directory is gone" {
+    run --separate-stderr "$LATREC" record -o r -- sh -c 'head -c 1048576 /dev/zero >"$LATREC_OUTPUT_DIR/x.1.latrec.part"; kill -KILL $$'
+    [ "$status" -eq 137 ]
+    local tmp
+    tmp="$(jq -r .rings_tmp r/run.json)"
+    [ ! -e "$tmp" ]
+    [ "$(jq -r .collectors.rings.partial_removed r/run.json)" = 1 ]
+    [ "$(jq -r .collectors.rings.partial_removed_bytes r/run.json)" = 1048576 ]
+    [[ "$stderr" == *"1 partial ring removed (1.0 MiB: the command died while creating them)"* ]]
+    [ -d r/rings ] && [ ! -L r/rings ]
+}
+
+@test "a launch that fails after the run directory exists leaves no ring directory and no dangling link" {
+    # the first cpu this machine does not have: the child fails setting its affinity
+    run "$LATREC" record -q -o r -c "$(nproc --all)" -- true
+    [ "$status" -eq 125 ]
+    local tmp
+    tmp="$(jq -r .rings_tmp r/run.json)"
+    [[ "$tmp" == /dev/shm/latrec-* ]]
+    [ ! -e "$tmp" ]
+    [ -d r/rings ] && [ ! -L r/rings ]
+    [ "$(jq -r .rings_dir r/run.json)" = rings ]
+    [ ! -e r/rings-failed.log ]
+}
