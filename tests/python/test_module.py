@@ -203,3 +203,22 @@ assert lib.latrec_ctx_fn() == 88
     assert [r["name"].split(".")[0] for r in rings] == ["cside"]
     got = sorted((int(r["seq"]), int(r["stage"]), int(r["aux"]), int(r["aux2"])) for r in records)
     assert got == [(1, 0x25, 10, 20), (2, 0x26, 30, 40), (3, 0x27, 0, 0)]
+
+
+@pytest.mark.usefixtures("enabled_module")
+def test_a_ring_that_cannot_be_opened_is_said_once(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code = r"""
+import sys, latrec
+latrec.set_output_dir(sys.argv[1])
+print(latrec.open_as("nodir"), latrec.open_as("nodir"))
+latrec.stamp(1, latrec.RECV)                 # goes nowhere, no error
+latrec.stamp_at(1, latrec.RECV, 5)
+latrec.ctx_set(3)
+print(latrec.ctx())
+"""
+    p = run_py(code, blocker / "rings")
+    assert p.stdout.split() == ["False", "False", "0"]
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and str(blocker) in lines[0], p.stderr
