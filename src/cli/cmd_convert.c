@@ -237,6 +237,8 @@ struct convert_pass {
     latrec_legs *legs;
     latrec_component_tables *tables; /* csv */
     latrec_timeline *timeline;       /* chrome */
+    latrec_paths *paths;             /* chrome: path flows */
+    int paths_lost;                  /* leg instances the path assembler could not take */
 };
 
 static void on_instance(void *ctx, const latrec_instance *inst)
@@ -244,6 +246,13 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     struct convert_pass *p = ctx;
     if (p->tables) latrec_component_tables_add(p->tables, inst);
     if (p->timeline) latrec_timeline_add_instance(p->timeline, inst);
+    if (p->paths && latrec_paths_feed(p->paths, inst) < 0) p->paths_lost = 1;
+}
+
+static void on_path(void *ctx, const latrec_path_instance *pi)
+{
+    struct convert_pass *p = ctx;
+    latrec_timeline_add_path(p->timeline, pi);
 }
 
 static void progress(const latrec_input *in, uint64_t done, uint64_t total)
@@ -519,6 +528,7 @@ static int convert_records(struct convert_pass *p, const char *records_path)
     pthread_cond_destroy(&q.merged_cv);
     pthread_cond_destroy(&q.legged_cv);
     latrec_legs_finish(p->legs);
+    if (p->paths) latrec_paths_finish(p->paths);
     latrec_merge_free(&q.m);
     int rc = 0;
     if (q.want_records && latrec_csv_close(&q.csv) < 0) rc = -1;
@@ -576,7 +586,7 @@ int latrec_cmd_convert(int argc, char **argv)
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in.opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in.opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { &in, NULL, NULL, NULL };
+    struct convert_pass p = { &in, NULL, NULL, NULL, NULL, 0 };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
@@ -592,6 +602,11 @@ int latrec_cmd_convert(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
         if (!(p.timeline = latrec_timeline_open(path, &in, p.legs, &o.timeline))) {
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            goto out;
+        }
+        const latrec_paths_opts po = { in.opts.path_horizon_ns, 0, in.opts.wall && in.opts.n_dirs > 1 };
+        if (in.cat.n_paths && !(p.paths = latrec_paths_new(&in.cat, p.legs, &po, on_path, &p))) {
+            fprintf(stderr, "latrec convert: out of memory\n");
             goto out;
         }
     } else {
@@ -615,6 +630,7 @@ int latrec_cmd_convert(int argc, char **argv)
             goto out;
         }
         timeline_note(&tt, &o.timeline, outdir, in.opts.quiet);
+        if (p.paths_lost) fprintf(stderr, "latrec convert: out of memory: some path flows are missing\n");
     } else {
         snprintf(path, sizeof(path), "%s/rings.csv", outdir);
         if (write_rings_csv(&in, path) < 0) {
@@ -645,6 +661,7 @@ int latrec_cmd_convert(int argc, char **argv)
 out:
     if (p.timeline) latrec_timeline_close(p.timeline, NULL);
     latrec_component_tables_free(p.tables);
+    latrec_paths_free(p.paths);
     latrec_legs_free(p.legs);
     latrec_input_close(&in);
     return rc;

@@ -103,6 +103,13 @@ static json_t *async_ev(const char *ph, const char *name, uint64_t id, double ts
                      "ts", ts, "pid", pid, "tid", tid);
 }
 
+/* Two stamps of one thread track (same process, same thread). */
+static int same_thread(const latrec_timeline *t, const latrec_hit *a, const latrec_hit *b)
+{
+    return tl_tid_of_ring(t, a->ring) == tl_tid_of_ring(t, b->ring) &&
+           latrec_legs_ring_process(t->legs, a->ring) == latrec_legs_ring_process(t->legs, b->ring);
+}
+
 /* The events of a drawn instance: chain stamps k >= 2. */
 static uint64_t events_needed(const latrec_timeline *t, const latrec_instance *inst, int n_chain)
 {
@@ -111,13 +118,10 @@ static uint64_t events_needed(const latrec_timeline *t, const latrec_instance *i
     for (int i = 0; i < n_chain; i++) {
         if (!inst->hits[i].t_ns) continue;
         k++;
-        if (prev >= 0 && (tl_tid_of_ring(t, inst->hits[prev].ring) != tl_tid_of_ring(t, inst->hits[i].ring) ||
-                          latrec_legs_ring_process(t->legs, inst->hits[prev].ring) !=
-                              latrec_legs_ring_process(t->legs, inst->hits[i].ring)))
-            flows++;
+        if (prev >= 0 && !same_thread(t, &inst->hits[prev], &inst->hits[i])) flows++;
         prev = i;
     }
-    return k < 2 ? 1 : 2 + 2 * (k - 1) + k + 2 * flows;
+    return k < 2 ? 2 : 2 + 2 * (k - 1) + k + 2 * flows;
 }
 
 static void stamp_ev(latrec_timeline *t, const latrec_hit *h, const char *stage, const char *leg, uint64_t seq)
@@ -128,15 +132,15 @@ static void stamp_ev(latrec_timeline *t, const latrec_hit *h, const char *stage,
                         "args", "seq", (json_int_t)seq, "leg", tl_str(leg)));
 }
 
-static void flow_evs(latrec_timeline *t, const latrec_hit *a, const latrec_hit *b, const char *name)
+static void flow_evs(latrec_timeline *t, const latrec_hit *a, const latrec_hit *b, const char *name, const char *cat)
 {
     json_int_t id = (json_int_t)++t->flow_id;
     json_int_t pid_a = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, a->ring));
     json_int_t pid_b = tl_pid_of_process(t, latrec_legs_ring_process(t->legs, b->ring));
-    tl_put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "s", "id", id,
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", cat, "ph", "s", "id", id,
                         "ts", tl_us(t, a->t_ns), "pid", pid_a, "tid", tl_tid_of_ring(t, a->ring)));
-    tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", "flow", "ph", "f",
-                        "bp", "e", "id", id, "ts", tl_us(t, b->t_ns), "pid", pid_b, "tid", tl_tid_of_ring(t, b->ring)));
+    tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:I, s:f, s:I, s:I}", "name", tl_str(name), "cat", cat, "ph", "f", "bp",
+                        "e", "id", id, "ts", tl_us(t, b->t_ns), "pid", pid_b, "tid", tl_tid_of_ring(t, b->ring)));
     t->tot.flows++;
 }
 
@@ -152,6 +156,7 @@ static void draw_instance(latrec_timeline *t, const latrec_instance *inst, const
     if (first == last) {
         tl_put(t, json_pack("{s:o, s:s, s:s, s:s, s:f, s:I, s:I, s:{s:I}}", "name", tl_str(name), "cat", "leg", "ph",
                             "i", "s", "t", "ts", tl_us(t, h0->t_ns), "pid", pid, "tid", tid, "args", "seq", seq));
+        stamp_ev(t, h0, latrec_catalog_stage_name(cat, leg->chain[first], ba), name, inst->seq);
         return;
     }
     /* The leg, its hops nested in it (same id), in the order a stack
@@ -181,11 +186,10 @@ static void draw_instance(latrec_timeline *t, const latrec_instance *inst, const
         stamp_ev(t, h, latrec_catalog_stage_name(cat, leg->chain[i], ba), name, inst->seq);
         if (prev >= 0) {
             const latrec_hit *ha = &inst->hits[prev];
-            if (tl_tid_of_ring(t, ha->ring) != tl_tid_of_ring(t, h->ring) ||
-                latrec_legs_ring_process(t->legs, ha->ring) != latrec_legs_ring_process(t->legs, h->ring)) {
+            if (!same_thread(t, ha, h)) {
                 snprintf(hop, sizeof(hop), "%s -> %s", latrec_catalog_stage_name(cat, leg->chain[prev], ba),
                          latrec_catalog_stage_name(cat, leg->chain[i], bb));
-                flow_evs(t, ha, h, hop);
+                flow_evs(t, ha, h, hop, "flow");
             }
         }
         prev = i;
@@ -221,14 +225,76 @@ void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *ins
     draw_instance(t, inst, leg, first, last);
 }
 
+/* 1 when instance inst was drawn (its first chain stamp in the window;
+ * the caller knows the timeline has not stopped). *last gets its last
+ * chain stamp, *first its first. */
+static int drawn(const latrec_timeline *t, const latrec_instance *inst, const latrec_hit **first,
+                 const latrec_hit **last)
+{
+    const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
+    *first = *last = NULL;
+    for (int i = 0; i < leg->n_chain; i++)
+        if (inst->hits[i].t_ns) {
+            if (!*first) *first = &inst->hits[i];
+            *last = &inst->hits[i];
+        }
+    if (!*first) return 0;
+    const int64_t rel = (int64_t)((*first)->t_ns - t->origin);
+    return rel >= (int64_t)t->opts.from_ns && (!t->opts.to_ns || rel < (int64_t)t->opts.to_ns);
+}
+
+void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi)
+{
+    if (!pi->complete || t->tot.stopped) return;
+    const latrec_path *path = &t->in->cat.paths[pi->path];
+    const latrec_hit *first[LATREC_MAX_PATH_LEGS], *last[LATREC_MAX_PATH_LEGS];
+    for (int i = 0; i < pi->n_legs; i++)
+        if (!drawn(t, pi->legs[i], &first[i], &last[i])) return;
+    /* a slice for the whole path, a flow at each hand-off */
+    if (!tl_fits(t, 2 + 2 * (uint64_t)(pi->n_legs - 1))) {
+        t->tot.stopped = 1;
+        t->tot.stopped_at_ns = pi->start_ns - t->origin;
+        return;
+    }
+    const json_int_t pid = tl_pid_of_process(t, pi->legs[0]->process), tid = tl_tid_of_ring(t, first[0]->ring);
+    const uint64_t id = ++t->async_id;
+    json_t *b = async_ev("b", path->name, id, tl_us(t, first[0]->t_ns), pid, tid);
+    json_object_set_new(b, "cat", json_string("path"));
+    json_object_set_new(b, "args", json_pack("{s:s}", "kind", "path"));
+    tl_put(t, b);
+    json_t *e = async_ev("e", path->name, id, tl_us(t, last[pi->n_legs - 1]->t_ns), pid, tid);
+    json_object_set_new(e, "cat", json_string("path"));
+    tl_put(t, e);
+    /* The hand-offs as the path's segments define them (analyze/paths.h). */
+    latrec_segment seg[LATREC_MAX_SEGS];
+    const int n_seg = latrec_path_segments(&t->in->cat, path, seg);
+    char name[3 * LATREC_NAME_MAX + 8];
+    for (int i = 0; i < n_seg; i++) {
+        int64_t v;
+        const latrec_hit *a, *hb;
+        if (seg[i].kind != LATREC_SEG_HANDOFF || !latrec_segment_value(&t->in->cat, path, pi, &seg[i], &v, &a, &hb) ||
+            !a || !hb || same_thread(t, a, hb))
+            continue;             /* nothing to point at */
+        if (hb->t_ns < a->t_ns) { /* the next leg began before this one ended: no arrow back in time */
+            t->tot.handoffs_backwards++;
+            continue;
+        }
+        snprintf(name, sizeof(name), "%s: %s", path->name, seg[i].leg);
+        flow_evs(t, a, hb, name, "path");
+    }
+    t->tot.paths++;
+}
+
 /* What was left out, for a reader of the file (catapult shows otherData). */
 static void write_other(latrec_timeline *t)
 {
     const latrec_timeline_totals *s = &t->tot;
-    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "generator", "latrec convert --format chrome",
-                          "instances", (json_int_t)s->instances, "instances_outside_window", (json_int_t)s->outside,
-                          "instances_cut", (json_int_t)s->cut, "sched_slices", (json_int_t)s->sched_slices,
-                          "sched_slices_cut", (json_int_t)s->sched_cut, "max_events", (json_int_t)t->opts.max_events);
+    json_t *o =
+        json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "generator", "latrec convert --format chrome",
+                  "instances", (json_int_t)s->instances, "paths", (json_int_t)s->paths, "path_handoffs_backwards",
+                  (json_int_t)s->handoffs_backwards, "instances_outside_window", (json_int_t)s->outside,
+                  "instances_cut", (json_int_t)s->cut, "sched_slices", (json_int_t)s->sched_slices, "sched_slices_cut",
+                  (json_int_t)s->sched_cut, "max_events", (json_int_t)t->opts.max_events);
     if (o && s->stopped) json_object_set_new(o, "stopped_at_us", json_real((double)s->stopped_at_ns / 1000.0));
     if (o && !s->sched) json_object_set_new(o, "sched", tl_str(s->sched_reason));
     fputs("\n],\"otherData\":", t->f);

@@ -24,7 +24,11 @@
  * one thread. A one-stage leg is an instant on its thread. A hop whose two
  * stamps are on different threads or processes gets a flow arrow (cat
  * "flow", ph s/f) from stamp A to stamp B. Metadata events have cat
- * "__metadata". Times are us from the first record (three decimals: ns).
+ * "__metadata". A complete path instance (analyze/paths.h) is an async
+ * slice "<path>" (cat "path") from its first to its last stamp, with a flow
+ * (cat "path") at each hand-off between its legs (its segments), across
+ * threads and processes; a hand-off whose next leg began before the last
+ * one ended gets no arrow (counted in otherData). Times are us from the first record (three decimals: ns).
  *
  * Large runs: a window (instances whose first stamp lies in [from, to), the
  * scheduler slices clipped to it) and an event budget: when the next
@@ -35,6 +39,7 @@
 #define LATREC_CLI_TIMELINE_H
 
 #include "analyze/legs.h"
+#include "analyze/paths.h"
 #include "cli/input.h"
 
 typedef struct latrec_timeline latrec_timeline;
@@ -45,17 +50,19 @@ typedef struct latrec_timeline_opts {
 } latrec_timeline_opts;
 
 typedef struct latrec_timeline_totals {
-    uint64_t events;        /* written, metadata included */
-    uint64_t instances;     /* leg instances drawn */
-    uint64_t outside;       /* instances outside the window */
-    uint64_t cut;           /* instances after the budget ran out */
-    uint64_t sched_slices;  /* scheduler slices written */
-    uint64_t sched_cut;     /* scheduler slices after the cut / outside the window */
-    uint64_t flows;         /* flow arrows (s/f pairs) */
-    int stopped;            /* the budget ran out */
-    uint64_t stopped_at_ns; /* where, from the first record */
-    int sched;              /* scheduler tracks written */
-    char sched_reason[300]; /* why not, when !sched */
+    uint64_t events;             /* written, metadata included */
+    uint64_t instances;          /* leg instances drawn */
+    uint64_t paths;              /* complete path instances drawn */
+    uint64_t handoffs_backwards; /* hand-offs whose next leg began first: no flow */
+    uint64_t outside;            /* instances outside the window */
+    uint64_t cut;                /* instances after the budget ran out */
+    uint64_t sched_slices;       /* scheduler slices written */
+    uint64_t sched_cut;          /* scheduler slices after the cut / outside the window */
+    uint64_t flows;              /* flow arrows (s/f pairs) */
+    int stopped;                 /* the budget ran out */
+    uint64_t stopped_at_ns;      /* where, from the first record */
+    int sched;                   /* scheduler tracks written */
+    char sched_reason[300];      /* why not, when !sched */
 } latrec_timeline_totals;
 
 /* Create path (written aside and renamed at close, read/outfile.h) and
@@ -65,6 +72,9 @@ typedef struct latrec_timeline_totals {
 latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs,
                                       const latrec_timeline_opts *opts);
 void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *inst);
+/* A complete path instance whose legs were drawn: an async slice for the
+ * whole path (cat "path") and a flow at each hand-off (cat "path"). */
+void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi);
 /* Finish the file, rename it into place and fill *tot (may be NULL). 0, or
  * -1 with errno when any write failed (nothing is renamed then). */
 int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot);

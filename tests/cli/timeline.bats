@@ -37,7 +37,7 @@ need_js() {
 
 other() { "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["otherData"][sys.argv[2]])' "$@"; }
 
-@test "timeline of the E3 loop: no partial overlap, flows paired, all named, scheduler tracks match report's on-CPU within 1%" {
+@test "timeline of the E3 loop: no partial overlap, flows paired (paths across processes), all named, scheduler tracks match report's on-CPU within 1%" {
     need_run
     run --separate-stderr "$LATREC" convert --format chrome "$RUN"
     [ "$status" -eq 0 ]
@@ -51,6 +51,10 @@ other() { "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["otherD
     n_sched=$(grep -oE '[0-9]+ sched slices' <<<"$output" | cut -d' ' -f1)
     n_flows=$(grep -oE '[0-9]+ flows' <<<"$output" | cut -d' ' -f1)
     [ "$n_sched" -gt 1000 ] && [ "$n_flows" -gt 100 ]
+    # path flows (catalog paths e3/loop, e3/indication) cross the two processes
+    n_cross=$(grep -oE '\([0-9]+ across processes\)' <<<"$output" | grep -oE '[0-9]+')
+    [ "$n_cross" -gt 100 ]
+    [ "$(other "$RUN/trace.json" paths)" -gt 100 ]
     # every hop of the trace compared with its report row (E3: 12 chain hops)
     cmp=$(grep -oE 'on-CPU of [0-9]+/[0-9]+ hops' <<<"$output" | grep -oE '[0-9]+/[0-9]+')
     [ "${cmp%/*}" = "${cmp#*/}" ] && [ "${cmp%/*}" -ge 8 ]

@@ -170,6 +170,8 @@ def check_sched(ev, report, err):
     for e in ev:
         if e['ph'] not in 'be':
             continue
+        if e.get('cat') != 'leg':
+            continue
         key = (e['pid'], e['id'])
         if e['ph'] == 'b' and e['args']['kind'] == 'leg':
             leg_of[key] = (e['name'], e['args']['seq'])
