@@ -14,6 +14,13 @@ _latrec_paths() {
     COMPREPLY=($(compgen -W "$("${words[0]}" report --path=help "${dirs[@]}" 2>/dev/null | cut -f1)" -- "$cur"))
 }
 
+# The names of a choice, from latrec's own table ("latrec report --unit=help").
+_latrec_choice() {
+    local names
+    names=$("${words[0]}" "$1" "$2=help" 2>/dev/null | cut -f1)
+    COMPREPLY=($(compgen -W "${names:-$3}" -- "$cur"))
+}
+
 _latrec() {
     local cur prev words cword
     _init_completion 2>/dev/null || {
@@ -24,6 +31,7 @@ _latrec() {
     }
 
     local cmd="" i
+    local common="-h -? --help --usage -V --version"
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
             record|report|hist|convert) cmd=${words[i]}; break ;;
@@ -31,11 +39,15 @@ _latrec() {
     done
 
     if [[ -z $cmd ]]; then
-        COMPREPLY=($(compgen -W "record report hist convert --help --version --usage" -- "$cur"))
+        # the word list quoted in the loop: "-?" is no glob
+        mapfile -t COMPREPLY < <(compgen -W "record report hist convert $common" -- "$cur")
         return
     fi
 
-    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon --path-horizon -q --quiet --help --usage"
+    # argp children every analysis command shares (cli/options.h)
+    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon --path-horizon -q --quiet"
+    local select="--component --leg --hop --warm-up --calibrate"
+    local output="--unit --format"
     local opts
     case $cmd in
         record)
@@ -49,7 +61,7 @@ _latrec() {
             opts="-o --output -f --force -q --quiet -d --duration --grace -c --cpus -P --priority
                   --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
                   -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer --tid
-                  --help --usage --version"
+                  $common"
             case $prev in
                 -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
                 -p|--pid) COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
@@ -61,15 +73,11 @@ _latrec() {
             esac
             ;;
         report)
-            opts="$input --top --component --leg --hop --path --percentiles --unit --warm-up --format
-                  --fail-over --baseline --drop-outliers --calibrate --interval --explain"
+            opts="$input $select $output --top --path --percentiles --fail-over --baseline --drop-outliers
+                  --interval --explain $common"
             case $prev in
-                --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
-                --format)
-                    # latrec's own table of formats (latrec report --format=help)
-                    local fmts
-                    fmts=$("${words[0]}" report --format=help 2>/dev/null | cut -f1)
-                    COMPREPLY=($(compgen -W "${fmts:-text csv json}" -- "$cur")); return ;;
+                --unit) _latrec_choice report --unit "ns us ms"; return ;;
+                --format) _latrec_choice report --format "text csv json"; return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --path) _latrec_paths; return ;;
@@ -77,11 +85,11 @@ _latrec() {
             esac
             ;;
         hist)
-            opts="$input --component --leg --hop --path --totals -b --bucket-size -E --entries --no-header
-                  --no-summary --no-index --with-zeros --unit --log2 --format --warm-up --calibrate --runqlat --per-thread"
+            opts="$input $select $output --path --totals -b --bucket-size -E --entries --no-header
+                  --no-summary --no-index --with-zeros --log2 --runqlat --per-thread $common"
             case $prev in
-                --unit) COMPREPLY=($(compgen -W "ns us ms" -- "$cur")); return ;;
-                --format) COMPREPLY=($(compgen -W "text csv json" -- "$cur")); return ;;
+                --unit) _latrec_choice hist --unit "ns us ms"; return ;;
+                --format) _latrec_choice hist --format "text csv json"; return ;;
                 -i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --path) _latrec_paths; return ;;
@@ -89,9 +97,9 @@ _latrec() {
             esac
             ;;
         convert)
-            opts="$input -o --outdir --format --window --max-events --watch --quiet-secs --timeout"
+            opts="$input -o --outdir --format --window --max-events --watch --quiet-secs --timeout $common"
             case $prev in
-                --format) COMPREPLY=($(compgen -W "csv chrome" -- "$cur")); return ;;
+                --format) _latrec_choice convert --format "csv chrome"; return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon|--window|--max-events) return ;;
@@ -99,7 +107,7 @@ _latrec() {
             ;;
     esac
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     else
         _latrec_dirs
     fi

@@ -39,7 +39,8 @@ static const struct argp_option convert_options[] = {
     { "outdir", 'o', "DIR", 0, "Write the files into DIR (default: <first DIR>/csv; with --format chrome, "
                                "<first DIR>)", 0 },
     { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv; default) or "
-                                      "chrome (trace.json for Perfetto / chrome://tracing)", 0 },
+                                      "chrome (trace.json for Perfetto / chrome://tracing); "
+                                      "'--format=help' lists them", 0 },
     { "window", OPT_WINDOW, "FROM:TO", 0, "With --format chrome: only instances that begin in [FROM, TO) from "
                                           "the first record (e.g. 1s:1.5s; TO may be empty)", 0 },
     { "max-events", OPT_MAX_EVENTS, "N", 0, "With --format chrome: stop the timeline before it passes N events "
@@ -49,6 +50,13 @@ static const struct argp_option convert_options[] = {
     { "timeout", OPT_TIMEOUT, "SECS", 0, "With --watch: give up waiting after SECS (a bare number "
                                          "is seconds) and convert anyway (default 0: wait forever)", 0 },
     { 0 }
+};
+
+/* --format's table (value: chrome or not). */
+static const latrec_choice convert_formats[] = {
+    { "csv", 0, "rings.csv, records.csv, <component>.csv" },
+    { "chrome", 1, "trace.json for Perfetto / chrome://tracing" },
+    { NULL, 0, NULL },
 };
 
 /* --quiet-secs and --timeout: a bare number is seconds, as their names say. */
@@ -64,11 +72,7 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
     case 'o': o->outdir = arg; break;
-    case OPT_FORMAT:
-        if (strcmp(arg, "chrome") == 0) o->chrome = 1;
-        else if (strcmp(arg, "csv") == 0) o->chrome = 0;
-        else argp_error(state, "--format must be csv or chrome, not '%s'", arg);
-        break;
+    case OPT_FORMAT: o->chrome = latrec_arg_choice(state, "--format", convert_formats, arg); break;
     case OPT_WINDOW: {
         /* FROM:TO, each in the one duration grammar; an empty TO: the end */
         char from[64], err[160];
@@ -559,7 +563,8 @@ static void timeline_note(const latrec_timeline_totals *tt, const latrec_timelin
 
 int latrec_cmd_convert(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
+    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
+                                                  { &latrec_help_argp, 0, 0, -1 }, { 0 } };
     struct argp argp = { convert_options, parse_convert, "[DIR...]",
                          "Convert the rings of a run to CSV or to a trace-event timeline.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec "

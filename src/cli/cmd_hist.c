@@ -14,9 +14,17 @@
 #include "cli/sched_view.h"
 
 enum {
-    OPT_COMPONENT = 0x600, OPT_LEG, OPT_HOP, OPT_TOTALS, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX,
-    OPT_WITH_ZEROS, OPT_UNIT, OPT_LOG2, OPT_FORMAT, OPT_WARMUP, OPT_CALIBRATE, OPT_RUNQLAT, OPT_PER_THREAD,
-    OPT_PATH
+    OPT_TOTALS = 0x600, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX, OPT_WITH_ZEROS, OPT_LOG2, OPT_RUNQLAT,
+    OPT_PER_THREAD, OPT_PATH
+};
+
+enum { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON };
+
+static const latrec_choice hist_formats[] = {
+    { "text", FORMAT_TEXT, "rtla's layout (or runqlat's with --log2)" },
+    { "csv", FORMAT_CSV, "index and one column per histogram" },
+    { "json", FORMAT_JSON, "buckets, summary and log2 buckets per column" },
+    { NULL, 0, NULL },
 };
 
 #define MAX_ENTRIES 1000000
@@ -25,24 +33,19 @@ enum {
 
 struct hist_opts {
     latrec_input_opts input;
-    latrec_pass_opts pass;
-    const char *hop_specs[16];
-    int n_hop_specs;
+    latrec_select_opts sel;
+    latrec_output_opts out;
     int totals;
     uint64_t bucket_size; /* in units */
     const char *bucket_arg; /* -b as given: read once --unit is known */
     uint64_t entries;
     int no_header, no_summary, no_index, with_zeros, log2;
     int runqlat, per_thread;
-    int format; /* 0 text, 1 csv, 2 json */
-    latrec_units units;
 };
 
 static const struct argp_option hist_options[] = {
-    { "component", OPT_COMPONENT, "NAME", 0, "Only this component", 0 },
-    { "leg", OPT_LEG, "NAME", 0, "One column per hop of this leg (default: one column per leg total)", 0 },
-    { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B; repeatable", 0 },
-    { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg)", 0 },
+    { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg; with --leg or "
+                                  "--hop, one column per hop)", 0 },
     { "path", OPT_PATH, "NAME", 0, "One column per segment of the catalog's path NAME (e.g. e3/loop) and its "
                                    "total, over its complete instances", 0 },
     { "bucket-size", 'b', "N", 0, "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
@@ -52,11 +55,7 @@ static const struct argp_option hist_options[] = {
     { "no-summary", OPT_NO_SUMMARY, 0, 0, "Print no summary rows", 0 },
     { "no-index", OPT_NO_INDEX, 0, 0, "Print no Index column", 0 },
     { "with-zeros", OPT_WITH_ZEROS, 0, 0, "Print buckets that are zero in every column too", 0 },
-    { "unit", OPT_UNIT, "UNIT", 0, "ns, us (default) or ms", 0 },
     { "log2", OPT_LOG2, 0, 0, "Power-of-two buckets with bars, as runqlat and bpftrace print them", 0 },
-    { "format", OPT_FORMAT, "FMT", 0, "text (default), csv or json", 0 },
-    { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION", 0 },
-    { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
     { "runqlat", OPT_RUNQLAT, 0, 0, "Instead of hops: the target threads' runqueue latency (wakeup or "
                                     "preemption to running), from the run's scheduler data", 0 },
     { "per-thread", OPT_PER_THREAD, 0, 0, "With --runqlat: one column per thread", 0 },
@@ -80,17 +79,15 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
 {
     struct hist_opts *o = state->input;
     switch (key) {
-    case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
-    case OPT_COMPONENT: o->pass.component = arg; break;
-    case OPT_LEG: o->pass.leg = arg; break;
-    case OPT_HOP:
-        if (o->n_hop_specs == 16 || !strchr(arg, ':')) argp_error(state, "--hop takes A:B (at most 16), not '%s'", arg);
-        o->hop_specs[o->n_hop_specs++] = arg;
+    case ARGP_KEY_INIT:
+        state->child_inputs[0] = &o->input;
+        state->child_inputs[1] = &o->sel;
+        state->child_inputs[2] = &o->out;
         break;
     case OPT_TOTALS: o->totals = 1; break;
     case OPT_PATH:
-        o->pass.path = arg;
-        o->pass.paths = o->pass.no_legs = 1;
+        o->sel.pass.path = arg;
+        o->sel.pass.paths = o->sel.pass.no_legs = 1;
         break;
     case 'b': o->bucket_arg = arg; break;
     case 'E': o->entries = latrec_arg_count(state, &entries_opt, arg); break;
@@ -98,27 +95,14 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
     case OPT_NO_SUMMARY: o->no_summary = 1; break;
     case OPT_NO_INDEX: o->no_index = 1; break;
     case OPT_WITH_ZEROS: o->with_zeros = 1; break;
-    case OPT_UNIT:
-        if (latrec_units_parse(arg, &o->units) < 0) argp_error(state, "--unit must be ns, us or ms, not '%s'", arg);
-        break;
     case OPT_LOG2: o->log2 = 1; break;
-    case OPT_FORMAT:
-        if (strcmp(arg, "text") == 0) o->format = 0;
-        else if (strcmp(arg, "csv") == 0) o->format = 1;
-        else if (strcmp(arg, "json") == 0) o->format = 2;
-        else argp_error(state, "--format must be text, csv or json, not '%s'", arg);
-        break;
-    case OPT_WARMUP:
-        o->pass.warmup_ns = latrec_arg_duration(state, &latrec_opt_warmup, arg);
-        break;
-    case OPT_CALIBRATE: o->pass.calibrate = 1; break;
     case OPT_RUNQLAT: o->runqlat = 1; break;
     case OPT_PER_THREAD: o->per_thread = 1; break;
     case ARGP_KEY_ARG:
         if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
         break;
     case ARGP_KEY_END:
-        if (o->bucket_arg) o->bucket_size = bucket_size(state, o->bucket_arg, &o->units);
+        if (o->bucket_arg) o->bucket_size = bucket_size(state, o->bucket_arg, &o->out.units);
         break;
     default: return ARGP_ERR_UNKNOWN;
     }
@@ -175,14 +159,14 @@ static int hist_table_new(void *ctx, latrec_leg_table *t)
     t->user = ht;
     /* Columns: a leg's hops when one leg is chosen (and no --totals),
      * else its total only. */
-    int per_hop = (h->o->pass.leg || h->o->n_hop_specs) && !h->o->totals;
+    int per_hop = (h->o->sel.pass.leg || h->o->sel.n_hop_specs) && !h->o->totals;
     char label[sizeof(h->cols[0].label)];
     for (int k = 0; k < t->n_hops; k++) {
         ht->col[k] = -1;
         if (!per_hop && !t->hops[k].total) continue;
         if (per_hop) snprintf(label, sizeof(label), "%s", t->hops[k].name);
         else snprintf(label, sizeof(label), "%s/%s", t->component_name, t->legdef.name);
-        if (per_hop && (h->o->pass.component == NULL || h->o->pass.leg == NULL)) {
+        if (per_hop && (h->o->sel.pass.component == NULL || h->o->sel.pass.leg == NULL)) {
             /* Several legs may share hop names: qualify them. */
             snprintf(label, sizeof(label), "%s/%s:%s", t->component_name, t->legdef.name, t->hops[k].name);
         }
@@ -204,7 +188,7 @@ static void add_value(struct hist_run *h, struct column *c, int64_t ns)
     }
     uint64_t b = (uint64_t)ns / h->bucket_ns;
     c->bucket[b < h->o->entries ? b : h->o->entries]++;
-    c->log2[log2_slot((uint64_t)((double)ns / h->o->units.div))]++;
+    c->log2[log2_slot((uint64_t)((double)ns / h->o->out.units.div))]++;
     if (!c->count || ns < c->min) c->min = ns;
     if (!c->count || ns > c->max) c->max = ns;
     c->sum += ns;
@@ -333,9 +317,9 @@ static void print_text(struct hist_run *h, const latrec_input *in, FILE *out)
     const struct hist_opts *o = h->o;
     if (!o->no_header) {
         fprintf(out, "# latrec histogram\n");
-        fprintf(out, "# Time unit is %s (%s)\n", unit_word(&o->units), o->units.name);
+        fprintf(out, "# Time unit is %s (%s)\n", unit_word(&o->out.units), o->out.units.name);
         print_duration(out, in);
-        if (o->bucket_size != 1) fprintf(out, "# Bucket size: %llu %s\n", (unsigned long long)o->bucket_size, o->units.name);
+        if (o->bucket_size != 1) fprintf(out, "# Bucket size: %llu %s\n", (unsigned long long)o->bucket_size, o->out.units.name);
         /* Labels right-aligned over their counts, as rtla's are. */
         if (!o->no_index) fprintf(out, "%-6s", "Index");
         for (int c = 0; c < h->n_cols; c++) fprintf(out, "%*s ", col_width(&h->cols[c]), h->cols[c].label);
@@ -359,12 +343,12 @@ static void print_text(struct hist_run *h, const latrec_input *in, FILE *out)
             switch (r) {
             case 0: summary_value(out, col, 1, col->bucket[o->entries]); break;
             case 1: summary_value(out, col, 1, col->count); break;
-            case 2: summary_value(out, col, col->count > 0, (uint64_t)((double)col->min / o->units.div)); break;
+            case 2: summary_value(out, col, col->count > 0, (uint64_t)((double)col->min / o->out.units.div)); break;
             case 3:
                 summary_value(out, col, col->count > 0,
-                              col->count ? (uint64_t)(col->sum / col->count / o->units.div) : 0);
+                              col->count ? (uint64_t)(col->sum / col->count / o->out.units.div) : 0);
                 break;
-            default: summary_value(out, col, col->count > 0, (uint64_t)((double)col->max / o->units.div)); break;
+            default: summary_value(out, col, col->count > 0, (uint64_t)((double)col->max / o->out.units.div)); break;
             }
         }
         fprintf(out, "\n");
@@ -385,7 +369,7 @@ static void print_log2(struct hist_run *h, FILE *out)
     static const char stars[] = "****************************************";
     for (int c = 0; c < h->n_cols; c++) {
         const struct column *col = &h->cols[c];
-        fprintf(out, "%s%s (%s), count %llu%s\n", c ? "\n" : "", col->label, o->units.name,
+        fprintf(out, "%s%s (%s), count %llu%s\n", c ? "\n" : "", col->label, o->out.units.name,
                 (unsigned long long)col->count, col->regressions ? ", clock regressions left out" : "");
         int last = -1;
         uint64_t peak = 0;
@@ -398,7 +382,7 @@ static void print_log2(struct hist_run *h, FILE *out)
             fprintf(out, "  (no values)\n");
             continue;
         }
-        fprintf(out, "%22s : count     distribution\n", o->units.name);
+        fprintf(out, "%22s : count     distribution\n", o->out.units.name);
         for (int s = 0; s <= last; s++) {
             unsigned long long lo = s ? 1ull << (s - 1) : 0, hi = s ? (1ull << s) - 1 : 0;
             if (s == 0) lo = hi = 0;
@@ -411,7 +395,7 @@ static void print_log2(struct hist_run *h, FILE *out)
 static void print_csv(struct hist_run *h, FILE *out)
 {
     const struct hist_opts *o = h->o;
-    fprintf(out, "index_%s", o->units.name);
+    fprintf(out, "index_%s", o->out.units.name);
     for (int c = 0; c < h->n_cols; c++) fprintf(out, ",%s", h->cols[c].label);
     fprintf(out, "\n");
     for (uint64_t b = 0; b < o->entries; b++) {
@@ -431,7 +415,7 @@ static void print_json(struct hist_run *h, FILE *out)
 {
     const struct hist_opts *o = h->o;
     json_t *root = json_object();
-    json_object_set_new(root, "unit", json_string(o->units.name));
+    json_object_set_new(root, "unit", json_string(o->out.units.name));
     json_object_set_new(root, "bucket_size", json_integer((json_int_t)o->bucket_size));
     json_object_set_new(root, "entries", json_integer((json_int_t)o->entries));
     json_t *cols = json_array();
@@ -448,9 +432,9 @@ static void print_json(struct hist_run *h, FILE *out)
         json_object_set_new(cj, "over", json_integer((json_int_t)col->bucket[o->entries]));
         json_object_set_new(cj, "count", json_integer((json_int_t)col->count));
         json_object_set_new(cj, "regressions", json_integer((json_int_t)col->regressions));
-        json_object_set_new(cj, "min", col->count ? json_real((double)col->min / o->units.div) : json_null());
-        json_object_set_new(cj, "avg", col->count ? json_real((double)(col->sum / col->count) / o->units.div) : json_null());
-        json_object_set_new(cj, "max", col->count ? json_real((double)col->max / o->units.div) : json_null());
+        json_object_set_new(cj, "min", col->count ? json_real((double)col->min / o->out.units.div) : json_null());
+        json_object_set_new(cj, "avg", col->count ? json_real((double)(col->sum / col->count) / o->out.units.div) : json_null());
+        json_object_set_new(cj, "max", col->count ? json_real((double)col->max / o->out.units.div) : json_null());
         json_t *l2 = json_array();
         for (int s = 0; s < LOG2_SLOTS; s++)
             if (col->log2[s])
@@ -468,15 +452,19 @@ static void print_json(struct hist_run *h, FILE *out)
 
 static void print_output(struct hist_run *h, const latrec_input *in)
 {
-    if (h->o->format == 1) print_csv(h, stdout);
-    else if (h->o->format == 2) print_json(h, stdout);
+    if (h->o->out.format == FORMAT_CSV) print_csv(h, stdout);
+    else if (h->o->out.format == FORMAT_JSON) print_json(h, stdout);
     else if (h->o->log2) print_log2(h, stdout);
     else print_text(h, in, stdout);
 }
 
 int latrec_cmd_hist(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
+    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
+                                                  { &latrec_select_argp, 0, "Selection:", 2 },
+                                                  { &latrec_output_argp, 0, "Output:", 3 },
+                                                  { &latrec_help_argp, 0, 0, -1 },
+                                                  { 0 } };
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
                          "Latency histograms of a run in rtla's layout: an Index column (bucket lower edge "
                          "in the unit), one column per hop of the chosen leg or per leg total, and the "
@@ -491,7 +479,7 @@ int latrec_cmd_hist(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     o.bucket_size = 1;
     o.entries = 256;
-    latrec_units_parse("us", &o.units);
+    latrec_output_init(&o.out, hist_formats);
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
 
@@ -500,20 +488,18 @@ int latrec_cmd_hist(int argc, char **argv)
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }
-    for (int i = 0; i < o.n_hop_specs; i++)
-        if (latrec_hop_select_add(&o.pass.hops, &in.cat, o.hop_specs[i]) < 0) {
-            fprintf(stderr, "latrec hist: --hop %s: unknown stage\n", o.hop_specs[i]);
-            latrec_input_close(&in);
-            return LATREC_EXIT_ERROR;
-        }
+    if (latrec_select_resolve(&o.sel, &in, "hist") < 0) {
+        latrec_input_close(&in);
+        return LATREC_EXIT_ERROR;
+    }
     struct hist_run h;
     memset(&h, 0, sizeof(h));
     h.o = &o;
-    h.bucket_ns = (uint64_t)((double)o.bucket_size * o.units.div);
+    h.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
     h.cat = &in.cat;
-    if (o.pass.path && latrec_catalog_path(&in.cat, o.pass.path) < 0) {
+    if (o.sel.pass.path && latrec_catalog_path(&in.cat, o.sel.pass.path) < 0) {
         fprintf(stderr, "latrec hist: --path %s: catalog '%s' has no such path (latrec report --path=help "
-                        "lists them)\n", o.pass.path, in.cat.name);
+                        "lists them)\n", o.sel.pass.path, in.cat.name);
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }
@@ -526,20 +512,24 @@ int latrec_cmd_hist(int argc, char **argv)
             print_output(&h, &in);
             rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         }
-    } else if ((p = latrec_pass_run(&in, &o.pass, &sinks))) {
-        if (h.n_cols == 0 && o.pass.path)
-            fprintf(stderr, "latrec hist: no instance of path %s\n", o.pass.path);
-        else if (h.n_cols == 0)
-            fprintf(stderr, "latrec hist: no leg instances%s\n",
-                    o.pass.component || o.pass.leg || o.n_hop_specs ? " match the selection" : "");
-        if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
-        print_output(&h, &in);
-        if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
-            char cuts[256];
-            latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
-            fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
+    } else if ((p = latrec_pass_run(&in, &o.sel.pass, &sinks))) {
+        if (latrec_pass_check_names(p, "hist") < 0) {
+            rc = LATREC_EXIT_ERROR;
+        } else {
+            if (h.n_cols == 0 && o.sel.pass.path)
+                fprintf(stderr, "latrec hist: no instance of path %s\n", o.sel.pass.path);
+            else if (h.n_cols == 0)
+                fprintf(stderr, "latrec hist: no leg instances%s\n",
+                        latrec_select_any(&o.sel) ? " match the selection" : "");
+            if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
+            print_output(&h, &in);
+            if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
+                char cuts[256];
+                latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
+                fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
+            }
+            rc = h.oom ? LATREC_EXIT_ERROR : in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         }
-        rc = h.oom ? LATREC_EXIT_ERROR : in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);
         for (int i = 0; i < n; i++) free(tables[i]->user);

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/options.h"
 #include "record/coll_sched.h"
 #include "record/priority.h"
 #include "record/record.h"
@@ -245,8 +246,9 @@ int latrec_cmd_record(int argc, char **argv)
     args[0] = "latrec record";
     c->o.roles = c->roles;
     c->o.events = c->events;
+    static const struct argp_child children[] = { { &latrec_help_argp, 0, 0, -1 }, { 0 } };
     struct argp argp = { record_options, parse_record, "-- COMMAND [ARGS...]\n-p PID",
-                         record_doc, 0, 0, 0 };
+                         record_doc, children, 0, 0 };
     argp_err_exit_status = LATREC_RECORD_EXIT_FAIL;
     int status;
     if (argp_parse(&argp, argc, args, ARGP_IN_ORDER, 0, c) != 0) {

@@ -14,10 +14,7 @@
 #include "cli/pass.h"
 #include "cli/report_model.h"
 
-enum {
-    OPT_TOP = 0x500, OPT_COMPONENT, OPT_LEG, OPT_HOP, OPT_PCT, OPT_UNIT, OPT_WARMUP, OPT_FORMAT,
-    OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_CALIBRATE, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH
-};
+enum { OPT_TOP = 0x500, OPT_PCT, OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH };
 
 #define MAX_GATES 32
 
@@ -30,14 +27,11 @@ struct gate {
 
 struct report_opts {
     latrec_input_opts input;
-    latrec_pass_opts pass;
-    const char *hop_specs[16];
-    int n_hop_specs;
+    latrec_select_opts sel;
+    latrec_output_opts out;
     int top;
     double pct[LATREC_MAX_PCT];
     int n_pct;
-    latrec_units units;
-    const latrec_report_format *format;
     struct gate gates[MAX_GATES];
     int n_gates;
     const char *baseline;
@@ -46,24 +40,16 @@ struct report_opts {
     int explain;
 };
 
-static struct argp_option report_options[] = {
+static const struct argp_option report_options[] = {
     { "top", OPT_TOP, "N", 0, "Also list the N slowest instances of each leg", 0 },
-    { "component", OPT_COMPONENT, "NAME", 0, "Only this component", 0 },
-    { "leg", OPT_LEG, "NAME", 0, "Only this leg", 0 },
-    { "hop", OPT_HOP, "A:B", 0, "Only the hop from stage A to stage B (any two stages of a leg); repeatable", 0 },
     { "path", OPT_PATH, "NAME", 0, "Only the path NAME of the catalog (e.g. e3/loop): its segments, no leg "
                                    "tables (without --component, --leg, --hop every path is shown); "
                                    "--path=help lists the paths of the run's catalog", 0 },
     { "percentiles", OPT_PCT, "LIST", 0, "Percentiles to show (default 50,90,99,99.9,99.99)", 0 },
-    { "unit", OPT_UNIT, "UNIT", 0, "ns, us (default) or ms", 0 },
-    { "warm-up", OPT_WARMUP, "DURATION", 0, "Ignore instances that start in the first DURATION of the run "
-                                            "(with its unit, e.g. 500ms)", 0 },
-    { "format", OPT_FORMAT, "FMT", 0, NULL, 0 }, /* doc: the format table's names */
     { "fail-over", OPT_FAIL, "SPEC", 0, "Exit 4 when a figure crosses a limit, e.g. "
                                         "'libe3/outbound:total:p99>200us' (quoted); repeatable (see latrec-report(1))", 0 },
     { "baseline", OPT_BASELINE, "DIR", 0, "Compare with the run in DIR: baseline value and change per figure", 0 },
     { "drop-outliers", OPT_DROP_OUTLIERS, 0, 0, "Leave outliers out of every other figure", 0 },
-    { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
     { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
                                       "hop took the time and what the scheduler did meanwhile", 0 },
     { "interval", OPT_INTERVAL, "DURATION", 0, "Also a time series: per interval (with its unit, e.g. "
@@ -143,36 +129,17 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 {
     struct report_opts *o = state->input;
     switch (key) {
-    case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
-    case OPT_TOP: o->top = (int)latrec_arg_count(state, &top_opt, arg); break;
-    case OPT_COMPONENT: o->pass.component = arg; break;
-    case OPT_LEG: o->pass.leg = arg; break;
-    case OPT_PATH: o->pass.path = arg; break;
-    case OPT_HOP:
-        if (o->n_hop_specs == 16 || !strchr(arg, ':')) argp_error(state, "--hop takes A:B (at most 16), not '%s'", arg);
-        o->hop_specs[o->n_hop_specs++] = arg;
+    case ARGP_KEY_INIT:
+        state->child_inputs[0] = &o->input;
+        state->child_inputs[1] = &o->sel;
+        state->child_inputs[2] = &o->out;
         break;
+    case OPT_PATH: o->sel.pass.path = arg; break;
+        break;
+    case OPT_TOP: o->top = (int)latrec_arg_count(state, &top_opt, arg); break;
     case OPT_PCT:
         if ((o->n_pct = latrec_parse_percentiles(arg, o->pct, LATREC_MAX_PCT)) < 0)
             argp_error(state, "--percentiles takes a list like 50,99,99.9 (0..100, at most 16), not '%s'", arg);
-        break;
-    case OPT_UNIT:
-        if (latrec_units_parse(arg, &o->units) < 0) argp_error(state, "--unit must be ns, us or ms, not '%s'", arg);
-        break;
-    case OPT_WARMUP:
-        o->pass.warmup_ns = latrec_arg_duration(state, &latrec_opt_warmup, arg);
-        break;
-    case OPT_FORMAT:
-        if (strcmp(arg, "help") == 0) { /* the list, for people and the completion */
-            for (const latrec_report_format *f = latrec_report_formats; f->name; f++)
-                printf("%s\t%s\n", f->name, f->summary);
-            exit(LATREC_EXIT_OK);
-        }
-        if (!(o->format = latrec_report_format_find(arg))) {
-            char names[128];
-            latrec_report_format_names(names, sizeof(names), 0);
-            argp_error(state, "--format must be %s, not '%s'", names, arg);
-        }
         break;
     case OPT_FAIL: {
         char why[200];
@@ -189,7 +156,6 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     }
     case OPT_BASELINE: o->baseline = arg; break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
-    case OPT_CALIBRATE: o->pass.calibrate = 1; break;
     case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case ARGP_KEY_ARG:
@@ -303,7 +269,11 @@ static int list_paths(const latrec_input_opts *opts)
 
 int latrec_cmd_report(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 }, { 0 } };
+    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
+                                                  { &latrec_select_argp, 0, "Selection:", 2 },
+                                                  { &latrec_output_argp, 0, "Output:", 3 },
+                                                  { &latrec_help_argp, 0, 0, -1 },
+                                                  { 0 } };
     struct argp argp = { report_options, parse_report, "[DIR...]",
                          "Per component and leg, a table of hop latencies: count, min, percentiles, max, "
                          "mean, stddev, skewness, outliers and clock regressions.\v"
@@ -317,15 +287,14 @@ int latrec_cmd_report(int argc, char **argv)
     static const double default_pct[] = { 50, 90, 99, 99.9, 99.99 };
     memcpy(o.pct, default_pct, sizeof(default_pct));
     o.n_pct = 5;
-    latrec_units_parse("us", &o.units);
-    o.format = &latrec_report_formats[0];
-    static char format_doc[160];
-    latrec_report_format_names(format_doc, sizeof(format_doc), 1);
-    for (struct argp_option *opt = report_options; opt->name; opt++)
-        if (opt->key == OPT_FORMAT) opt->doc = format_doc;
+    /* --format's table: the report's writers (report_model.h). */
+    static latrec_choice formats[LATREC_REPORT_MAX_FORMATS + 1];
+    for (int i = 0; i < LATREC_REPORT_MAX_FORMATS && latrec_report_formats[i].name; i++)
+        formats[i] = (latrec_choice){ latrec_report_formats[i].name, i, latrec_report_formats[i].summary };
+    latrec_output_init(&o.out, formats);
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
-    if (o.pass.path && strcmp(o.pass.path, "help") == 0) return list_paths(&o.input);
+    if (o.sel.pass.path && strcmp(o.sel.pass.path, "help") == 0) return list_paths(&o.input);
     /* Percentiles a gate names are computed even when not listed. */
     for (int g = 0; g < o.n_gates; g++) {
         if (o.gates[g].figure[0] != 'p') continue;
@@ -336,17 +305,17 @@ int latrec_cmd_report(int argc, char **argv)
     }
 
     /* Paths unless legs, components or hops were selected; --path picks one. */
-    o.pass.paths = o.pass.path || !(o.pass.component || o.pass.leg || o.n_hop_specs);
-    o.pass.no_legs = o.pass.path && !(o.pass.component || o.pass.leg || o.n_hop_specs);
+    o.sel.pass.paths = o.sel.pass.path || !latrec_select_any(&o.sel);
+    o.sel.pass.no_legs = o.sel.pass.path && !latrec_select_any(&o.sel);
     latrec_report_request req = {
-        .pass = o.pass, .hop_specs = o.hop_specs, .n_hop_specs = o.n_hop_specs, .top = o.top,
-        .explain = o.explain, .pct = o.pct, .n_pct = o.n_pct, .units = o.units,
+        .pass = o.sel.pass, .hop_specs = o.sel.hop_specs, .n_hop_specs = o.sel.n_hop_specs, .top = o.top,
+        .explain = o.explain, .pct = o.pct, .n_pct = o.n_pct, .units = o.out.units,
         .drop_outliers = o.drop_outliers, .interval_ns = o.interval_ns, .baseline = o.baseline,
     };
     latrec_report m;
     int rc = latrec_report_build(&m, &o.input, &req);
     if (rc == 0) {
-        o.format->write(&m, stdout);
+        latrec_report_formats[o.out.format].write(&m, stdout);
         fflush(stdout);
         int crossed = 0, bad = 0;
         for (int g = 0; g < o.n_gates; g++) {

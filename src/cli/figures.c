@@ -7,12 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* --unit's table: the names --help, the man page and the completion list. */
+const latrec_choice latrec_unit_choices[] = {
+    { "ns", 0, "nanoseconds, no decimals" },
+    { "us", 1, "microseconds, 3 decimals" },
+    { "ms", 2, "milliseconds, 6 decimals" },
+    { NULL, 0, NULL },
+};
+
+static const latrec_units unit_table[] = { { "ns", 1.0, 0 }, { "us", 1e3, 3 }, { "ms", 1e6, 6 } };
+
 int latrec_units_parse(const char *s, latrec_units *u)
 {
-    if (strcmp(s, "ns") == 0) *u = (latrec_units){ "ns", 1.0, 0 };
-    else if (strcmp(s, "us") == 0) *u = (latrec_units){ "us", 1e3, 3 };
-    else if (strcmp(s, "ms") == 0) *u = (latrec_units){ "ms", 1e6, 6 };
-    else return -1;
+    int v;
+    if (latrec_choice_parse(latrec_unit_choices, s, &v) < 0) return -1;
+    *u = unit_table[v];
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analyze/stats.h"
+#include "util/number.h"
 
 #define LATREC_MAX_PCT 16
 
@@ -36,8 +37,11 @@ typedef struct latrec_units {
     int         decimals;
 } latrec_units;
 
-/* "ns", "us", "ms" -> units; -1 when unknown. */
+/* "ns", "us", "ms" -> units; -1 when unknown. The names are the table
+ * latrec_unit_choices (value 1, us, is the default of report and hist). */
 int latrec_units_parse(const char *s, latrec_units *u);
+extern const latrec_choice latrec_unit_choices[];
+#define LATREC_UNIT_DEFAULT 1
 
 /* Index of max, mean, stddev, skewness for n_pct percentiles. */
 static inline int fig_max(int n_pct) { return FIG_PCT0 + n_pct; }

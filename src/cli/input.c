@@ -2,8 +2,8 @@
 #include "cli/input.h"
 
 #include "analyze/sched_catalog.h"
+#include "cli/options.h"
 #include "read/input_file.h"
-#include "util/duration.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -43,6 +43,9 @@ int latrec_input_add_dir(latrec_input_opts *o, const char *dir)
     return 0;
 }
 
+/* --leg-horizon: a unit is required (the same grammar as every duration). */
+static const latrec_duration_opt leg_horizon_opt = { "--leg-horizon", NULL, 1, 8784ull * 3600000000000ull };
+
 static error_t parse_input(int key, char *arg, struct argp_state *state)
 {
     latrec_input_opts *o = state->input;
@@ -55,8 +58,7 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
     case OPT_WALL: o->wall = 1; break;
     case OPT_LEG_HORIZON:
-        if (latrec_parse_duration(arg, &o->leg_horizon_ns) < 0 || o->leg_horizon_ns == 0)
-            argp_error(state, "--leg-horizon: '%s' is not a positive duration (500ms, 30s, 2m)", arg);
+        o->leg_horizon_ns = latrec_arg_duration(state, &leg_horizon_opt, arg);
         break;
     case OPT_PATH_HORIZON:
         if (latrec_parse_duration(arg, &o->path_horizon_ns) < 0 || o->path_horizon_ns == 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 
 const char *latrec_version_string = "latrec " LATREC_VERSION_TEXT;
 const char *argp_program_version = "latrec " LATREC_VERSION_TEXT;
@@ -52,7 +53,8 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
 
 int main(int argc, char **argv)
 {
-    struct argp top = { 0, parse_top, "COMMAND [ARGS...]", doc, 0, 0, 0 };
+    static const struct argp_child children[] = { { &latrec_help_argp, 0, 0, -1 }, { 0 } };
+    struct argp top = { 0, parse_top, "COMMAND [ARGS...]", doc, children, 0, 0 };
     argp_err_exit_status = LATREC_EXIT_USAGE;
     int cmd_index = -1;
     argp_parse(&top, argc, argv, ARGP_IN_ORDER, 0, &cmd_index);

@@ -1,10 +1,18 @@
 /*
- * cli/options.h - option values every subcommand parses the same way.
+ * cli/options.h - the options every subcommand parses the same way, as argp
+ * children, and the option values they share.
+ *
+ *   latrec_input_argp   (cli/input.h) the directories, catalog, --wall, -q
+ *   latrec_select_argp  --component, --leg, --hop, --warm-up, --calibrate
+ *   latrec_output_argp  --unit, --format (the command's own format table)
+ *   latrec_help_argp    -h, the same as --help
  *
  * Durations, counts and numbers follow the one grammar of util/duration.h
  * and util/number.h; the ranges below are the data each option's --help
  * and man page state. A bad value is a usage error (argp_error: one line,
- * exit 2, or 125 for record).
+ * exit 2, or 125 for record). A choice (--unit, --format) is a table: its
+ * --help line is made from it, and "--unit=help" / "--format=help" print
+ * it (name TAB line), which the bash completion reads.
  */
 #ifndef LATREC_CLI_OPTIONS_H
 #define LATREC_CLI_OPTIONS_H
@@ -12,6 +20,9 @@
 #include <argp.h>
 #include <stdint.h>
 
+#include "cli/figures.h"
+#include "cli/input.h"
+#include "cli/pass.h"
 #include "util/duration.h"
 #include "util/number.h"
 
@@ -25,5 +36,45 @@ extern const latrec_duration_opt latrec_opt_gate_limit;
 /* Parse or argp_error() with the parser's line. */
 uint64_t latrec_arg_duration(struct argp_state *state, const latrec_duration_opt *opt, const char *arg);
 uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt, const char *arg);
+
+/* "--NAME=help": print the table (name TAB doc) and exit 0; else the value
+ * of arg in it, or argp_error() listing the names. */
+int latrec_arg_choice(struct argp_state *state, const char *name, const latrec_choice *table, const char *arg);
+
+#define LATREC_MAX_HOP_SPECS 16
+
+/* What to analyse (report, hist). The child's input: a latrec_select_opts. */
+typedef struct latrec_select_opts {
+    latrec_pass_opts pass;                          /* component, leg, warmup_ns, calibrate */
+    const char *hop_specs[LATREC_MAX_HOP_SPECS];    /* --hop A:B as given */
+    int         n_hop_specs;
+} latrec_select_opts;
+
+extern struct argp latrec_select_argp;
+
+/* Resolve the --hop specs against the run's catalog into s->pass.hops.
+ * 0, or -1 with one line ("latrec CMD: --hop A:B: unknown stage ..."). */
+int latrec_select_resolve(latrec_select_opts *s, const latrec_input *in, const char *cmd);
+int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_catalog *cat, const char *const *specs, int n,
+                             const char *cmd);
+
+/* Any --component, --leg or --hop given. */
+int latrec_select_any(const latrec_select_opts *s);
+
+/* How to print (report, hist). The child's input: a latrec_output_opts,
+ * with formats (default first: value 0) set before argp_parse. */
+typedef struct latrec_output_opts {
+    const latrec_choice *formats; /* the command's table */
+    int          format;          /* its value */
+    latrec_units units;           /* --unit (default us) */
+} latrec_output_opts;
+
+extern struct argp latrec_output_argp;
+
+/* Defaults: the first format, microseconds. */
+void latrec_output_init(latrec_output_opts *o, const latrec_choice *formats);
+
+/* -h: the same as --help (rtla, perf and bcc's tools take it). */
+extern struct argp latrec_help_argp;
 
 #endif

@@ -387,3 +387,39 @@ void latrec_pass_free(latrec_pass *p)
     latrec_legs_free(p->legs);
     free(p);
 }
+
+/* names of the components (legs == 0) or legs known to the builder, ", "
+ * separated, each once; 1 when want is among them. */
+static int known_names(latrec_legs *b, int legs, const char *want, char *buf, size_t len)
+{
+    int n = legs ? latrec_legs_n_legs(b) : latrec_legs_n_components(b), found = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *name = legs ? latrec_legs_leg(b, i)->name : latrec_legs_component_name(b, i);
+        int dup = 0;
+        for (int k = 0; k < i && !dup; k++)
+            dup = strcmp(name, legs ? latrec_legs_leg(b, k)->name : latrec_legs_component_name(b, k)) == 0;
+        if (dup) continue;
+        found |= strcmp(name, want) == 0;
+        if (used < len) {
+            int w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", name);
+            if (w > 0) used += (size_t)w;
+        }
+    }
+    if (used >= len && len > 4) memcpy(buf + len - 4, "...", 4);
+    return found;
+}
+
+int latrec_pass_check_names(latrec_pass *p, const char *cmd)
+{
+    char names[1024];
+    const char *what[2] = { p->opts.component, p->opts.leg };
+    for (int legs = 0; legs < 2; legs++) {
+        if (!what[legs] || known_names(p->legs, legs, what[legs], names, sizeof(names))) continue;
+        fprintf(stderr, "latrec %s: --%s %s: no such %s in this run (%s: %s)\n", cmd, legs ? "leg" : "component",
+                what[legs], legs ? "leg" : "component", legs ? "legs" : "components", names[0] ? names : "none");
+        return -1;
+    }
+    return 0;
+}

@@ -90,6 +90,12 @@ uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p);
 uint64_t latrec_pass_begin(const latrec_pass *p);
 void latrec_pass_free(latrec_pass *p);
 
+/* After a pass: --component and --leg name a component the run holds and a
+ * leg of its catalog or of the run. 0, or -1 with one line on stderr that
+ * lists the names there are ("latrec hist: --leg nosuch: no such leg in this
+ * run (legs: outbound, inbound)"): the caller exits 1. */
+int latrec_pass_check_names(latrec_pass *p, const char *cmd);
+
 /* "10 s, N instances cut unfinished by it[; M more ended unfinished for
  * room (too many open)]": the leg horizon and what it cut, for headers. */
 void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len);

@@ -6,6 +6,7 @@
 
 #include "analyze/stats.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/report_model.h"
 #include "cli/report_paths.h"
 #include "cli/sched_view.h"
@@ -342,12 +343,8 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
     if (latrec_input_open(&r->in, input_opts, "report") != 0) return LATREC_EXIT_ERROR;
     if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;
-    for (int i = 0; i < o->n_hop_specs; i++)
-        if (latrec_hop_select_add(&popts.hops, &r->in.cat, o->hop_specs[i]) < 0) {
-            fprintf(stderr, "latrec report: --hop %s: unknown stage (stages are named as in the catalog, "
-                            "or by id like 0x21)\n", o->hop_specs[i]);
-            return LATREC_EXIT_ERROR;
-        }
+    if (latrec_hop_specs_resolve(&popts.hops, &r->in.cat, o->hop_specs, o->n_hop_specs, "report") < 0)
+        return LATREC_EXIT_ERROR;
     if (o->pass.path && latrec_catalog_path(&r->in.cat, o->pass.path) < 0) {
         fprintf(stderr, "latrec report: --path %s: catalog '%s' has no such path (--path=help lists them)\n",
                 o->pass.path, r->in.cat.name);
@@ -650,6 +647,7 @@ int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const 
     memset(&base_run, 0, sizeof(base_run));
     run.o = base_run.o = req;
     int rc = analyse(&run, input);
+    if (rc == 0 && latrec_pass_check_names(run.pass, "report") < 0) rc = LATREC_EXIT_ERROR;
     if (rc == 0 && req->baseline) {
         latrec_input_opts bo = *input;
         bo.n_dirs = 0;

@@ -195,6 +195,7 @@ typedef struct latrec_report_format {
 /* Every format, the default first; ends with a NULL name. --format, --help
  * and the completion (latrec report --format help) list this table. */
 extern const latrec_report_format latrec_report_formats[];
+#define LATREC_REPORT_MAX_FORMATS 8
 
 /* The format called name, or NULL. */
 const latrec_report_format *latrec_report_format_find(const char *name);

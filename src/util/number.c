@@ -50,14 +50,15 @@ int latrec_choice_parse(const latrec_choice *table, const char *s, int *value)
     return -1;
 }
 
-const char *latrec_choice_list(const latrec_choice *table, char *buf, size_t len)
+const char *latrec_choice_list(const latrec_choice *table, int default_value, char *buf, size_t len)
 {
     size_t n = 0, count = 0;
     while (table[count].name) count++;
     buf[0] = '\0';
     for (size_t i = 0; i < count; i++) {
         const char *sep = i == 0 ? "" : i + 1 == count ? " or " : ", ";
-        int k = snprintf(buf + n, n < len ? len - n : 0, "%s%s", sep, table[i].name);
+        int k = snprintf(buf + n, n < len ? len - n : 0, "%s%s%s", sep, table[i].name,
+                         table[i].value == default_value ? " (default)" : "");
         if (k > 0) n += (size_t)k;
     }
     return buf;

@@ -27,12 +27,14 @@ int latrec_number_parse(const char *s, double min, double max, double *v);
 typedef struct latrec_choice {
     const char *name; /* "json"; NULL ends a table */
     int         value;
+    const char *doc;  /* one line for "--OPTION=help" (NULL: none) */
 } latrec_choice;
 
 /* The value of word s in the table, or -1 when it is none of them. */
 int latrec_choice_parse(const latrec_choice *table, const char *s, int *value);
 
-/* "text, csv or json" (in table order) into buf; returns buf. */
-const char *latrec_choice_list(const latrec_choice *table, char *buf, size_t len);
+/* "text (default), csv or json" (in table order; the entry whose value is
+ * default_value marked, none when -1) into buf; returns buf. */
+const char *latrec_choice_list(const latrec_choice *table, int default_value, char *buf, size_t len);
 
 #endif

@@ -265,9 +265,11 @@ assert [(b["low"], b["high"], b["count"]) for b in i["log2"]] == [(0, 0, 1), (1,
     run --separate-stderr "$LATREC" hist "$D/H" --warm-up 50ms --no-header --no-summary
     [ "$status" -eq 0 ]
     [ "${lines[0]}" = "$(printf '%-6s%13s ' 0 1)" ]
+    # An unknown name is an error that lists the names there are.
     run --separate-stderr "$LATREC" hist "$D/H" --component nosuch
-    [ "$status" -eq 0 ]
-    [[ "$stderr" == *"no leg instances match the selection"* ]]
+    [ "$status" -eq 1 ]
+    [ -z "$output" ]
+    [[ "$stderr" == "latrec hist: --component nosuch: no such component in this run (components: "*"libe3"*")" ]]
 }
 
 @test "hist on the libE3 fixtures: counts agree with report" {

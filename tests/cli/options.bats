@@ -140,3 +140,38 @@ usage_error() {
     [ "$status" -eq 125 ]
     [ ! -e "$D/r" ]
 }
+
+@test "unknown --component or --leg: exit 1, and the names there are" {
+    for c in report hist; do
+        run --separate-stderr "$LATREC" "$c" "$D/A" --leg nosuch
+        [ "$status" -eq 1 ]
+        [ -z "$output" ]
+        # the E3 catalog's legs, in catalog order, then any discovered
+        [[ "$stderr" == "latrec $c: --leg nosuch: no such leg in this run (legs: "*"outbound, inbound, "*")" ]] || {
+            echo "$stderr"; return 1; }
+        run --separate-stderr "$LATREC" "$c" "$D/A" --component nosuch
+        [ "$status" -eq 1 ]
+        [ "$stderr" = "latrec $c: --component nosuch: no such component in this run (components: libe3)" ]
+    done
+    # A known leg of a component that has none of it: no error, an empty
+    # selection (said so).
+    run --separate-stderr "$LATREC" report "$D/A" --component libe3 --leg outbound
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"no leg instances match the selection"* ]]
+    run --separate-stderr "$LATREC" report "$D/A" --component libe3 --leg inbound --format csv
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"libe3,inbound,total,40,"* ]]
+}
+
+@test "choices: --unit and --format come from one table (--OPTION=help)" {
+    run "$LATREC" report --unit=help
+    [ "$status" -eq 0 ]
+    [ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "ns us ms " ]
+    run "$LATREC" hist --format=help
+    [ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "text csv json " ]
+    run "$LATREC" convert --format=help
+    [ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "csv chrome " ]
+    usage_error "--unit must be ns, us or ms, not 's'" hist "$D/A" --unit s
+    usage_error "--format must be text, csv or json, not 'xml'" hist "$D/A" --format xml
+    usage_error "--format must be csv or chrome, not 'xml'" convert "$D/A" --format xml
+}

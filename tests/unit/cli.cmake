@@ -30,5 +30,17 @@ pkg_check_modules(LATREC_INPUT_JANSSON REQUIRED IMPORTED_TARGET jansson)
 latrec_unit_test(test_input
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_input.c
           ${CMAKE_SOURCE_DIR}/src/cli/input.c
+          ${CMAKE_SOURCE_DIR}/src/cli/options.c
+          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
   LIBS latrec_analyze latrec_read PkgConfig::LATREC_INPUT_JANSSON m)
 target_include_directories(test_input PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+# tests/cli/vocabulary.bats: every option of every command in --help, its man
+# page and completions/latrec.bash (reads the real files), and -h.
+if(TARGET latrec_cli AND LATREC_BATS)
+  add_test(NAME cli_vocabulary COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/vocabulary.bats)
+  set_tests_properties(cli_vocabulary PROPERTIES
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;SRC=${CMAKE_SOURCE_DIR}"
+    LABELS cli
+    TIMEOUT 600)
+endif()

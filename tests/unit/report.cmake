@@ -21,6 +21,8 @@ latrec_unit_test(test_report_pass
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_pass.c
           ${CMAKE_SOURCE_DIR}/src/cli/pass.c
           ${CMAKE_SOURCE_DIR}/src/cli/input.c
+          ${CMAKE_SOURCE_DIR}/src/cli/options.c
+          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
   LIBS latrec_analyze latrec_read PkgConfig::LATREC_REPORT_JANSSON m)
 target_include_directories(test_report_pass PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 

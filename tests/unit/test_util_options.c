@@ -146,15 +146,16 @@ static void test_numbers(void **state)
 static void test_choices(void **state)
 {
     (void)state;
-    static const latrec_choice t[] = { { "text", 0 }, { "csv", 1 }, { "json", 2 }, { NULL, 0 } };
+    static const latrec_choice t[] = { { "text", 0, NULL }, { "csv", 1, NULL }, { "json", 2, NULL }, { NULL, 0, NULL } };
     int v = -1;
     assert_int_equal(latrec_choice_parse(t, "json", &v), 0);
     assert_int_equal(v, 2);
     assert_int_equal(latrec_choice_parse(t, "JSON", &v), -1);
     char buf[64];
-    assert_string_equal(latrec_choice_list(t, buf, sizeof(buf)), "text, csv or json");
-    static const latrec_choice two[] = { { "csv", 0 }, { "chrome", 1 }, { NULL, 0 } };
-    assert_string_equal(latrec_choice_list(two, buf, sizeof(buf)), "csv or chrome");
+    assert_string_equal(latrec_choice_list(t, -1, buf, sizeof(buf)), "text, csv or json");
+    assert_string_equal(latrec_choice_list(t, 1, buf, sizeof(buf)), "text, csv (default) or json");
+    static const latrec_choice two[] = { { "csv", 0, NULL }, { "chrome", 1, NULL }, { NULL, 0, NULL } };
+    assert_string_equal(latrec_choice_list(two, 0, buf, sizeof(buf)), "csv (default) or chrome");
 }
 
 int main(void)
