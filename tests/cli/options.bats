@@ -79,7 +79,7 @@ usage_error() {
     usage_error "the limit of count is a plain number, not 'nan'" report "$D/A" --fail-over 'libe3/inbound:total:count<nan'
     usage_error "the limit of skewness is a plain number, not 'inf'" report "$D/A" --fail-over 'libe3/inbound:total:skewness>inf'
     # The message's own example is quoted, as a shell needs it.
-    usage_error "(e.g. --fail-over 'libe3/outbound:total:p99>200us')" report "$D/A" --fail-over 'nonsense'
+    usage_error "(e.g. --fail-over 'libe3/outbound:total:p99>200us'" report "$D/A" --fail-over 'nonsense'
     # A real limit still gates: p99 of 1000..1900 ns is 1900 ns.
     run "$LATREC" report -q "$D/A" --fail-over 'libe3/inbound:total:p99>1899ns'
     [ "$status" -eq 4 ]
