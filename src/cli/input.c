@@ -413,6 +413,7 @@ static void say_truncated(latrec_input *in)
         uint64_t end;
         if (in->truncated[i] || !latrec_ring_truncated(&in->set.rings[i], &end)) continue;
         in->truncated[i] = 1;
+        in->n_rejected++; /* not read whole: the exit status says so (3) */
         fprintf(stderr, "latrec: %s: truncated while read (now at most %llu bytes): the records past "
                         "that were not read\n",
                 in->set.rings[i].path, (unsigned long long)end);

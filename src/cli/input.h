@@ -42,7 +42,7 @@ typedef struct latrec_input {
     char           catalog_note[160]; /* how the catalog was chosen */
     latrec_catalog kcat;          /* the kernel catalog of sched.latrec */
     int            sched_ring;    /* index of sched.latrec in set, or -1 */
-    int            n_rejected;
+    int            n_rejected;    /* rings rejected, or truncated while read */
     /* from <dir>/run.json when present (first directory) */
     int            have_run;
     char           command[1024];

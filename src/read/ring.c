@@ -212,7 +212,17 @@ static int parse_header(latrec_ring *r, const unsigned char *h, uint64_t size)
         copy_str(r->catalog, h + OFF_CATALOG, LATREC_CATALOG_LEN);
         r->timebase = get_u32(h, OFF_TIMEBASE);
     }
-    return parse_timebase(r, h);
+    if (parse_timebase(r, h) != 0)
+        return -1;
+    /* The clock the stamps are on once read (a TSC ring's converts through
+     * its pairs to clock_id): anything but CLOCK_MONOTONIC cannot be merged
+     * with the other rings or compared with the start stamp. 0 is a writer
+     * that did not say (versions 1 and 2 have no field): monotonic. */
+    if (r->clock_id != 0 && r->clock_id != LATREC_CLOCK_ID_MONOTONIC)
+        return reject(r, "clock_id %u: stamps not on CLOCK_MONOTONIC (%u), not comparable with the "
+                         "other rings",
+                      (unsigned)r->clock_id, (unsigned)LATREC_CLOCK_ID_MONOTONIC);
+    return 0;
 }
 
 static void warn(latrec_ring *r, const char *fmt, ...)

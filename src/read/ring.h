@@ -33,6 +33,9 @@
  *                             "truncated: header says 4096 entries (135168
  *                             bytes) but the file has 4330 bytes". A longer
  *                             file is accepted; the extra bytes are ignored.
+ *   clock_id not 0 or 1       "clock_id 4: stamps not on CLOCK_MONOTONIC (1), not
+ *                             comparable with the other rings" (checked after the
+ *                             timebase block: the clock a TSC ring converts to)
  * The v3 host and catalog strings are copied up to their field length and
  * always NUL-terminated here; they are never a reason to reject.
  *

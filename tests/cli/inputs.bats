@@ -198,3 +198,16 @@ clear_t_ns() { "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(4096 + 32
     "$LATREC" convert -q "$D/torn" -o "$D/torn/csv"
     [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { print $c["torn_slots"], $c["valid"] }' "$D/torn/csv/rings.csv")" = "2 18" ]
 }
+
+@test "a ring on another clock (clock_id 7) is refused with one line; the monotonic rings beside it are read" {
+    mkdir -p "$D/clk"
+    { outbound_spec libe3.outbound.101 1000 4000000000 5; outbound_spec libe3.outbound.102 1000 4000000000 3; } |
+        "$GEN" "$D/clk"
+    "$PY" -c 'import struct,sys; f=open(sys.argv[1],"r+b"); f.seek(140); f.write(struct.pack("<I", 7))' \
+        "$D/clk/libe3.outbound.102.latrec"
+    run --separate-stderr "$LATREC" report -q "$D/clk" --format json
+    [ "$status" -eq 3 ] # some rings skipped
+    [ "$stderr" = "latrec: $D/clk/libe3.outbound.102.latrec: clock_id 7: stamps not on CLOCK_MONOTONIC (1), not comparable with the other rings" ]
+    [ "$(jq .header.rings_skipped <<<"$output")" -eq 1 ]
+    [ "$(jq .header.records <<<"$output")" -eq 20 ]
+}

@@ -127,6 +127,7 @@ static void test_truncated_while_read(void **state)
     latrec_input_totals_get(&in, &t);
     assert_int_equal(t.truncated, 1);
     assert_int_equal(t.rings, 2);
+    assert_int_equal(in.n_rejected, 1); /* exit status 3: not everything read whole */
     /* a second pass says nothing again */
     ps.n_a = ps.n_b = 0;
     capture_stderr(err, sizeof(err), run_pass, &ps);

@@ -796,6 +796,36 @@ static void test_torn_slots(void **state)
     ringgen_free(&g);
 }
 
+/* The clock the stamps are on, once read, must be CLOCK_MONOTONIC (1);
+ * 0 says nothing (versions 1 and 2 have no field) and is taken as it. */
+static void test_clock_id(void **state)
+{
+    (void)state;
+    ringgen g;
+    latrec_ring r;
+    assert_int_equal(ringgen_init(&g, 3, 16, "c.1"), 0);
+    ringgen_stamp(&g, 1, 0, 0x21, 1000 * MS, 0, 0);
+    ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_ID, 0);
+    assert_int_equal(open_gen(&r, &g, "clock0.latrec"), 0);
+    latrec_ring_close(&r);
+    ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_ID, 4); /* e.g. CLOCK_MONOTONIC_RAW + 0 */
+    expect_reject(&g, "clock_id 4: stamps not on CLOCK_MONOTONIC (1), not comparable with the other rings");
+    ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_ID, 0xFFFFFFFFu);
+    expect_reject(&g, "clock_id 4294967295: stamps not on CLOCK_MONOTONIC (1), not comparable with the "
+                      "other rings");
+    /* a TSC ring converts to clock_id: the same check after conversion */
+    const uint64_t tsc[2] = {1000000, 5000000}, mono[2] = {1000 * MS, 1002 * MS};
+    ringgen_make_tsc(&g, tsc, mono, 2);
+    ringgen_set_rec(&g, 0, 1, 0, 0x21, 2000000, 0, 0);
+    ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_ID, 1);
+    assert_int_equal(open_gen(&r, &g, "tsc1.latrec"), 0);
+    assert_int_equal(r.first_t_ns, 1000 * MS + MS / 2);
+    latrec_ring_close(&r);
+    ringgen_set_u32(&g, RINGGEN_OFF_CLOCK_ID, 7);
+    expect_reject(&g, "clock_id 7: stamps not on CLOCK_MONOTONIC (1), not comparable with the other rings");
+    ringgen_free(&g);
+}
+
 /* Records of ring r in one write-order pass. */
 static uint64_t count_pass(const latrec_ring *r)
 {
@@ -980,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_loss),
         cmocka_unit_test(test_in_progress_slot),
         cmocka_unit_test(test_torn_slots),
+        cmocka_unit_test(test_clock_id),
         cmocka_unit_test(test_shrink_while_read),
         cmocka_unit_test(test_shrink_guard_other_faults),
     };
