@@ -18,6 +18,7 @@
 #include "cli/input.h"
 #include "cli/options.h"
 #include "cli/pass.h"
+#include "cli/paths_csv.h"
 #include "cli/timeline.h"
 
 enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT, OPT_WINDOW, OPT_MAX_EVENTS };
@@ -241,8 +242,11 @@ struct convert_pass {
     latrec_legs *legs;
     latrec_component_tables *tables; /* csv */
     latrec_timeline *timeline;       /* chrome */
-    latrec_paths *paths;             /* chrome: path flows */
+    latrec_paths *paths;             /* the catalog's paths: flows (chrome), paths.csv (csv) */
     int paths_lost;                  /* leg instances the path assembler could not take */
+    latrec_paths_csv *paths_csv;     /* csv: opened at the first path instance */
+    const char *outdir;
+    int paths_csv_err;               /* errno of a failed paths.csv */
 };
 
 static void on_instance(void *ctx, const latrec_instance *inst)
@@ -256,7 +260,33 @@ static void on_instance(void *ctx, const latrec_instance *inst)
 static void on_path(void *ctx, const latrec_path_instance *pi)
 {
     struct convert_pass *p = ctx;
-    latrec_timeline_add_path(p->timeline, pi);
+    if (p->timeline) {
+        latrec_timeline_add_path(p->timeline, pi);
+        return;
+    }
+    if (!p->paths_csv && !p->paths_csv_err) { /* a run without path instances gets no paths.csv */
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/paths.csv", p->outdir);
+        if (!(p->paths_csv = latrec_paths_csv_open(path, p->in, p->legs))) p->paths_csv_err = errno;
+    }
+    if (p->paths_csv) latrec_paths_csv_add(p->paths_csv, pi);
+}
+
+/* paths.csv closes (the assembler finished with the records). */
+static int close_paths_csv(struct convert_pass *p, const char *outdir)
+{
+    uint64_t rows = 0;
+    if (p->paths_csv && latrec_paths_csv_close(p->paths_csv, &rows) < 0 && !p->paths_csv_err)
+        p->paths_csv_err = errno;
+    p->paths_csv = NULL;
+    if (p->paths_csv_err) {
+        fprintf(stderr, "latrec convert: %s/paths.csv: %s\n", outdir, latrec_outfile_strerror(p->paths_csv_err));
+        return -1;
+    }
+    if (p->paths_lost) fprintf(stderr, "latrec convert: out of memory: some path instances are missing\n");
+    if (rows && !p->in->opts.quiet)
+        fprintf(stderr, "latrec convert: paths.csv: %llu path instances\n", (unsigned long long)rows);
+    return 0;
 }
 
 static void progress(const latrec_input *in, uint64_t done, uint64_t total)
@@ -591,7 +621,7 @@ int latrec_cmd_convert(int argc, char **argv)
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in.opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in.opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { &in, NULL, NULL, NULL, NULL, 0 };
+    struct convert_pass p = { &in, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
@@ -609,17 +639,18 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
-        const latrec_paths_opts po = { in.opts.path_horizon_ns, 0, in.opts.wall && in.opts.n_dirs > 1 };
-        if (in.cat.n_paths && !(p.paths = latrec_paths_new(&in.cat, p.legs, &po, on_path, &p))) {
-            fprintf(stderr, "latrec convert: out of memory\n");
-            goto out;
-        }
     } else {
         p.tables = latrec_component_tables_new(&in, p.legs);
         if (!p.tables) {
             fprintf(stderr, "latrec convert: out of memory\n");
             goto out;
         }
+    }
+    p.outdir = outdir;
+    const latrec_paths_opts po = { in.opts.path_horizon_ns, 0, in.opts.wall && in.opts.n_dirs > 1 };
+    if (in.cat.n_paths && !(p.paths = latrec_paths_new(&in.cat, p.legs, &po, on_path, &p))) {
+        fprintf(stderr, "latrec convert: out of memory\n");
+        goto out;
     }
     snprintf(path, sizeof(path), "%s/records.csv", outdir);
     if (convert_records(&p, o.chrome ? NULL : path) < 0) {
@@ -657,6 +688,7 @@ int latrec_cmd_convert(int argc, char **argv)
         if (latrec_legs_guessed_processes(p.legs))
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
     }
+    if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
     if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
         char cuts[256];
         latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));
@@ -665,6 +697,7 @@ int latrec_cmd_convert(int argc, char **argv)
     rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:
     if (p.timeline) latrec_timeline_close(p.timeline, NULL);
+    if (p.paths_csv) latrec_paths_csv_close(p.paths_csv, NULL);
     latrec_component_tables_free(p.tables);
     latrec_paths_free(p.paths);
     latrec_legs_free(p.legs);

@@ -180,7 +180,7 @@ def our_tables(outdir, chains):
     """(table, leg) -> [rows, complete]; checks the complete column on the way."""
     got = collections.OrderedDict()
     for fn in sorted(os.listdir(outdir)):
-        if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv'):
+        if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv', 'paths.csv'):
             continue
         h, rs = rows(os.path.join(outdir, fn))
         for r in rs:
@@ -282,7 +282,7 @@ def cmd_walltables(walldir, monodir):
         stamps.add((x['stage_name'], x['t_ns']))
     n = 0
     for fn in sorted(os.listdir(monodir)):
-        if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv'):
+        if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv', 'paths.csv'):
             continue
         w, m = dicts(os.path.join(walldir, fn)), dicts(os.path.join(monodir, fn))
         if len(w) != len(m):
@@ -436,7 +436,7 @@ def cmd_chrome(path, outdir):
         # per table row: >= 2 chain stages -> a leg + (n-1) hops, 1 -> instant
         want_legs = want_hops = want_inst = 0
         for fn in os.listdir(outdir):
-            if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv'):
+            if not fn.endswith('.csv') or fn in ('rings.csv', 'records.csv', 'paths.csv'):
                 continue
             for r in dicts(os.path.join(outdir, fn)):
                 k = sum(1 for st in chain_of(r['leg'], E3_CHAINS) if r.get(st + '_ns', ''))
@@ -879,7 +879,9 @@ PY
     [ -z "$output" ]
     [ "${stderr_lines[0]}" = "latrec convert: 3 rings (0 skipped), 27 records -> $d/csv" ]
     [ -s "$d/csv/rings.csv" ] && [ -s "$d/csv/records.csv" ] && [ -s "$d/csv/libe3.csv" ]
-    [ "$(ls "$d/csv" | wc -l)" -eq 3 ]
+    # its source leg instances start E3 paths that go no further: paths.csv
+    [ -s "$d/csv/paths.csv" ]
+    [ "$(ls "$d/csv" | wc -l)" -eq 4 ]
 }
 
 # ---------------------------------------------------------------------------

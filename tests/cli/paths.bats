@@ -144,3 +144,34 @@ p50s() {
     [[ "$output" == *$'e3/indication\tsource->outbound->inbound->deliver'* ]]
     [ "$total" -gt 0 ]
 }
+
+@test "convert paths.csv: one row per path instance, segments add up to the total, counts match the report" {
+    out="$BATS_TEST_TMPDIR/csv"
+    "$LATREC" convert -q "$BATS_FILE_TMPDIR/plain" -o "$out"
+    [ -f "$out/paths.csv" ]
+    # Rows of e3/loop = the report's instances; complete rows = its complete.
+    inst=$(jq -r '.paths[] | select(.path == "e3/loop") | .instances' "$BATS_FILE_TMPDIR/plain.json")
+    comp=$(jq -r '.paths[] | select(.path == "e3/loop") | .complete' "$BATS_FILE_TMPDIR/plain.json")
+    awk -F, -v inst="$inst" -v comp="$comp" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $1 != "e3/loop" { next }
+        { n++ }
+        $2 == 1 {
+            c++
+            # The loop'"'"'s segments, by name, and the stamps they come from.
+            split("RECORD_BEGIN__PROCESS_BEGIN_us SEND_DONE__RECV_us CREATE_OUTPUT__APPLY_CONTROL_DONE_us APPLY_CONTROL_DONE__LIVE_ON_AIR_us", need, " ")
+            for (k in need) if (!(need[k] in col)) { print "no column " need[k]; bad = 1 }
+            sum = 0
+            for (name in col) if (name ~ /__.*_us$/ && $col[name] != "") sum += $col[name]
+            # Only the e3/loop segments are filled in its rows (DELIVER_* are e3/indication'"'"'s).
+            d = sum - $col["total_us"]; if (d < 0) d = -d
+            if (d > 0.001 * 20) { print "sum " sum " total " $col["total_us"]; bad = 1 }
+            t = ($col["LIVE_ON_AIR_ns"] - $col["RECORD_BEGIN_ns"]) / 1000
+            d = t - $col["total_us"]; if (d < 0) d = -d
+            if (d > 0.001) { print "stamps " t " total " $col["total_us"]; bad = 1 }
+            h = ($col["RECV_ns"] - $col["SEND_DONE_ns"]) / 1000
+            d = h - $col["SEND_DONE__RECV_us"]; if (d < 0) d = -d
+            if (d > 0.001) { print "hand-off " h " column " $col["SEND_DONE__RECV_us"]; bad = 1 }
+        }
+        END { if (n != inst || c != comp) { print n, inst, c, comp; bad = 1 } exit bad }' "$out/paths.csv"
+}
