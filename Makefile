@@ -3,7 +3,8 @@
 #   make          build (build/)
 #   make check    deps + build + every test (ctest: unit, cli, install, python)
 #   make run      record the bundled E3 loop and print its report
-#   make bench    the benchmarks, figures on stdout (SOAK_SECONDS=60 adds the soak)
+#   make bench    the benchmarks, figures on stdout (SOAK_SECONDS=60 adds the soak;
+#                 TSC_SECONDS=0 skips the 60 s TSC conversion-error run)
 #   make fuzz     build the reader fuzzer with clang and run it for FUZZ_SECONDS
 #   make install  PREFIX=/usr/local DESTDIR=
 
@@ -13,6 +14,7 @@ DESTDIR    ?=
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 60
 SOAK_SECONDS ?= 0
+TSC_SECONDS ?= 60
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
@@ -59,7 +61,7 @@ run: deps build
 	$(BUILD)/src/cli/latrec report $(BUILD)/demo.data
 
 bench: deps build
-	tests/bench/run.sh $(BUILD) $(SOAK_SECONDS)
+	tests/bench/run.sh $(BUILD) $(SOAK_SECONDS) $(TSC_SECONDS)
 	tests/bench/bench_convert.sh --latrec $(BUILD)/src/cli/latrec --work $(BUILD)/bench-convert
 	tests/bench/bench_report.sh $(BUILD)
 	$(BUILD)/tests/bench/bench_paths
