@@ -76,8 +76,10 @@ typedef struct latrec_path_instance {
     int      path;      /* catalog path index */
     int      n_legs;
     int      complete;  /* every leg present and complete */
-    /* legs[i]: the instance of the path's leg i (its process, its hits'
-     * rings and times), NULL when the message never reached it. */
+    /* legs[i]: the instance of the path's leg i, NULL when the message
+     * never reached it: its process (latrec_legs_process(): pid, and dir,
+     * the directory, i.e. the host), its chain stages' stamps hits[0 ..
+     * n_chain) (ring, time on the feed's clock), then its extras. */
     const latrec_instance *legs[LATREC_MAX_PATH_LEGS];
     uint64_t start_ns;      /* first leg's first chain stage (or first stamp) */
     uint64_t end_ns;        /* last leg's last chain stage; 0 when incomplete */

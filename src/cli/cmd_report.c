@@ -276,7 +276,8 @@ int latrec_cmd_report(int argc, char **argv)
                                                   { 0 } };
     struct argp argp = { report_options, parse_report, "[DIR...]",
                          "Per component and leg, a table of hop latencies: count, min, percentiles, max, "
-                         "mean, stddev, skewness, outliers and clock regressions.\v"
+                         "mean, stddev, skewness, outliers and clock regressions; then per catalog path "
+                         "(one message end to end), a row per segment: every hop and every hand-off.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec files. "
                          "Percentiles are exact up to 2048 samples per column, then within 0.1%.\n\n"
                          "Exit status: 0 success; 1 nothing could be read; 2 usage; 3 some rings were "

@@ -485,7 +485,7 @@ static void build_header(struct builder *b)
     h->selection = b->req->pass.component || b->req->pass.leg || b->req->n_hop_specs;
 }
 
-static void build_split(latrec_report_split *s, const latrec_sched_acc *a)
+void latrec_report_split_fill(latrec_report_split *s, const latrec_sched_acc *a)
 {
     s->n = a->n;
     if (a->n) {
@@ -583,7 +583,7 @@ static void build_table(struct builder *b, latrec_report_table *mt, const latrec
         row->fig = rt->fig[h];
         const latrec_figures *base = baseline_of(b->base, t, h);
         if ((row->has_base = base != NULL)) row->base = *base;
-        if ((row->has_split = b->r->sv.model && h < t->n_hops)) build_split(&row->split, &rt->sacc[h]);
+        if ((row->has_split = b->r->sv.model && h < t->n_hops)) latrec_report_split_fill(&row->split, &rt->sacc[h]);
     }
     build_top(b, mt, t, rt);
 }

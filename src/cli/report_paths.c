@@ -302,20 +302,7 @@ static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, const
         const latrec_figures *b = row->name ? baseline_of(base, t->name, row->name) : NULL;
         if ((row->has_base = b != NULL)) row->base = *b;
         row->has_split = rp->sv->model && !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
-        if (row->has_split) {
-            const latrec_sched_acc *a = &p->sacc[s];
-            latrec_report_split *sp = &row->split;
-            sp->n = a->n;
-            if (a->n) {
-                const long double n = (long double)a->n;
-                sp->on_cpu = (double)(a->on_cpu / n);
-                sp->runq = (double)(a->runnable / n);
-                sp->blocked = (double)(a->blocked / n);
-                sp->unknown = (double)(a->unknown / n);
-            }
-            sp->preemptions = a->preemptions;
-            sp->migrations = a->migrations;
-        }
+        if (row->has_split) latrec_report_split_fill(&row->split, &p->sacc[s]);
     }
 }
 
