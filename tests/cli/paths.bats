@@ -6,7 +6,8 @@ bats_require_minimum_version 1.5.0
 # loops that completed in the rings (LIVE_ON_AIR stamped) are joined; a
 # delay planted in the dApp's processing shows in that segment and in no
 # other; a delay planted at the receiver's socket shows in the hand-off
-# SEND_DONE->RECV; segments add up to the total; gates, hist --path,
+# SEND_DONE->RECV; a lossy loop counts its drops where they happened and
+# in drops as delay; segments add up to the total; gates, hist --path,
 # --path=help.
 #
 # Needs: LATREC and E3LOOP (ctest sets both), jq. Root only for the
@@ -174,4 +175,29 @@ planted_only() {
             if (d > 0.001) { print "hand-off " h " column " $col["SEND_DONE__RECV_us"]; bad = 1 }
         }
         END { if (n != inst || c != comp) { print n, inst, c, comp; bad = 1 } exit bad }' "$out/paths.csv"
+}
+
+@test "a lossy loop: each DROP stops its message where it happened, and drops as delay counts them" {
+    run_dir="$BATS_TEST_TMPDIR/lossy"
+    # A 2-slot outbound queue and a 3 ms planted stall in the outbound
+    # thread: most indications are dropped at the queue (DROP aux2 = 1 on the
+    # source thread), some at the dApp's handler queue (aux2 = 6).
+    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 2 --rate 1000 --queue 2 --sleep-hop dequeue:3ms
+    "$LATREC" report -q "$run_dir" --path e3/loop --format json >"$BATS_TEST_TMPDIR/l.json"
+    "$LATREC" convert -q "$run_dir" -o "$BATS_TEST_TMPDIR/csv"
+    # The drops, counted from the records themselves.
+    at_queue=$(awk -F, 'NR > 1 && $9 == "DROP" && $12 == 1' "$BATS_TEST_TMPDIR/csv/records.csv" | wc -l)
+    at_handler=$(awk -F, 'NR > 1 && $9 == "DROP" && $12 == 6' "$BATS_TEST_TMPDIR/csv/records.csv" | wc -l)
+    [ "$at_queue" -gt 100 ]
+    jq -e --argjson q "$at_queue" --argjson h "$at_handler" '.paths[0].stopped
+        | (.[] | select(.leg == "outbound") | .drop) == $q and (.[] | select(.leg == "consume") | .drop) == $h' \
+        "$BATS_TEST_TMPDIR/l.json"
+    # total_drops_as_delay: every delivered message and every incomplete one
+    # that a later message followed; never faster than the delivered ones.
+    jq -e '.paths[0] | (.segments[] | select(.segment == "total_drops_as_delay")) as $d
+        | (.segments[] | select(.segment == "total")) as $t
+        | $d.count == .complete + .incomplete - .drops_unresolved and $d.min_us >= $t.min_us and $d.max_us >= $t.max_us
+          and $d.count > $t.count' "$BATS_TEST_TMPDIR/l.json"
+    # The rows of paths.csv say the same.
+    [ "$(awk -F, '$1 == "e3/loop" && $3 == "outbound" && $4 == "drop"' "$BATS_TEST_TMPDIR/csv/paths.csv" | wc -l)" -eq "$at_queue" ]
 }

@@ -10,7 +10,9 @@
  * segment, and the segments against the total. Planted defects: a missing
  * partner, a DROP, a duplicate key, a partner beyond the horizon, a c
  * instance in a third process (a process join must not take it). The E3
- * catalog's "e3/loop" is checked over two processes as e3loop stamps it.
+ * catalog's "e3/loop" is checked over two processes as e3loop stamps it;
+ * two directories (hosts) join only with cross_hosts; max_open bounds the
+ * open fragments.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,6 +100,7 @@ struct got {
     int64_t seg[LATREC_MAX_SEGS];
     int     has[LATREC_MAX_SEGS];
     uint64_t seq0; /* the first leg's seq */
+    int dir[LATREC_MAX_PATH_LEGS]; /* each leg's directory (host), -1: not reached */
 };
 
 struct run {
@@ -109,6 +112,8 @@ struct run {
     int n_segs, path;
     struct got got[64];
     size_t n_got;
+    int ring_dir[64];
+    size_t max_open_seen; /* the most fragments open after a feed */
 };
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -120,6 +125,8 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
     memset(g, 0, sizeof(*g));
     g->pi = *pi;
     g->seq0 = pi->legs[0] ? pi->legs[0]->seq : 0;
+    for (int i = 0; i < LATREC_MAX_PATH_LEGS; i++)
+        g->dir[i] = i < pi->n_legs && pi->legs[i] ? latrec_legs_process(r->legs, pi->legs[i]->process)->dir : -1;
     const latrec_path *path = &r->cat.paths[pi->path];
     for (int s = 0; s < r->n_segs; s++) {
         const latrec_hit *a, *b;
@@ -132,11 +139,15 @@ static void on_leg(void *ctx, const latrec_instance *inst)
 {
     struct run *r = ctx;
     assert_int_equal(latrec_paths_feed(r->paths, inst), 0);
+    if (latrec_paths_open(r->paths) > r->max_open_seen) r->max_open_seen = latrec_paths_open(r->paths);
 }
 
-static void run_paths(struct run *r, const char *dir, const char *catalog_text, uint64_t horizon,
-                      const char *path_name)
+/* Assemble the rings of dirs (catalog_text written into dirs[0], NULL: the
+ * E3 catalog) under opts. */
+static void run_paths_in(struct run *r, const char *const *dirs, size_t ndirs, const char *catalog_text,
+                         const latrec_paths_opts *opts, const char *path_name)
 {
+    const char *dir = dirs[0];
     memset(r, 0, sizeof(*r));
     char err[256], path[700];
     if (catalog_text) {
@@ -151,12 +162,14 @@ static void run_paths(struct run *r, const char *dir, const char *catalog_text, 
     }
     r->path = latrec_catalog_path(&r->cat, path_name);
     assert_true(r->path >= 0);
-    const char *dirs[] = { dir };
-    assert_int_equal(latrec_ringset_open(&r->set, dirs, 1, err, sizeof err), 0);
-    r->legs = latrec_legs_new(&r->cat, &r->set, NULL, 0, 0, on_leg, r);
+    assert_int_equal(latrec_ringset_open(&r->set, dirs, ndirs, err, sizeof err), 0);
+    for (size_t i = 0; i < r->set.n; i++)
+        for (size_t d = 0; d < ndirs; d++)
+            if (strncmp(r->set.rings[i].path, dirs[d], strlen(dirs[d])) == 0 && r->set.rings[i].path[strlen(dirs[d])] == '/')
+                r->ring_dir[i] = (int)d;
+    r->legs = latrec_legs_new(&r->cat, &r->set, r->ring_dir, 0, 0, on_leg, r);
     assert_non_null(r->legs);
-    latrec_paths_opts o = { horizon, 0, 0 };
-    r->paths = latrec_paths_new(&r->cat, r->legs, &o, on_path, r);
+    r->paths = latrec_paths_new(&r->cat, r->legs, opts, on_path, r);
     assert_non_null(r->paths);
     r->n_segs = latrec_path_segments(&r->cat, &r->cat.paths[r->path], r->segs);
     latrec_merge m;
@@ -167,6 +180,14 @@ static void run_paths(struct run *r, const char *dir, const char *catalog_text, 
     latrec_legs_finish(r->legs);
     latrec_paths_finish(r->paths);
     assert_int_equal(latrec_paths_open(r->paths), 0);
+}
+
+static void run_paths(struct run *r, const char *dir, const char *catalog_text, uint64_t horizon,
+                      const char *path_name)
+{
+    const char *dirs[] = { dir };
+    const latrec_paths_opts o = { horizon, 0, 0 };
+    run_paths_in(r, dirs, 1, catalog_text, &o, path_name);
 }
 
 static void run_close(struct run *r)
@@ -435,6 +456,66 @@ static void test_e3_loop(void **state)
     run_close(&r);
 }
 
+/* Two directories (two hosts): a on one, b and c on the other. The cross
+ * join a -> b matches across directories only with cross_hosts (--wall
+ * with several hosts); the process join b -> c never leaves its process. */
+static void test_cross_hosts(void **state)
+{
+    (void)state;
+    char d1[600], d2[600];
+    snprintf(d1, sizeof d1, "%s", test_dir("host1"));
+    snprintf(d2, sizeof d2, "%s", test_dir("host2"));
+    static struct ring a = { "a.101", 100, 101, {{0}}, 0 }, b = { "b.201", 200, 201, {{0}}, 0 },
+                       c = { "c.202", 200, 202, {{0}}, 0 };
+    for (uint64_t m = 1; m <= 5; m++) {
+        uint64_t t = BASE + m * MS;
+        put_a(&a, m, t, m);
+        put_c(&c, m, put_b(&b, m, t, m), m);
+    }
+    write_ring(d1, &a);
+    write_ring(d2, &b);
+    write_ring(d2, &c);
+    const char *dirs[] = { d1, d2 };
+    for (int cross = 0; cross < 2; cross++) {
+        static struct run r;
+        const latrec_paths_opts o = { 0, 0, cross };
+        run_paths_in(&r, dirs, 2, pipe_catalog, &o, "pipe/abc");
+        const latrec_path_counts *n = latrec_paths_counts(r.paths, 0);
+        assert_int_equal(n->complete, cross ? 5 : 0);
+        assert_int_equal(n->incomplete, cross ? 0 : 5);
+        if (!cross) assert_int_equal(n->stopped[1][LATREC_PATH_NO_PARTNER], 5);
+        assert_int_equal(r.n_got, 5); /* complete, or incomplete at b */
+        for (size_t i = 0; i < r.n_got; i++) {
+            /* the legs' hosts: a on directory 0, b and c on directory 1 */
+            assert_int_equal(r.got[i].dir[0], 0);
+            assert_int_equal(r.got[i].dir[1], cross ? 1 : -1);
+            assert_int_equal(r.got[i].dir[2], cross ? 1 : -1);
+            if (cross) assert_int_equal(r.got[i].seg[1], seg_ab(r.got[i].seq0));
+        }
+        run_close(&r);
+    }
+}
+
+/* max_open bounds the open fragments: the oldest leaves, counted. */
+static void test_max_open(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("max_open");
+    static struct ring a = { "a.101", 100, 101, {{0}}, 0 };
+    for (uint64_t m = 1; m <= 10; m++) put_a(&a, m, BASE + m * MS, m); /* no b ever */
+    write_ring(dir, &a);
+    const char *dirs[] = { dir };
+    static struct run r;
+    const latrec_paths_opts o = { 0, 3, 0 };
+    run_paths_in(&r, dirs, 1, pipe_catalog, &o, "pipe/abc");
+    const latrec_path_counts *n = latrec_paths_counts(r.paths, 0);
+    assert_true(r.max_open_seen <= 3);
+    assert_int_equal(n->cut_open, 7);
+    assert_int_equal(n->incomplete, 10);
+    assert_int_equal(n->stopped[1][LATREC_PATH_NO_PARTNER], 10);
+    run_close(&r);
+}
+
 int main(void)
 {
     mkdir(LATREC_TEST_TMP, 0755);
@@ -443,6 +524,8 @@ int main(void)
         cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_path_directive_errors),
         cmocka_unit_test(test_e3_loop),
+        cmocka_unit_test(test_cross_hosts),
+        cmocka_unit_test(test_max_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
