@@ -3,7 +3,7 @@
  *
  *   gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S]
  *
- * P processes (default 4) of T threads (default 4), one full v3 ring of
+ * P processes (default 4) of T threads (default 4, 1 allowed), one full v3 ring of
  * 2^L records per thread (default 20, 32 MiB), so 16 rings x 2^20 records
  * (512 MiB) by default. Each process sends 2^L * T / 4 messages through a
  * realistic 4-stage leg (ENQUEUE -> DEQUEUE -> ENCODE_E3AP_DONE ->
@@ -15,7 +15,7 @@
  * records are in time order, as a writer stamps them. Every process counts
  * seqs from 1 (equal seqs in every process, as in real runs).
  *
- * Rings are named libe3.pipe.<tid> (component libe3), pid 7000 + p, tid
+ * Rings are named libe3.outbound.<tid> (component libe3, as libE3 names them), pid 7000 + p, tid
  * 7000 + 100 * p + t, one boot id, catalog "e3", rec_count = 2^L, clean
  * close. Prints the total record count on stdout.
  */
@@ -78,8 +78,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (procs < 1 || procs > 64 || threads < 4 || threads > 64 || log2 < 4 || log2 > 26) {
-        fprintf(stderr, "gen_rings: 1..64 processes, 4..64 threads, log2 4..26\n");
+    if (procs < 1 || procs > 64 || threads < 1 || threads > 64 || log2 < 4 || log2 > 26) {
+        fprintf(stderr, "gen_rings: 1..64 processes, 1..64 threads, log2 4..26\n");
         return 2;
     }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
             hd->rec_count = entries;
             hd->t0_mono_ns = t0 - 1000;
             hd->t0_real_ns = t0_real - 1000;
-            snprintf(hd->name, sizeof(hd->name), "libe3.pipe.%u", tid);
+            snprintf(hd->name, sizeof(hd->name), "libe3.outbound.%u", tid);
             hd->rec_size = LATREC_REC_SIZE;
             hd->clock_ns_per_call = 18;
             hd->t1_mono_ns = ring[th][entries - 1].t_ns + 1000;

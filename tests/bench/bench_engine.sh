@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bench_engine.sh - the analysis against a bare C pass over the same rings.
+#
+#   tests/bench/bench_engine.sh [BUILD_DIR]
+#
+# For each shape (RINGS: 1 16 64 rings; LOG2S: 16 20 records per ring, 24
+# too when BENCH_LARGE=1) it writes a realistic run with gen_rings (P
+# processes of T threads, one process-wide seq counter per process, the E3
+# outbound leg's four stages on different threads, libE3's ring names),
+# checks that `latrec report` reads it as built (every record, one complete
+# outbound instance per seq), then REPEAT (default 3) times runs, in turn:
+#   bare      tests/bench/bench_bare.c: map, validate, histogram the
+#             consecutive-stage deltas per seq (the reference)
+#   hist      latrec hist -q DIR
+#   report    latrec report -q DIR
+#   convert   latrec convert -q DIR -o TMP (all CSV outputs)
+# so every command runs between two reference passes under the same load.
+# Prints per shape and command the best records/s on CPU time (user + sys:
+# the machines are shared, and CPU time is what a busy neighbour steals
+# least of), the same on wall time, the CPU-time ratio to the best
+# reference pass of the same shape, and peak RSS (/usr/bin/time -v, which
+# counts the ring pages touched as well as the heap).
+#
+# Needs /usr/bin/time (Debian package `time`) and a built tree.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$(cd "${1:-$src/build}" && pwd)
+repeat=${REPEAT:-3}
+rings_list=${RINGS:-"1 16 64"}
+log2_list=${LOG2S:-"16 20"}
+[ "${BENCH_LARGE:-0}" = 1 ] && log2_list="$log2_list 24"
+latrec=${LATREC:-$build/src/cli/latrec}
+work=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/latrec-bench-engine.XXXXXX")}
+trap 'rm -rf "$work"' EXIT
+[ -x "$latrec" ] || { echo "bench_engine: no latrec at $latrec (build first)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "bench_engine: /usr/bin/time missing (apt-get install time)" >&2; exit 1; }
+cc=${CC:-cc}
+"$cc" -O2 -std=gnu11 -I"$src/include" -o "$work/gen_rings" "$here/gen_rings.c"
+"$cc" -O2 -std=gnu11 -I"$src/include" -o "$work/bench_bare" "$here/bench_bare.c"
+
+# measure CMD...: sets SECS (user + sys), WALL and RSS_KB of one run
+measure() {
+    /usr/bin/time -v -o "$work/time.txt" "$@" > "$work/out.txt" 2> "$work/err.txt" || {
+        rc=$?
+        # report/hist/convert exit 3 for skipped rings; anything else is a failure
+        [ $rc -eq 3 ] || { echo "bench_engine: $* failed ($rc):" >&2; cat "$work/err.txt" >&2; exit 1; }
+    }
+    WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$work/time.txt")
+    SECS=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$work/time.txt")
+    RSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
+}
+
+shape() { # RINGS -> "PROCS THREADS"
+    case $1 in 1) echo "1 1" ;; 16) echo "4 4" ;; 64) echo "16 4" ;; *) echo "$(( $1 / 4 )) 4" ;; esac
+}
+
+printf '%-8s %5s %5s %11s %8s %12s %12s %7s %10s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio peak_RSS
+for l in $log2_list; do
+    for n in $rings_list; do
+        read -r procs threads <<< "$(shape "$n")"
+        d=$work/r$n.$l
+        rm -rf "$d"
+        records=$("$work/gen_rings" --dir "$d" --procs "$procs" --threads "$threads" --log2 "$l")
+        # The analysis must read the rings as built: every record, every seq
+        # one complete outbound instance (records / 4 of them).
+        json=$("$latrec" report -q --format json "$d")
+        got=$(jq '[.legs[]? | select(.leg == "outbound") | .complete // .instances] | add // 0' <<< "$json" 2> /dev/null || echo "?")
+        want=$(( records / 4 ))
+        if [ "$got" != "$want" ]; then
+            echo "bench_engine: report reads $got complete outbound instances in $d, built $want" >&2
+            exit 1
+        fi
+        declare -A best=() wall=() rss=()
+        for _ in $(seq "$repeat"); do
+            for cmd in bare hist bare report bare convert; do
+                case $cmd in
+                    bare) measure "$work/bench_bare" "$d" ;;
+                    convert) rm -rf "$work/csv"; measure "$latrec" convert -q "$d" -o "$work/csv" ;;
+                    *) measure "$latrec" "$cmd" -q "$d" ;;
+                esac
+                if [ -z "${best[$cmd]:-}" ] || awk -v a="$SECS" -v b="${best[$cmd]}" 'BEGIN { exit !(a < b) }'; then
+                    best[$cmd]=$SECS
+                fi
+                if [ -z "${wall[$cmd]:-}" ] || awk -v a="$WALL" -v b="${wall[$cmd]}" 'BEGIN { exit !(a < b) }'; then
+                    wall[$cmd]=$WALL
+                fi
+                [ "$RSS_KB" -gt "${rss[$cmd]:-0}" ] && rss[$cmd]=$RSS_KB
+            done
+        done
+        for cmd in bare hist report convert; do
+            awk -v c="$cmd" -v n="$n" -v l="$l" -v r="$records" -v s="${best[$cmd]}" -v w="${wall[$cmd]}" \
+                -v b="${best[bare]}" -v k="${rss[$cmd]}" \
+                'BEGIN { s = s > 0 ? s : 0.005; b = b > 0 ? b : 0.005; w = w > 0 ? w : 0.005;
+                         printf "%-8s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB\n",
+                                c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024 }'
+        done
+        unset best wall rss
+        rm -rf "$d" "$work/csv"
+    done
+done
