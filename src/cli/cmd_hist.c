@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "read/escape.h"
 #include "cli/figures.h"
 #include "cli/input.h"
 #include "cli/options.h"
@@ -249,9 +250,10 @@ static int runqlat_wait(void *ctx, const latrec_sched_wait *w)
                 rc->tid_col = c;
                 rc->cap_tids = cap;
             }
-            char label[64];
+            char label[64], safe[48]; /* a thread name escaped for the terminal (read/escape.h) */
             const char *comm = latrec_sched_comm(rc->model, w->tid, w->t_ns);
-            snprintf(label, sizeof(label), "%s/%u", comm && *comm ? comm : "?", w->tid);
+            snprintf(label, sizeof(label), "%s/%u", comm && *comm ? latrec_text_safe(comm, safe, sizeof(safe)) : "?",
+                     w->tid);
             if ((col = add_column(h, label)) < 0) return -1;
             rc->tids[rc->n_tids] = w->tid;
             rc->tid_col[rc->n_tids++] = col;

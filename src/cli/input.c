@@ -3,6 +3,7 @@
 
 #include "analyze/sched_catalog.h"
 #include "cli/options.h"
+#include "read/escape.h"
 #include "read/input_file.h"
 
 #include <errno.h>
@@ -216,6 +217,8 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
         if (why) snprintf(in->sched_reason, sizeof(in->sched_reason), "%s", why);
         const char *cmd = json_string_value(json_object_get(run, "command"));
         snprintf(in->command, sizeof(in->command), "%s", cmd ? cmd : "");
+        if (cmd && strlen(cmd) >= sizeof(in->command)) /* mark the cut */
+            memcpy(in->command + sizeof(in->command) - 4, "...", 4);
         json_t *pid = json_object_get(run, "pid");
         if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_integer_value(pid) <= INT32_MAX)
             in->run_pid = (uint32_t)json_integer_value(pid);
@@ -322,9 +325,11 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
         if (r->status == LATREC_RING_OK && strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) in->sched_ring = (int)i;
         if (r->status != LATREC_RING_OK) {
             in->n_rejected++;
-            fprintf(stderr, "latrec: %s: %s\n", r->path, r->error);
+            char safe[4200];
+            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
         } else if (r->warning[0] && !o->quiet) {
-            fprintf(stderr, "latrec: %s: %s\n", r->path, r->warning);
+            char safe[4200];
+            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
         }
     }
     /* Each directory's records are filtered by its own start stamp. */

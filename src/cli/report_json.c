@@ -2,9 +2,27 @@
  * the report's unit (keys name it: "p99_us"); an absent figure is null. */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "read/escape.h"
 
 #include "analyze/paths.h"
 #include "cli/report_model.h"
+
+/* A name from the outside world, every byte kept (read/escape.h): escaped
+ * and flagged "<key>_escaped" when it is not UTF-8. */
+static void set_bytes(json_t *o, const char *key, const char *value)
+{
+    if (!value || latrec_utf8_valid(value)) {
+        json_object_set_new(o, key, value ? json_string(value) : json_null());
+        return;
+    }
+    char *e = latrec_escape_bytes(value), flag[64];
+    json_object_set_new(o, key, e ? json_string(e) : json_null());
+    free(e);
+    snprintf(flag, sizeof(flag), "%s_escaped", key);
+    json_object_set_new(o, flag, json_true());
+}
 
 static json_t *figures(const latrec_report *m, const latrec_figures *f)
 {
@@ -47,7 +65,8 @@ static json_t *header(const latrec_report *m)
     const latrec_report_header *h = &m->hdr;
     const latrec_input_totals *t = &h->totals;
     json_t *hdr = json_object();
-    json_object_set_new(hdr, "command", h->command ? json_string(h->command) : json_null());
+    if (h->command) set_bytes(hdr, "command", h->command);
+    else json_object_set_new(hdr, "command", json_null());
     json_t *ex = h->exit_json ? json_loads(h->exit_json, 0, NULL) : NULL;
     json_object_set_new(hdr, "exit", ex ? ex : json_null());
     json_object_set_new(hdr, "exit_note", h->exit_note ? json_string(h->exit_note) : json_null());
@@ -86,8 +105,8 @@ static json_t *top(const latrec_report *m, const latrec_report_table *t)
         const latrec_report_instance *e = &t->top[k];
         json_t *ej = json_object();
         json_object_set_new(ej, "seq", json_integer((json_int_t)e->seq));
-        json_object_set_new(ej, "process", json_string(e->process));
-        json_object_set_new(ej, "ring", json_string(e->ring));
+        set_bytes(ej, "process", e->process);
+        set_bytes(ej, "ring", e->ring);
         json_object_set_new(ej, "start_ns", json_integer((json_int_t)e->t_ns));
         json_t *hv = json_object();
         for (int h = 0; h < t->n_rows - 1; h++)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "read/escape.h"
+
 #include "analyze/paths.h"
 #include "cli/report_model.h"
 
@@ -13,7 +15,8 @@ static void header_text(const latrec_report *m, FILE *out)
     const latrec_report_header *h = &m->hdr;
     const latrec_input_totals *t = &h->totals;
     fprintf(out, "# latrec report\n");
-    if (h->command && h->command[0]) fprintf(out, "# command: %s\n", h->command);
+    char safe[4096];
+    if (h->command && h->command[0]) fprintf(out, "# command: %s\n", latrec_text_safe(h->command, safe, sizeof(safe)));
     if (h->exit_note) fprintf(out, "# exit: %s\n", h->exit_note);
     fprintf(out, "# duration: %.3f s%s\n", h->duration_s, h->have_run ? "" : " (first to last record)");
     char trunc[48] = "", torn[48] = "";
@@ -59,9 +62,12 @@ static struct libscols_table *new_table(FILE *out)
     return tb;
 }
 
+/* Names reach the terminal escaped (read/escape.h): a ring or thread name
+ * with control characters or bytes that are not UTF-8 shows them as \xHH. */
 static void add_cell(struct libscols_line *ln, int col, const char *text)
 {
-    scols_line_set_data(ln, (size_t)col, text);
+    char safe[1024];
+    scols_line_set_data(ln, (size_t)col, text ? latrec_text_safe(text, safe, sizeof(safe)) : NULL);
 }
 
 static void figures_row(struct libscols_table *tb, const latrec_report *m, const latrec_report_row *row, int where)
@@ -225,15 +231,17 @@ static void explain_text(const latrec_report *m, const latrec_report_table *t, F
     for (int k = 0; k < n; k++) {
         const latrec_report_instance *e = &t->top[k];
         const latrec_report_why *w = &e->why;
-        char total[48], hop[48];
+        char total[48], hop[48], proc[256], why_b[1024], why_a[1024];
         latrec_report_fmt_value(total, sizeof(total), (double)e->value[t->rank_row], 1, u);
         latrec_report_fmt_value(hop, sizeof(hop), (double)w->value, 1, u);
         fprintf(out, "  %d. seq %llu (%s), %s %s %s, started at %.6f s: %s took %s %s", k + 1,
-                (unsigned long long)e->seq, e->process, rank, total, u->name, (double)e->start_ns / 1e9,
+                (unsigned long long)e->seq, latrec_text_safe(e->process, proc, sizeof(proc)), rank, total, u->name,
+                (double)e->start_ns / 1e9,
                 t->rows[w->row].name, hop, u->name);
         if (w->has_share) fprintf(out, " (%.0f%% of it)", w->share_pct);
-        fprintf(out, ". Thread %u: %s", w->tid_b, w->why_b);
-        if (w->why_a) fprintf(out, ". Thread %u (first stage): %s", w->tid_a, w->why_a);
+        fprintf(out, ". Thread %u: %s", w->tid_b, latrec_text_safe(w->why_b, why_b, sizeof(why_b)));
+        if (w->why_a)
+            fprintf(out, ". Thread %u (first stage): %s", w->tid_a, latrec_text_safe(w->why_a, why_a, sizeof(why_a)));
         fprintf(out, ".\n");
     }
 }
@@ -307,11 +315,14 @@ static void path_counts_text(const latrec_report_table *t, FILE *out)
 static void table_text(const latrec_report *m, const latrec_report_table *t, FILE *out)
 {
     const int path = t->kind == LATREC_TABLE_PATH;
+    char comp[256], name[256];
+    latrec_text_safe(t->component, comp, sizeof(comp));
+    latrec_text_safe(t->name, name, sizeof(name));
     if (path)
-        fprintf(out, "\npath %s  instances: %llu  complete: %llu\n", t->name, (unsigned long long)t->instances,
+        fprintf(out, "\npath %s  instances: %llu  complete: %llu\n", name, (unsigned long long)t->instances,
                 (unsigned long long)t->complete);
     else
-        fprintf(out, "\n%s/%s%s  instances: %llu  complete: %llu\n", t->component, t->name,
+        fprintf(out, "\n%s/%s%s  instances: %llu  complete: %llu\n", comp, name,
                 t->discovered ? " (discovered)" : "", (unsigned long long)t->instances,
                 (unsigned long long)t->complete);
     if (path) path_counts_text(t, out);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/timeline_impl.h"
+#include "read/escape.h"
 
 void tl_put(latrec_timeline *t, json_t *ev)
 {
@@ -24,17 +25,16 @@ void tl_put(latrec_timeline *t, json_t *ev)
 }
 
 /* Ring names come from file headers and catalog names from users' files:
- * text that is not UTF-8 (which JSON cannot carry) gets '?' for every byte
- * >= 0x80 instead of failing the whole trace. */
+ * text that is not UTF-8 (which JSON cannot carry) keeps every byte,
+ * escaped as \xHH (read/escape.h), instead of failing the whole trace. */
 json_t *tl_str(const char *s)
 {
     json_t *j = json_string(s);
     if (j) return j;
-    char buf[256];
-    size_t i = 0;
-    for (; s[i] && i < sizeof(buf) - 1; i++) buf[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
-    buf[i] = '\0';
-    return json_string(buf);
+    char *e = latrec_escape_bytes(s);
+    j = json_string(e ? e : "");
+    free(e);
+    return j;
 }
 
 json_int_t tl_pid_of_process(const latrec_timeline *t, uint32_t process)

@@ -40,7 +40,7 @@ struct latrec_timeline {
 
 /* Write one event (takes the reference; NULL means out of memory). */
 void tl_put(latrec_timeline *t, json_t *ev);
-/* A JSON string of s; bytes >= 0x80 become '?' when s is not UTF-8. */
+/* A JSON string of s; escaped as \\xHH where s is not UTF-8 (read/escape.h). */
 json_t *tl_str(const char *s);
 json_int_t tl_pid_of_process(const latrec_timeline *t, uint32_t process);
 json_int_t tl_tid_of_ring(const latrec_timeline *t, uint32_t ring);

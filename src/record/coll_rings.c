@@ -10,6 +10,7 @@
 #include "read/ring.h"
 #include "read/ringset.h"
 #include "record/collector.h"
+#include "record/manifest.h"
 #include "record/proctree.h"
 #include "record/rundir.h"
 
@@ -258,7 +259,7 @@ static json_t *rings_describe(const latrec_collector *c)
     const struct rings_priv *p = c->priv;
     static const char *const modes[] = { "moved", "direct", "copied" };
     json_t *o = json_object();
-    json_object_set_new(o, "source", json_string(p->src));
+    latrec_manifest_set_bytes(o, "source", p->src);
     json_object_set_new(o, "mode", json_string(modes[p->mode]));
     size_t ok = p->n_rows - p->n_rejected;
     json_object_set_new(o, "rings", json_integer((json_int_t)ok));
@@ -273,8 +274,13 @@ static json_t *rings_describe(const latrec_collector *c)
     if (p->n_failed_roles) {
         json_t *fr = json_array();
         for (size_t i = 0; i < p->n_failed_roles; i++)
-            json_array_append_new(fr, json_pack("{s:s, s:i, s:s}", "role", p->failed[i].role, "rings",
-                                                (int)p->failed[i].rings, "reason", p->failed[i].reason));
+        {
+            json_t *g = json_object();
+            latrec_manifest_set_bytes(g, "role", p->failed[i].role);
+            json_object_set_new(g, "rings", json_integer(p->failed[i].rings));
+            latrec_manifest_set_bytes(g, "reason", p->failed[i].reason);
+            json_array_append_new(fr, g);
+        }
         json_object_set_new(o, "failed_to_open_roles", fr);
     }
     if (p->n_parts) {
@@ -288,9 +294,9 @@ static json_t *rings_describe(const latrec_collector *c)
     for (size_t i = 0; i < p->n_rows; i++) {
         const struct ring_row *r = &p->rows[i];
         json_t *f = json_object();
-        json_object_set_new(f, "name", json_string(r->name));
+        latrec_manifest_set_bytes(f, "name", r->name);
         if (!r->ok) {
-            json_object_set_new(f, "error", json_string(r->error));
+            latrec_manifest_set_bytes(f, "error", r->error);
         } else {
             json_object_set_new(f, "pid", json_integer(r->pid));
             json_object_set_new(f, "tid", json_integer(r->tid));

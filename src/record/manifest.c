@@ -1,6 +1,7 @@
 /* run.json through jansson. */
 #include "record/manifest.h"
 
+#include "read/escape.h"
 #include "read/input_file.h"
 #include "read/outfile.h"
 
@@ -18,60 +19,134 @@
 #define LATREC_VERSION_TEXT "unknown"
 #endif
 
-/* Append arg to buf shell-quoted (single quotes when needed). */
-static void quote_append(char *buf, size_t len, const char *arg)
+/* The command line being built: every byte kept, no length limit. */
+struct cmdline {
+    char  *buf;
+    size_t len, cap;
+    int    oom;
+};
+
+static void put(struct cmdline *c, const char *s, size_t n)
 {
-    size_t used = strlen(buf);
+    if (c->oom) return;
+    if (c->len + n + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap : 256;
+        while (cap < c->len + n + 1) cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b) {
+            c->oom = 1;
+            return;
+        }
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf + c->len, s, n);
+    c->len += n;
+    c->buf[c->len] = '\0';
+}
+
+/* Append arg shell-quoted (single quotes when needed). */
+static void quote_append(struct cmdline *c, const char *arg)
+{
     int plain = *arg != '\0';
     for (const char *p = arg; *p; p++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%", *p)) plain = 0;
-    if (used && used + 1 < len) buf[used++] = ' ', buf[used] = '\0';
+    if (c->len) put(c, " ", 1);
     if (plain) {
-        snprintf(buf + used, len - used, "%s", arg);
+        put(c, arg, strlen(arg));
         return;
     }
-    if (used + 1 < len) buf[used++] = '\'';
-    for (const char *p = arg; *p && used + 5 < len; p++) {
-        if (*p == '\'') {
-            memcpy(buf + used, "'\\''", 4);
-            used += 4;
-        } else {
-            buf[used++] = *p;
+    put(c, "'", 1);
+    for (const char *p = arg; *p; p++) {
+        if (*p == '\'') put(c, "'\\''", 4);
+        else put(c, p, 1);
+    }
+    put(c, "'", 1);
+}
+
+/* One argument into argv_json, escaped when it is not UTF-8 (read/escape.h). */
+static void add_arg(latrec_manifest *m, struct cmdline *c, const char *arg)
+{
+    quote_append(c, arg);
+    size_t i = json_array_size(m->argv_json);
+    if (latrec_utf8_valid(arg)) {
+        json_array_append_new(m->argv_json, json_string(arg));
+        return;
+    }
+    char *e = latrec_escape_bytes(arg);
+    json_array_append_new(m->argv_json, json_string(e ? e : ""));
+    free(e);
+    if (!m->argv_escaped) m->argv_escaped = json_array();
+    json_array_append_new(m->argv_escaped, json_integer((json_int_t)i));
+}
+
+/* The whole of /proc/<pid>/cmdline, malloc'd (*n bytes); NULL if unreadable. */
+static char *read_cmdline(pid_t pid, size_t *n)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t cap = 8192, len = 0;
+    char *buf = malloc(cap + 1);
+    ssize_t k;
+    while (buf && (k = read(fd, buf + len, cap - len)) > 0) {
+        len += (size_t)k;
+        if (len == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) break;
+            buf = b;
+            cap *= 2;
         }
     }
-    if (used + 1 < len) buf[used++] = '\'';
-    buf[used < len ? used : len - 1] = '\0';
+    close(fd);
+    if (!buf || !len) {
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    *n = len;
+    return buf;
 }
 
 void latrec_manifest_init(latrec_manifest *m)
 {
-    m->command[0] = '\0';
+    struct cmdline c = { 0 };
     m->argv_json = json_array();
+    m->argv_escaped = NULL;
     if (m->argv) {
-        for (size_t i = 0; m->argv[i]; i++) {
-            quote_append(m->command, sizeof(m->command), m->argv[i]);
-            json_array_append_new(m->argv_json, json_string(m->argv[i]));
-        }
-        return;
+        for (size_t i = 0; m->argv[i]; i++) add_arg(m, &c, m->argv[i]);
+    } else {
+        size_t n = 0;
+        char *buf = read_cmdline(m->pid, &n);
+        for (char *p = buf; p && p < buf + n; p += strlen(p) + 1) add_arg(m, &c, p);
+        free(buf);
     }
-    char path[64], buf[8192];
-    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)m->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0) return;
-    buf[n] = '\0';
-    for (char *p = buf; p < buf + n; p += strlen(p) + 1) {
-        quote_append(m->command, sizeof(m->command), p);
-        json_array_append_new(m->argv_json, json_string(p));
-    }
+    m->command = c.buf;
+    m->command_cut = c.oom;
 }
 
 void latrec_manifest_free(latrec_manifest *m)
 {
     json_decref(m->argv_json);
-    m->argv_json = NULL;
+    json_decref(m->argv_escaped);
+    free(m->command);
+    m->argv_json = m->argv_escaped = NULL;
+    m->command = NULL;
+}
+
+/* key: value, or its escaped form and "<key>_escaped": true (escape.h). */
+void latrec_manifest_set_bytes(json_t *o, const char *key, const char *value)
+{
+    if (latrec_utf8_valid(value)) {
+        json_object_set_new(o, key, json_string(value));
+        return;
+    }
+    char *e = latrec_escape_bytes(value), flag[64];
+    json_object_set_new(o, key, json_string(e ? e : ""));
+    free(e);
+    snprintf(flag, sizeof(flag), "%s_escaped", key);
+    json_object_set_new(o, flag, json_true());
 }
 
 static json_t *stamp_json(const latrec_stamp *s, const char *instance)
@@ -122,10 +197,13 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     json_object_set_new(o, "run_id", json_string(m->run_id));
     json_object_set_new(o, "state", json_string(m->state));
     json_object_set_new(o, "mode", json_string(m->mode));
-    json_object_set_new(o, "command", json_string(m->command));
-    json_object_set(o, "argv", m->argv_json ? m->argv_json : json_array());
-    char cwd[4096];
-    if (getcwd(cwd, sizeof(cwd))) json_object_set_new(o, "cwd", json_string(cwd));
+    latrec_manifest_set_bytes(o, "command", m->command ? m->command : "");
+    if (m->command_cut) json_object_set_new(o, "command_cut", json_true()); /* out of memory building it */
+    json_object_set_new(o, "argv", m->argv_json ? json_incref(m->argv_json) : json_array());
+    if (m->argv_escaped) json_object_set(o, "argv_escaped", m->argv_escaped);
+    char *cwd = getcwd(NULL, 0);
+    if (cwd) latrec_manifest_set_bytes(o, "cwd", cwd);
+    free(cwd);
     if (m->pid > 0) json_object_set_new(o, "pid", json_integer(m->pid));
     json_object_set_new(o, "latrec_pid", json_integer(getpid()));
     host_json(o);
@@ -141,8 +219,8 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     if (m->mounted_by_latrec) json_object_set_new(tfs, "mounted_by_latrec", json_true());
     if (m->tracefs_reason) json_object_set_new(tfs, "reason", json_string(m->tracefs_reason));
     json_object_set_new(o, "tracefs", tfs);
-    if (m->rings_dir) json_object_set_new(o, "rings_dir", json_string(m->rings_dir));
-    if (m->rings_tmp) json_object_set_new(o, "rings_tmp", json_string(m->rings_tmp));
+    if (m->rings_dir) latrec_manifest_set_bytes(o, "rings_dir", m->rings_dir);
+    if (m->rings_tmp) latrec_manifest_set_bytes(o, "rings_tmp", m->rings_tmp);
     if (m->options) json_object_set(o, "options", m->options);
     if (m->launch) json_object_set(o, "launch", m->launch);
     if (m->collectors) json_object_set(o, "collectors", m->collectors);

@@ -14,7 +14,10 @@
  * mono_ns CLOCK_MONOTONIC ns; absent keys mean "not known"):
  *   format "latrec-run", version 1, latrec_version
  *   run_id, state, mode ("launch" | "attach")
- *   command (string, shell-quoted), argv (array), cwd
+ *   command (string, shell-quoted, every byte), argv (array), cwd; a value
+ *     that is not UTF-8 is escaped (\xHH, \\; read/escape.h) and flagged:
+ *     command_escaped, cwd_escaped: true, argv_escaped: [indexes];
+ *     command_cut: true only when memory ran out building it
  *   pid (the launched child or the attached process), latrec_pid (the
  *     recording latrec, holding the run directory's lock while it runs)
  *   host, kernel {sysname, release, version, machine}, boot_id
@@ -64,8 +67,10 @@ typedef struct latrec_manifest {
     json_t      *launch;     /* borrowed, may be NULL */
     json_t      *collectors; /* borrowed, may be NULL */
     json_t      *exit;       /* borrowed, may be NULL */
-    char         command[4096]; /* filled by latrec_manifest_init */
+    char        *command;       /* filled by latrec_manifest_init: every byte, no limit */
+    int          command_cut;   /* out of memory while building it */
     json_t      *argv_json;     /* filled by latrec_manifest_init */
+    json_t      *argv_escaped;  /* indexes of escaped argv entries, NULL when none */
 } latrec_manifest;
 
 /* Fill command/argv_json from argv (launch) or /proc/<pid>/cmdline
@@ -80,6 +85,11 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
  * read/input_file.h: a FIFO never blocks). NULL with "<path>: reason" in
  * err. */
 json_t *latrec_manifest_load(const char *run_dir, char *err, size_t errlen);
+
+/* o[key] = value when it is UTF-8; else its escaped form (read/escape.h)
+ * and o[key + "_escaped"] = true. Every byte of names from the outside
+ * world (argv, cwd, ring names) reaches run.json this way. */
+void latrec_manifest_set_bytes(json_t *o, const char *key, const char *value);
 
 /* Exit description: {"status": status, "exited": true, "code": c} or
  * {"status", "signaled": true, "signal": n, "signal_name": "SIGSEGV",

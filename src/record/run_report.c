@@ -12,7 +12,7 @@ json_t *latrec_run_options_json(const latrec_run *r)
     const char *output = r->dir;
     uint64_t grace_ns = r->grace_ns;
     json_t *j = json_object();
-    json_object_set_new(j, "output", json_string(output));
+    latrec_manifest_set_bytes(j, "output", output);
     json_object_set_new(j, "force", json_boolean(o->force));
     if (o->duration_ns) json_object_set_new(j, "duration_ns", json_integer((json_int_t)o->duration_ns));
     json_object_set_new(j, "grace_ns", json_integer((json_int_t)grace_ns));
@@ -37,10 +37,10 @@ json_t *latrec_run_options_json(const latrec_run *r)
             json_object_set_new(roles, o->roles[i].role, json_integer(o->roles[i].log2));
         json_object_set_new(j, "role_entries", roles);
     }
-    if (o->lib_dir) json_object_set_new(j, "lib", json_string(o->lib_dir));
-    if (o->rings_base) json_object_set_new(j, "rings_dir", json_string(o->rings_base));
+    if (o->lib_dir) latrec_manifest_set_bytes(j, "lib", o->lib_dir);
+    if (o->rings_base) latrec_manifest_set_bytes(j, "rings_dir", o->rings_base);
     if (o->attach_pid) json_object_set_new(j, "pid", json_integer(o->attach_pid));
-    if (o->attach_rings) json_object_set_new(j, "rings", json_string(o->attach_rings));
+    if (o->attach_rings) latrec_manifest_set_bytes(j, "rings", o->attach_rings);
     json_object_set_new(j, "trace", json_boolean(o->trace));
     if (o->n_events) {
         json_t *ev = json_array();

@@ -276,3 +276,57 @@ need_root_tmpfs() {
     [ "$(jq -r .rings_dir r/run.json)" = rings ]
     [ ! -e r/rings-failed.log ]
 }
+
+# ---- every byte of names and commands kept ------------------------------------------
+
+@test "argv and cwd that are not UTF-8 keep every byte in run.json (escaped, flagged); a long command is not cut" {
+    local odd long d
+    odd="$(printf 'a\xffb\\c')"
+    long="$(head -c 6000 /dev/zero | tr '\0' x)"
+    d="$(printf 'cwd\xfe')"
+    mkdir "$d" && cd "$d"
+    run "$LATREC" record -q -o "$WORK/r" -- true "$odd" "$long"
+    [ "$status" -eq 0 ]
+    cd "$WORK"
+    [ "$(jq -r '.argv[1]' r/run.json)" = 'a\xffb\\c' ]
+    [ "$(jq -c .argv_escaped r/run.json)" = "[1]" ]
+    [ "$(jq -r .command_escaped r/run.json)" = true ]
+    [ "$(jq -r '.argv[2] | length' r/run.json)" = 6000 ]
+    [ "$(jq -r '.command | length' r/run.json)" -gt 6000 ]
+    [[ "$(jq -r .command r/run.json)" == "true 'a\\xffb\\\\c' x"*x ]]
+    [ "$(jq -r .command_cut r/run.json)" = null ]
+    [ "$(jq -r .cwd r/run.json)" = "$WORK/cwd\\xfe" ]
+    [ "$(jq -r .cwd_escaped r/run.json)" = true ]
+    # report's JSON header carries the command (not null)
+    cp -r "$RUN1/rings" r/
+    run --separate-stderr "$LATREC" report --format json r
+    [ "$(jq -r .header.command <<<"$output")" != null ]
+}
+
+@test "ring names with control characters or bytes that are not UTF-8: JSON keeps every byte, text output escapes them" {
+    mkdir -p w && cp -r "$RUN1/rings" "$RUN1/run.json" w/
+    local f
+    f="$(ls w/rings/*.latrec | head -1)"
+    # the ring header's name (offset 40, 64 bytes): an escape sequence and 0xff before it
+    python3 - "$f" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+name = bytes(b[40:104]).split(b'\0')[0]
+new = b'e\x1b[31m\xff' + name[:40]
+b[40:104] = new + b'\0' * (64 - len(new))
+open(p, 'wb').write(b)
+PY
+    run --separate-stderr "$LATREC" report --top 3 w
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'e\x1b[31m\xff'* ]]
+    [ "$(grep -c $'\x1b' <<<"$output")" -eq 0 ]
+    run --separate-stderr "$LATREC" report --format json --top 3 w
+    [ "$status" -eq 0 ]
+    [ "$(jq '[.. | objects | select(.ring_escaped == true) | .ring | startswith("e\u001b[31m\\xff")] | length > 0' <<<"$output")" = true ]
+    # and the file name of a ring in run.json
+    run "$LATREC" record -q -o r2 -- sh -c 'cp "$0" "$LATREC_OUTPUT_DIR/$(printf "x\001\377").latrec"' "$f"
+    [ "$status" -eq 0 ]
+    [ "$(jq -r '.collectors.rings.files[0].name_escaped' r2/run.json)" = true ]
+    [ "$(jq -r '.collectors.rings.files[0].name' r2/run.json)" = "$(printf 'x\001')\\xff.latrec" ]
+}

@@ -20,3 +20,6 @@ target_link_options(test_read_merge PRIVATE
 latrec_unit_test(test_read_wallclock
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_wallclock.c
   LIBS latrec_read)
+latrec_unit_test(test_out_escape
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_out_escape.c
+  LIBS latrec_read)

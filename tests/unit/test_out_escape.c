@@ -1,0 +1,143 @@
+/* read/escape.c and read/outfile.c: every byte kept through JSON and the
+ * terminal; outputs never through a link, never over a file latrec did not
+ * write. Expected values are written out by hand below. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "read/escape.h"
+#include "read/outfile.h"
+
+static void test_utf8_valid(void **state)
+{
+    (void)state;
+    assert_true(latrec_utf8_valid("plain"));
+    assert_true(latrec_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+    assert_false(latrec_utf8_valid("a\xff"));
+    assert_false(latrec_utf8_valid("\xc0\xaf"));         /* overlong '/' */
+    assert_false(latrec_utf8_valid("\xed\xa0\x80"));     /* a surrogate */
+    assert_false(latrec_utf8_valid("\xf4\x90\x80\x80")); /* above U+10FFFF */
+    assert_false(latrec_utf8_valid("\xe2\x82"));         /* cut short */
+}
+
+static void test_escape_bytes(void **state)
+{
+    (void)state;
+    char *e = latrec_escape_bytes("a\xff" "b\\c\xc3\xa9\xe2\x82");
+    assert_string_equal(e, "a\\xffb\\\\c\xc3\xa9\\xe2\\x82");
+    free(e);
+}
+
+static void test_text_safe(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(latrec_text_safe("e\x1b[31m\xff\t\xc3\xa9\x7f", buf, sizeof(buf)),
+                        "e\\x1b[31m\\xff\\x09\xc3\xa9\\x7f");
+    assert_string_equal(latrec_text_safe("0123456789abcdef", buf, 10), "012345...");
+}
+
+static char dir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/outfile-XXXXXX", LATREC_TEST_TMP);
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static void test_outfile(void **state)
+{
+    (void)state;
+    char path[512], target[512], link[512], buf[64], err[512];
+    latrec_outfile o;
+    /* a new name: written aside, renamed, listed in the marker */
+    snprintf(path, sizeof(path), "%s/a.csv", dir);
+    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), 0);
+    fputs("one", o.f);
+    assert_int_equal(latrec_outfile_commit(&o, err, sizeof(err)), 0);
+    read_file(path, buf, sizeof(buf));
+    assert_string_equal(buf, "one");
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(latrec_outdir_lists(dfd, "a.csv"));
+    /* latrec's own file is replaced */
+    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), 0);
+    fputs("two", o.f);
+    assert_int_equal(latrec_outfile_commit(&o, err, sizeof(err)), 0);
+    read_file(path, buf, sizeof(buf));
+    assert_string_equal(buf, "two");
+    /* a symbolic link is refused and its target untouched */
+    snprintf(target, sizeof(target), "%s/precious", dir);
+    snprintf(link, sizeof(link), "%s/b.csv", dir);
+    put_file(target, "keep");
+    assert_int_equal(symlink(target, link), 0);
+    assert_int_equal(latrec_outfile_open(&o, link, 0, err, sizeof(err)), -1);
+    assert_int_equal(errno, EEXIST);
+    assert_non_null(strstr(err, "a symbolic link"));
+    read_file(target, buf, sizeof(buf));
+    assert_string_equal(buf, "keep");
+    /* a file the marker does not list is refused */
+    assert_int_equal(latrec_outfile_open(&o, target, 0, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "not written by latrec"));
+    /* ...unless the directory is latrec's own (a run directory) */
+    assert_int_equal(latrec_outfile_open(&o, target, LATREC_OUT_OWN_DIR, err, sizeof(err)), 0);
+    fputs("new", o.f);
+    /* the file appears at commit, not before */
+    read_file(target, buf, sizeof(buf));
+    assert_string_equal(buf, "keep");
+    assert_int_equal(latrec_outfile_commit(&o, err, sizeof(err)), 0);
+    read_file(target, buf, sizeof(buf));
+    assert_string_equal(buf, "new");
+    /* abort leaves nothing behind */
+    snprintf(path, sizeof(path), "%s/c.csv", dir);
+    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), 0);
+    latrec_outfile_abort(&o);
+    struct stat st;
+    assert_int_equal(stat(path, &st), -1);
+    close(dfd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_utf8_valid),
+        cmocka_unit_test(test_escape_bytes),
+        cmocka_unit_test(test_text_safe),
+        cmocka_unit_test_setup_teardown(test_outfile, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
