@@ -10,7 +10,7 @@
 struct entry {
     uint64_t value;
     uint32_t scope, tag;
-    void    *ptr; /* NULL: empty */
+    void *ptr; /* NULL: empty */
 };
 
 struct map {
@@ -79,28 +79,28 @@ enum { LEFT = 0, RIGHT = 1 }; /* a piece's key to its predecessor / successor */
 struct frag;
 
 struct piece {
-    struct frag  *frag;
-    int           pos;
-    int           waits[2];      /* in the map, waiting on that side */
-    int           has_key[2];
-    uint64_t      key[2];
-    uint32_t      scope[2];
+    struct frag *frag;
+    int pos;
+    int waits[2]; /* in the map, waiting on that side */
+    int has_key[2];
+    uint64_t key[2];
+    uint32_t scope[2];
 };
 
 #define PIECE_INST(p) ((latrec_instance *)((char *)(p) + sizeof(struct piece)))
 
 struct frag {
-    struct frag  *prev, *next; /* open list, oldest first */
-    uint64_t      opened;      /* stream time when its first piece came */
-    int           path, n;
+    struct frag *prev, *next; /* open list, oldest first */
+    uint64_t opened;          /* stream time when its first piece came */
+    int path, n;
     struct piece *at[LATREC_MAX_PATH_LEGS];
-    unsigned      dup_mask, horizon_mask; /* bit j: at the join into leg j */
+    unsigned dup_mask, horizon_mask; /* bit j: at the join into leg j */
 };
 
 struct tomb {
     uint64_t value;
     uint32_t scope, tag;
-    int      live, path, stop, counted; /* counted: as no partner at stop */
+    int live, path, stop, counted; /* counted: as no partner at stop */
 };
 
 struct use {
@@ -140,12 +140,14 @@ struct latrec_paths {
     latrec_path_counts counts[LATREC_MAX_PATHS];
 };
 
-static uint32_t tag_of(int path, int join, int side) { return (uint32_t)(path * 64 + join * 2 + side); }
+static uint32_t tag_of(int path, int join, int side)
+{
+    return (uint32_t)(path * 64 + join * 2 + side);
+}
 
 const char *latrec_path_stop_name(int reason)
 {
-    static const char *const names[] = { "no_partner", "duplicate_key", "drop", "outside_horizon",
-                                         "incomplete_leg" };
+    static const char *const names[] = { "no_partner", "duplicate_key", "drop", "outside_horizon", "incomplete_leg" };
     return reason >= 0 && reason < LATREC_PATH_N_STOPS ? names[reason] : "?";
 }
 
@@ -218,8 +220,7 @@ static struct piece *new_piece(latrec_paths *p, const latrec_instance *inst)
     int n = inst->n_hits;
     if (n >= 0 && n <= LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS && (pc = p->free_pieces[n]))
         p->free_pieces[n] = (struct piece *)pc->frag;
-    else if (!(pc = malloc(sizeof(*pc) + isz)))
-        return NULL;
+    else if (!(pc = malloc(sizeof(*pc) + isz))) return NULL;
     memset(pc, 0, sizeof(*pc));
     memcpy(PIECE_INST(pc), inst, isz);
     return pc;
@@ -259,8 +260,14 @@ void latrec_paths_free(latrec_paths *p)
     free(p);
 }
 
-const latrec_path_counts *latrec_paths_counts(const latrec_paths *p, int path) { return &p->counts[path]; }
-size_t latrec_paths_open(const latrec_paths *p) { return p->n_open; }
+const latrec_path_counts *latrec_paths_counts(const latrec_paths *p, int path)
+{
+    return &p->counts[path];
+}
+size_t latrec_paths_open(const latrec_paths *p)
+{
+    return p->n_open;
+}
 
 /* ---- leaving ----------------------------------------------------------------- */
 
@@ -298,7 +305,12 @@ static void bury(latrec_paths *p, struct frag *f, int stop, int no_partner)
                 if ((uintptr_t)te->ptr == p->tomb_next + 1) map_remove(&p->tombs, te);
             }
             if (map_reserve(&p->tombs) < 0) continue; /* the distinction is lost, the count is not */
-            *t = (struct tomb){ pc->key[side], pc->scope[side], tag, 1, f->path, stop,
+            *t = (struct tomb){ pc->key[side],
+                                pc->scope[side],
+                                tag,
+                                1,
+                                f->path,
+                                stop,
                                 no_partner && side == RIGHT && pc->pos + 1 == stop };
             struct entry *te = map_find(&p->tombs, tag, t->scope, t->value);
             if (!te->ptr) p->tombs.n++;
@@ -569,8 +581,8 @@ int latrec_path_segments(const latrec_catalog *cat, const latrec_path *path, lat
         snprintf(out[n++].leg, sizeof(out[0].leg), "%s->%s", leg->name, next->name);
     }
     const latrec_leg *first = &cat->legs[path->legs[0]], *last = &cat->legs[path->legs[path->n_legs - 1]];
-    out[n++] = (latrec_segment){ LATREC_SEG_TOTAL, 0, path->n_legs - 1, first->chain[0],
-                                 last->chain[last->n_chain - 1], "total", "" };
+    out[n++] = (latrec_segment){ LATREC_SEG_TOTAL, 0, path->n_legs - 1, first->chain[0], last->chain[last->n_chain - 1],
+                                 "total",          "" };
     for (int s = 0; s + 1 < n; s++)
         snprintf(out[s].name, sizeof(out[s].name), "%s->%s", latrec_catalog_stage_name(cat, out[s].from, b1),
                  latrec_catalog_stage_name(cat, out[s].to, b2));

@@ -53,8 +53,8 @@
 #include "analyze/legs.h"
 
 #define LATREC_PATHS_HORIZON_NS 10000000000ull /* default horizon: 10 s */
-#define LATREC_PATHS_MAX_OPEN   1000000u       /* default open fragments cap */
-#define LATREC_PATHS_TOMBS      65536u         /* keys of fragments that left */
+#define LATREC_PATHS_MAX_OPEN 1000000u         /* default open fragments cap */
+#define LATREC_PATHS_TOMBS 65536u              /* keys of fragments that left */
 #define LATREC_PATHS_DONE_WINDOW 65536u        /* completed instances kept per path */
 
 /* Why an incomplete path instance stopped. */
@@ -73,19 +73,19 @@ const char *latrec_path_stop_name(int reason);
 
 /* One path instance, valid during the emit callback only. */
 typedef struct latrec_path_instance {
-    int      path;      /* catalog path index */
-    int      n_legs;
-    int      complete;  /* every leg present and complete */
+    int path; /* catalog path index */
+    int n_legs;
+    int complete; /* every leg present and complete */
     /* legs[i]: the instance of the path's leg i, NULL when the message
      * never reached it: its process (latrec_legs_process(): pid, and dir,
      * the directory, i.e. the host), its chain stages' stamps hits[0 ..
      * n_chain) (ring, time on the feed's clock), then its extras. */
     const latrec_instance *legs[LATREC_MAX_PATH_LEGS];
-    uint64_t start_ns;      /* first leg's first chain stage (or first stamp) */
-    uint64_t end_ns;        /* last leg's last chain stage; 0 when incomplete */
-    int      stop_pos;      /* incomplete: leg position where it stopped */
-    int      stop_reason;   /* incomplete: enum latrec_path_stop */
-    uint64_t delay_end_ns;  /* incomplete: drops-as-delay end, 0 when none */
+    uint64_t start_ns;     /* first leg's first chain stage (or first stamp) */
+    uint64_t end_ns;       /* last leg's last chain stage; 0 when incomplete */
+    int stop_pos;          /* incomplete: leg position where it stopped */
+    int stop_reason;       /* incomplete: enum latrec_path_stop */
+    uint64_t delay_end_ns; /* incomplete: drops-as-delay end, 0 when none */
 } latrec_path_instance;
 
 typedef void (*latrec_path_emit_fn)(void *ctx, const latrec_path_instance *pi);
@@ -93,17 +93,17 @@ typedef void (*latrec_path_emit_fn)(void *ctx, const latrec_path_instance *pi);
 /* Counts of one path. */
 typedef struct latrec_path_counts {
     uint64_t complete;
-    uint64_t incomplete;                                  /* sum of stopped[][] */
+    uint64_t incomplete;                                         /* sum of stopped[][] */
     uint64_t stopped[LATREC_MAX_PATH_LEGS][LATREC_PATH_N_STOPS]; /* [stop_pos][reason] */
-    uint64_t unanchored;  /* fragments without the first leg */
-    uint64_t cut_open;    /* fragments that left because max_open was reached */
-    uint64_t drops_delayed;   /* incomplete instances with a drops-as-delay end */
+    uint64_t unanchored;                                         /* fragments without the first leg */
+    uint64_t cut_open;                                           /* fragments that left because max_open was reached */
+    uint64_t drops_delayed;                                      /* incomplete instances with a drops-as-delay end */
 } latrec_path_counts;
 
 typedef struct latrec_paths_opts {
-    uint64_t horizon_ns;  /* 0: LATREC_PATHS_HORIZON_NS */
-    size_t   max_open;    /* 0: LATREC_PATHS_MAX_OPEN */
-    int      cross_hosts; /* cross joins match across directories */
+    uint64_t horizon_ns; /* 0: LATREC_PATHS_HORIZON_NS */
+    size_t max_open;     /* 0: LATREC_PATHS_MAX_OPEN */
+    int cross_hosts;     /* cross joins match across directories */
 } latrec_paths_opts;
 
 typedef struct latrec_paths latrec_paths;
@@ -135,11 +135,11 @@ enum { LATREC_SEG_HOP = 0, LATREC_SEG_HANDOFF = 1, LATREC_SEG_TOTAL = 2 };
 /* A segment: a hop of one leg (consecutive chain stages), a hand-off from
  * leg pos_from's last chain stage to leg pos_to's first, or the total. */
 typedef struct latrec_segment {
-    int     kind;
-    int     pos_from, pos_to;   /* leg positions in the path */
-    uint8_t from, to;           /* stage ids */
-    char    name[2 * LATREC_NAME_MAX + 8]; /* "FROM->TO", or "total" */
-    char    leg[2 * LATREC_NAME_MAX + 8];  /* "source", "source->outbound" (hand-off), "" (total) */
+    int kind;
+    int pos_from, pos_to;               /* leg positions in the path */
+    uint8_t from, to;                   /* stage ids */
+    char name[2 * LATREC_NAME_MAX + 8]; /* "FROM->TO", or "total" */
+    char leg[2 * LATREC_NAME_MAX + 8];  /* "source", "source->outbound" (hand-off), "" (total) */
 } latrec_segment;
 
 /* The segments of path (every hop of every leg in order, a hand-off between

@@ -10,18 +10,18 @@
 #define MAX_ROWS (LATREC_MAX_SEGS + 1) /* the segments (total last), then drops as delay */
 
 struct ptop {
-    int64_t  key; /* the total, ns */
+    int64_t key; /* the total, ns */
     uint64_t seq, start;
     uint32_t ring, process;
-    int64_t  v[LATREC_MAX_SEGS];
-    uint8_t  has[LATREC_MAX_SEGS];
+    int64_t v[LATREC_MAX_SEGS];
+    uint8_t has[LATREC_MAX_SEGS];
     uint64_t t_a[LATREC_MAX_SEGS], t_b[LATREC_MAX_SEGS];
     uint32_t tid_a[LATREC_MAX_SEGS], tid_b[LATREC_MAX_SEGS];
 };
 
 struct rpath {
-    int      ready;
-    int      n_segs; /* the total included */
+    int ready;
+    int n_segs; /* the total included */
     latrec_segment segs[LATREC_MAX_SEGS];
     latrec_stats *col; /* n_segs + 1 */
     latrec_outlier_fence fence[MAX_ROWS];
@@ -29,7 +29,7 @@ struct rpath {
     latrec_figures fig[MAX_ROWS];
     latrec_sched_acc sacc[LATREC_MAX_SEGS];
     struct ptop *top;
-    int      n_top;
+    int n_top;
     uint64_t instances, complete, unresolved;
 };
 
@@ -42,10 +42,12 @@ struct latrec_rpaths {
     int oom;
 };
 
-static int top_cap(const latrec_report_request *o) { return o->top > o->explain ? o->top : o->explain; }
+static int top_cap(const latrec_report_request *o)
+{
+    return o->top > o->explain ? o->top : o->explain;
+}
 
-latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_input *in,
-                                 const latrec_sched_view *sv)
+latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_input *in, const latrec_sched_view *sv)
 {
     latrec_rpaths *rp = calloc(1, sizeof(*rp));
     if (!rp) return NULL;
@@ -198,8 +200,7 @@ void latrec_rpaths_close_second(latrec_rpaths *rp)
         struct rpath *p = &rp->p[k];
         for (int s = 0; p->col && s <= p->n_segs; s++) {
             latrec_figures keep = p->fig[s];
-            if (rp->req->drop_outliers)
-                latrec_figures_from_stats(&p->fig[s], &p->col[s], rp->req->pct, rp->req->n_pct);
+            if (rp->req->drop_outliers) latrec_figures_from_stats(&p->fig[s], &p->col[s], rp->req->pct, rp->req->n_pct);
             p->fig[s].outliers = p->fig[s].outliers_max = p->exact[s];
             p->fig[s].outliers_known = keep.outliers_known;
             if (rp->req->drop_outliers) p->fig[s].regressions = keep.regressions;
@@ -232,8 +233,7 @@ static void build_why(const latrec_rpaths *rp, const struct rpath *p, const stru
     w->has_share = e->key > 0;
     if (w->has_share) w->share_pct = 100.0 * (double)e->v[worst] / (double)e->key;
     char why[1024];
-    latrec_sched_view_explain(rp->sv, e->tid_b[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why,
-                              sizeof(why));
+    latrec_sched_view_explain(rp->sv, e->tid_b[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why, sizeof(why));
     w->tid_b = e->tid_b[worst];
     w->why_b = dup_or_flag(why, oom);
     w->tid_a = e->tid_a[worst];

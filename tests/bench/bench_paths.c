@@ -33,10 +33,10 @@
 #include "analyze/paths.h"
 #include "latrec/format.h"
 
-#define PROCS   4
+#define PROCS 4
 #define THREADS 4
-#define RINGS   (PROCS * THREADS)
-#define STAGES  6
+#define RINGS (PROCS * THREADS)
+#define STAGES 6
 
 static const uint64_t offset_ns[STAGES] = { 0, 50, 3000, 3200, 5000, 5100 };
 
@@ -215,7 +215,8 @@ int main(int argc, char **argv)
         }
     }
     printf("bench_paths: path assembly (3 legs, 2 joins, unique keys), best of %d, reference = leg builder "
-           "alone, interleaved\n", repeat);
+           "alone, interleaved\n",
+           repeat);
     int rc = 0;
     for (int s = 0; s < n_sizes; s++) {
         fflush(stdout);

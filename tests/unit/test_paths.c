@@ -33,8 +33,8 @@
 #include "ringgen.h"
 
 #define TMPDIR LATREC_TEST_TMP "/paths"
-#define BASE   2000000000ull
-#define MS     1000000ull
+#define BASE 2000000000ull
+#define MS 1000000ull
 
 enum { A_IN = 1, A_OUT, B_IN, B_OUT, C_IN, C_OUT, P_DROP };
 
@@ -98,8 +98,8 @@ static void write_ring(const char *dir, struct ring *g)
 struct got {
     latrec_path_instance pi;
     int64_t seg[LATREC_MAX_SEGS];
-    int     has[LATREC_MAX_SEGS];
-    uint64_t seq0; /* the first leg's seq */
+    int has[LATREC_MAX_SEGS];
+    uint64_t seq0;                 /* the first leg's seq */
     int dir[LATREC_MAX_PATH_LEGS]; /* each leg's directory (host), -1: not reached */
 };
 
@@ -165,7 +165,8 @@ static void run_paths_in(struct run *r, const char *const *dirs, size_t ndirs, c
     assert_int_equal(latrec_ringset_open(&r->set, dirs, ndirs, err, sizeof err), 0);
     for (size_t i = 0; i < r->set.n; i++)
         for (size_t d = 0; d < ndirs; d++)
-            if (strncmp(r->set.rings[i].path, dirs[d], strlen(dirs[d])) == 0 && r->set.rings[i].path[strlen(dirs[d])] == '/')
+            if (strncmp(r->set.rings[i].path, dirs[d], strlen(dirs[d])) == 0 &&
+                r->set.rings[i].path[strlen(dirs[d])] == '/')
                 r->ring_dir[i] = (int)d;
     r->legs = latrec_legs_new(&r->cat, &r->set, r->ring_dir, 0, 0, on_leg, r);
     assert_non_null(r->legs);
@@ -182,8 +183,7 @@ static void run_paths_in(struct run *r, const char *const *dirs, size_t ndirs, c
     assert_int_equal(latrec_paths_open(r->paths), 0);
 }
 
-static void run_paths(struct run *r, const char *dir, const char *catalog_text, uint64_t horizon,
-                      const char *path_name)
+static void run_paths(struct run *r, const char *dir, const char *catalog_text, uint64_t horizon, const char *path_name)
 {
     const char *dirs[] = { dir };
     const latrec_paths_opts o = { horizon, 0, 0 };
@@ -220,11 +220,26 @@ static const char pipe_catalog[] = "catalog pipe\n"
                                    "path pipe/abc a b c\n";
 
 /* Message m's segments, ns. */
-static uint64_t seg_a(uint64_t m) { return 1000 + m; }       /* A_IN -> A_OUT */
-static uint64_t seg_ab(uint64_t m) { return 20000 + 7 * m; } /* hand-off A_OUT -> B_IN */
-static uint64_t seg_b(uint64_t m) { return 3000 + 2 * m; }   /* B_IN -> B_OUT */
-static uint64_t seg_bc(uint64_t m) { return 4000 + m; }      /* hand-off B_OUT -> C_IN */
-static uint64_t seg_c(uint64_t m) { return 500 + 3 * m; }    /* C_IN -> C_OUT */
+static uint64_t seg_a(uint64_t m)
+{
+    return 1000 + m;
+} /* A_IN -> A_OUT */
+static uint64_t seg_ab(uint64_t m)
+{
+    return 20000 + 7 * m;
+} /* hand-off A_OUT -> B_IN */
+static uint64_t seg_b(uint64_t m)
+{
+    return 3000 + 2 * m;
+} /* B_IN -> B_OUT */
+static uint64_t seg_bc(uint64_t m)
+{
+    return 4000 + m;
+} /* hand-off B_OUT -> C_IN */
+static uint64_t seg_c(uint64_t m)
+{
+    return 500 + 3 * m;
+} /* C_IN -> C_OUT */
 
 /* Message m starting at t with key k (a: seq m; b: seq 50 + m; c: seq 70 + m). */
 static void put_a(struct ring *a, uint64_t m, uint64_t t, uint64_t k)
@@ -251,8 +266,8 @@ static void test_pipe(void **state)
 {
     (void)state;
     const char *dir = test_dir("pipe");
-    static struct ring a = { "a.101", 100, 101, {{0}}, 0 }, b = { "b.201", 200, 201, {{0}}, 0 },
-                       c = { "c.202", 200, 202, {{0}}, 0 }, c3 = { "c.301", 300, 301, {{0}}, 0 };
+    static struct ring a = { "a.101", 100, 101, { { 0 } }, 0 }, b = { "b.201", 200, 201, { { 0 } }, 0 },
+                       c = { "c.202", 200, 202, { { 0 } }, 0 }, c3 = { "c.301", 300, 301, { { 0 } }, 0 };
     /* m 1..5: complete */
     for (uint64_t m = 1; m <= 5; m++) {
         uint64_t t = BASE + m * MS;
@@ -373,20 +388,35 @@ static void test_path_directive_errors(void **state)
 /* ---- e3/loop as e3loop stamps it ------------------------------------------------ */
 
 enum {
-    RECORD_BEGIN = 0x10, PROCESS_BEGIN = 0x11, ENCODE_E3SM_BEGIN = 0x18, ENCODE_E3SM_DONE = 0x19,
-    DECODE_E3SM_BEGIN = 0x1A, DECODE_E3SM_DONE = 0x1B, EMIT_ENTER = 0x20, ENQUEUE = 0x21, DEQUEUE = 0x22,
-    ENCODE_E3AP_DONE = 0x23, SEND_DONE = 0x24, RECV = 0x25, DECODE_E3AP_DONE = 0x26, DELIVER_BEGIN = 0x27,
-    DELIVER_DONE = 0x28, PROCESS_DONE = 0x40, CREATE_OUTPUT = 0x41, APPLY_CONTROL_DONE = 0x48,
-    LIVE_ON_AIR = 0x49, WAIT_ENTER = 0x70,
+    RECORD_BEGIN = 0x10,
+    PROCESS_BEGIN = 0x11,
+    ENCODE_E3SM_BEGIN = 0x18,
+    ENCODE_E3SM_DONE = 0x19,
+    DECODE_E3SM_BEGIN = 0x1A,
+    DECODE_E3SM_DONE = 0x1B,
+    EMIT_ENTER = 0x20,
+    ENQUEUE = 0x21,
+    DEQUEUE = 0x22,
+    ENCODE_E3AP_DONE = 0x23,
+    SEND_DONE = 0x24,
+    RECV = 0x25,
+    DECODE_E3AP_DONE = 0x26,
+    DELIVER_BEGIN = 0x27,
+    DELIVER_DONE = 0x28,
+    PROCESS_DONE = 0x40,
+    CREATE_OUTPUT = 0x41,
+    APPLY_CONTROL_DONE = 0x48,
+    LIVE_ON_AIR = 0x49,
+    WAIT_ENTER = 0x70,
 };
 
 static void test_e3_loop(void **state)
 {
     (void)state;
     const char *dir = test_dir("e3loop");
-    static struct ring src = { "oai.11", 10, 11, {{0}}, 0 }, out = { "libe3.outbound.12", 10, 12, {{0}}, 0 },
-                       ctl = { "oai.ctrl.10", 10, 10, {{0}}, 0 }, in = { "libe3.inbound.20", 20, 20, {{0}}, 0 },
-                       dapp = { "dapp.21", 20, 21, {{0}}, 0 };
+    static struct ring src = { "oai.11", 10, 11, { { 0 } }, 0 }, out = { "libe3.outbound.12", 10, 12, { { 0 } }, 0 },
+                       ctl = { "oai.ctrl.10", 10, 10, { { 0 } }, 0 }, in = { "libe3.inbound.20", 20, 20, { { 0 } }, 0 },
+                       dapp = { "dapp.21", 20, 21, { { 0 } }, 0 };
     for (uint64_t m = 1; m <= 20; m++) {
         uint64_t t = BASE + m * MS, s = m, o = 100 + m, id = 500 + m, inseq = 30 + m, cid = 700 + m;
         /* source seq s; outbound seq o (EMIT_ENTER.aux = s); msg id; inbound seq; control id */
@@ -465,8 +495,8 @@ static void test_cross_hosts(void **state)
     char d1[600], d2[600];
     snprintf(d1, sizeof d1, "%s", test_dir("host1"));
     snprintf(d2, sizeof d2, "%s", test_dir("host2"));
-    static struct ring a = { "a.101", 100, 101, {{0}}, 0 }, b = { "b.201", 200, 201, {{0}}, 0 },
-                       c = { "c.202", 200, 202, {{0}}, 0 };
+    static struct ring a = { "a.101", 100, 101, { { 0 } }, 0 }, b = { "b.201", 200, 201, { { 0 } }, 0 },
+                       c = { "c.202", 200, 202, { { 0 } }, 0 };
     for (uint64_t m = 1; m <= 5; m++) {
         uint64_t t = BASE + m * MS;
         put_a(&a, m, t, m);
@@ -501,7 +531,7 @@ static void test_max_open(void **state)
 {
     (void)state;
     const char *dir = test_dir("max_open");
-    static struct ring a = { "a.101", 100, 101, {{0}}, 0 };
+    static struct ring a = { "a.101", 100, 101, { { 0 } }, 0 };
     for (uint64_t m = 1; m <= 10; m++) put_a(&a, m, BASE + m * MS, m); /* no b ever */
     write_ring(dir, &a);
     const char *dirs[] = { dir };
@@ -521,10 +551,8 @@ int main(void)
     mkdir(LATREC_TEST_TMP, 0755);
     mkdir(TMPDIR, 0755);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pipe),
-        cmocka_unit_test(test_path_directive_errors),
-        cmocka_unit_test(test_e3_loop),
-        cmocka_unit_test(test_cross_hosts),
+        cmocka_unit_test(test_pipe),     cmocka_unit_test(test_path_directive_errors),
+        cmocka_unit_test(test_e3_loop),  cmocka_unit_test(test_cross_hosts),
         cmocka_unit_test(test_max_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
