@@ -5,14 +5,14 @@
 #   make run      record the bundled E3 loop and print its report
 #   make bench    the benchmarks, figures on stdout (SOAK_SECONDS=60 adds the soak;
 #                 TSC_SECONDS=0 skips the 60 s TSC conversion-error run)
-#   make fuzz     build the reader fuzzer with clang and run it for FUZZ_SECONDS
+#   make fuzz     build the fuzz targets with clang and share FUZZ_SECONDS among them
 #   make install  PREFIX=/usr/local DESTDIR=
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CMAKE_ARGS ?=
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 80
 SOAK_SECONDS ?= 0
 TSC_SECONDS ?= 60
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -69,12 +69,20 @@ bench: deps build
 	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi
 	tests/bench/bench_python.sh $(BUILD)
 
+# The four fuzz targets share FUZZ_SECONDS (a quarter each), each from its
+# seed corpus in tests/fuzz (what it finds stays in $(BUILD)-fuzz/corpus-*).
+FUZZ_TARGETS = ring:corpus ringset:corpus_ringset catalog:corpus_catalog stages:corpus_stages
 fuzz: deps
 	CC=clang cmake -S . -B $(BUILD)-fuzz -DLATREC_FUZZ=ON $(CMAKE_ARGS)
-	cmake --build $(BUILD)-fuzz -j$(JOBS) --target fuzz_ring
-	mkdir -p $(BUILD)-fuzz/fuzz-corpus
-	$(BUILD)-fuzz/tests/fuzz/fuzz_ring -max_total_time=$(FUZZ_SECONDS) \
-	    -print_final_stats=1 $(BUILD)-fuzz/fuzz-corpus tests/fuzz/corpus
+	cmake --build $(BUILD)-fuzz -j$(JOBS) --target fuzz_ring fuzz_ringset fuzz_catalog fuzz_stages
+	@each=$$(( $(FUZZ_SECONDS) / 4 )); [ $$each -ge 1 ] || each=1; \
+	for tc in $(FUZZ_TARGETS); do \
+	    t=$${tc%%:*}; c=$${tc#*:}; \
+	    mkdir -p $(BUILD)-fuzz/corpus-$$t; \
+	    echo "== fuzz_$$t, $$each s"; \
+	    $(BUILD)-fuzz/tests/fuzz/fuzz_$$t -max_total_time=$$each -close_fd_mask=2 \
+	        -print_final_stats=1 $(BUILD)-fuzz/corpus-$$t tests/fuzz/$$c || exit 1; \
+	done
 
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)

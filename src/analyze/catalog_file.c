@@ -109,7 +109,9 @@ int latrec_catalog_add_header(latrec_catalog *cat, const char *path, const char 
                 }
                 added++;
             }
-            next = value + 1;
+            /* past 255 every implicit successor is out of range too (and
+             * value + 1 could overflow a strtol() that saturated) */
+            next = value >= 256 ? 256 : value + 1;
             item = comma ? comma + 1 : NULL;
         }
         p = close;

@@ -384,8 +384,14 @@ static void derive(latrec_ring *r, int fd)
     /* A writer clears a slot's t_ns before it rewrites the slot, so a ring
      * whose writer was killed (or is live) mid-stamp after wrapping has
      * exactly one empty slot with valid records after it: the slot being
-     * written. Its neighbours are the newest and the oldest record. */
-    int in_progress = valid + 1 == entries && hole_slot < entries - 1 && entries >= 2;
+     * written. Its neighbours are the newest and the oldest record, so
+     * time descends across it (unless it is slot 0, where slot order is
+     * already write order); an empty slot with time rising across it is
+     * no wrap point, and slot order stays write order. */
+    int in_progress = valid + 1 == entries && hole_slot < entries - 1 && entries >= 2 &&
+                      (hole_slot == 0 ||
+                       ring_ns(r, __atomic_load_n(&recs[hole_slot - 1].t_ns, __ATOMIC_ACQUIRE)) >
+                           ring_ns(r, __atomic_load_n(&recs[hole_slot + 1].t_ns, __ATOMIC_ACQUIRE)));
     int full = valid == entries;
     int candidate = full && descents > 0 && max_drop >= span - span / 2;
     uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;

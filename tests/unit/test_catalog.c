@@ -494,6 +494,24 @@ static void test_header_edges(void **state)
     latrec_catalog_free(&cat);
 }
 
+/* Values at the ends of a long: no overflow computing the next implicit
+ * value (UBSan checks it), every out-of-range one skipped, an implicit
+ * value after a negative one counted up into range. */
+static void test_header_extreme_values(void **state)
+{
+    (void)state;
+    put_file("extreme.h", "enum q { Q_BIG = 0x7fffffffffffffff, Q_NEXT, Q_HUGE = 99999999999999999999,\n"
+                          "         Q_AFTER, Q_NEG = -2, Q_M1, Q_Z, Q_O, Q_TOP = 255, Q_PAST };\n");
+    latrec_catalog cat;
+    char err[256] = "", buf[8];
+    latrec_catalog_init(&cat, "x");
+    assert_int_equal(latrec_catalog_add_header(&cat, P("extreme.h"), "Q_", err, sizeof err), 3);
+    assert_string_equal(latrec_catalog_stage_name(&cat, 0, buf), "Z");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 1, buf), "O");
+    assert_string_equal(latrec_catalog_stage_name(&cat, 255, buf), "TOP");
+    latrec_catalog_free(&cat);
+}
+
 static void test_header_errors(void **state)
 {
     (void)state;
@@ -570,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_file_long_line),
         cmocka_unit_test(test_header_prefix),
         cmocka_unit_test(test_header_edges),
+        cmocka_unit_test(test_header_extreme_values),
         cmocka_unit_test(test_header_errors),
         cmocka_unit_test(test_fixture_early_catalog),
     };

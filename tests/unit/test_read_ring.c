@@ -766,6 +766,38 @@ static void test_loss(void **state)
     ringgen_free(&g);
 }
 
+/* One empty slot in the middle of a ring whose stamps rise across it is
+ * not the slot of a wrapped writer (that one has time descending across
+ * it): slot order stays the write order, nothing is wrapped or lost. */
+static void test_empty_slot_no_descent(void **state)
+{
+    (void)state;
+    ringgen g;
+    latrec_ring r;
+    assert_int_equal(ringgen_init(&g, 3, 8, "h.1"), 0);
+    for (int i = 0; i < 8; i++)
+        ringgen_stamp(&g, (uint64_t)i + 1, 0, 0x21, 2000 * MS + (uint64_t)i * MS, 0, 0);
+    ringgen_set_rec(&g, 2, 0, 0, 0, 0, 0, 0); /* cleared */
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, 8);
+    assert_int_equal(open_gen(&r, &g, "hole.latrec"), 0);
+    assert_int_equal(r.valid, 7);
+    assert_false(r.wrapped);
+    assert_int_equal(r.start_slot, 0);
+    assert_int_equal(r.lost, 0);
+    latrec_cursor c;
+    latrec_rec rec;
+    uint64_t prev = 0, n = 0;
+    latrec_ring_cursor_init(&c);
+    while (latrec_ring_next(&r, &c, &rec)) {
+        assert_true(rec.t_ns > prev); /* write order is time order here */
+        prev = rec.t_ns;
+        n++;
+    }
+    assert_int_equal(n, 7);
+    latrec_ring_close(&r);
+    ringgen_free(&g);
+}
+
 /* A slot whose payload is set but whose t_ns is 0 is a stamp never
  * published: not a record, counted as torn. A cleared slot is not torn. */
 static void test_torn_slots(void **state)
@@ -1010,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_loss),
         cmocka_unit_test(test_in_progress_slot),
         cmocka_unit_test(test_torn_slots),
+        cmocka_unit_test(test_empty_slot_no_descent),
         cmocka_unit_test(test_clock_id),
         cmocka_unit_test(test_shrink_while_read),
         cmocka_unit_test(test_shrink_guard_other_faults),
