@@ -106,6 +106,10 @@ typedef struct latrec_catalog {
     int          n_paths;
     latrec_alias *aliases;
     int          n_aliases, cap_aliases;
+    /* Modelling mistakes of a loaded catalog (one warning each): stage ids
+     * given two names, stage names given to two ids; the first of each. */
+    int          dup_ids, dup_names;
+    char         dup_id_note[128], dup_name_note[80];
 } latrec_catalog;
 
 /* Fill *cat with the built-in E3 catalog (stage names from stages.h, legs as

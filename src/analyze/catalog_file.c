@@ -33,10 +33,27 @@ static char *slurp(const char *path, size_t limit, const char *what, char *err, 
     return text;
 }
 
+/* A modelling mistake kept for one warning: an id given a second name, or
+ * a name given to a second id (the name then means the first id only). */
+static void note_duplicate(latrec_catalog *cat, long id, const char *name)
+{
+    if (cat->stage_names[id] && strcmp(cat->stage_names[id], name) != 0 && !cat->dup_ids++)
+        snprintf(cat->dup_id_note, sizeof(cat->dup_id_note), "0x%02X: %s, then %s", (unsigned)id,
+                 cat->stage_names[id], name);
+    for (int j = 0; j < 256; j++)
+        if (j != id && cat->stage_names[j] && strcmp(cat->stage_names[j], name) == 0) {
+            if (!cat->dup_names++)
+                snprintf(cat->dup_name_note, sizeof(cat->dup_name_note), "%s: 0x%02X and 0x%02X", name, j,
+                         (unsigned)id);
+            break;
+        }
+}
+
 static int set_stage(latrec_catalog *cat, long id, const char *name, size_t name_len)
 {
     char *copy = strndup(name, name_len);
     if (!copy) return -1;
+    note_duplicate(cat, id, copy);
     free(cat->stage_names[id]);
     cat->stage_names[id] = copy;
     return 0;

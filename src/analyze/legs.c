@@ -37,11 +37,26 @@ struct slot {
 };
 
 struct latrec_legs {
-    const latrec_catalog *cat;
+    /* Catalogs: catalog c's legs are legs[cat_base[c] .. cat_base[c + 1]);
+     * discovered legs follow from n_cat_legs on. A ring's records are read
+     * under its own catalog (ring_cat). */
+    const latrec_catalog *cats[LATREC_LEGS_MAX_CATALOGS];
+    int n_cats;
+    int cat_base[LATREC_LEGS_MAX_CATALOGS + 1];
+    int n_cat_legs;
+    int *ring_cat;
     latrec_leg *legs;
+    int *leg_cat;             /* catalog of every leg (cap_legs) */
     int n_legs, cap_legs;
-    struct cand cands[256][MAX_CANDS];
-    uint8_t n_cands[256];
+    struct cand (*cands)[256][MAX_CANDS]; /* [catalog][stage] */
+    uint8_t (*n_cands)[256];
+
+    /* Modelling warnings: records of a stage in the chains of two legs, and
+     * instances with two chain stages of one ring in the reverse order. */
+    uint8_t (*n_chain_cands)[256];
+    uint64_t (*shared_recs)[256];
+    uint64_t *leg_reversed, *leg_ended; /* per catalog leg */
+    uint8_t (*leg_reversed_pair)[2];    /* the first reversed pair seen */
 
     size_t n_rings;
     int *ring_component;
@@ -126,30 +141,79 @@ static int role_index(latrec_legs *b, const latrec_ringset *set, size_t ring)
     return b->n_roles++;
 }
 
-static void add_cand(latrec_legs *b, unsigned stage, int leg, int pos, int extra)
+static void add_cand(latrec_legs *b, int c, unsigned stage, int leg, int pos, int extra)
 {
-    if (b->n_cands[stage] == MAX_CANDS) return;
-    struct cand *c = &b->cands[stage][b->n_cands[stage]++];
-    c->leg = (int16_t)leg;
-    c->pos = (int8_t)pos;
-    c->extra = (int8_t)extra;
+    if (!extra) b->n_chain_cands[c][stage]++;
+    if (b->n_cands[c][stage] == MAX_CANDS) return;
+    struct cand *cd = &b->cands[c][stage][b->n_cands[c][stage]++];
+    cd->leg = (int16_t)leg;
+    cd->pos = (int8_t)pos;
+    cd->extra = (int8_t)extra;
+}
+
+/* Copy the catalogs' legs and index their stages: per catalog and stage,
+ * the candidate legs, chain memberships first, then extras. */
+static int index_catalogs(latrec_legs *b)
+{
+    int total = 0;
+    for (int c = 0; c < b->n_cats; c++) total += b->cats[c]->n_legs;
+    b->cap_legs = total + 64;
+    b->legs = malloc((size_t)b->cap_legs * sizeof(*b->legs));
+    b->leg_cat = malloc((size_t)b->cap_legs * sizeof(*b->leg_cat));
+    b->cands = calloc((size_t)b->n_cats, sizeof(*b->cands));
+    b->n_cands = calloc((size_t)b->n_cats, sizeof(*b->n_cands));
+    b->n_chain_cands = calloc((size_t)b->n_cats, sizeof(*b->n_chain_cands));
+    b->shared_recs = calloc((size_t)b->n_cats, sizeof(*b->shared_recs));
+    b->leg_reversed = calloc((size_t)total + 1, sizeof(*b->leg_reversed));
+    b->leg_ended = calloc((size_t)total + 1, sizeof(*b->leg_ended));
+    b->leg_reversed_pair = calloc((size_t)total + 1, sizeof(*b->leg_reversed_pair));
+    if (!b->legs || !b->leg_cat || !b->cands || !b->n_cands || !b->n_chain_cands || !b->shared_recs ||
+        !b->leg_reversed || !b->leg_ended || !b->leg_reversed_pair)
+        return -1;
+    for (int c = 0; c < b->n_cats; c++) {
+        const latrec_catalog *cat = b->cats[c];
+        b->cat_base[c] = b->n_legs;
+        for (int l = 0; l < cat->n_legs; l++) {
+            b->legs[b->n_legs] = cat->legs[l];
+            b->leg_cat[b->n_legs++] = c;
+        }
+        for (int pass = 0; pass < 2; pass++)
+            for (int l = 0; l < cat->n_legs; l++) {
+                const latrec_leg *leg = &cat->legs[l];
+                const int g = b->cat_base[c] + l;
+                if (pass == 0)
+                    for (int i = 0; i < leg->n_chain; i++) add_cand(b, c, leg->chain[i], g, i, 0);
+                else
+                    for (int i = 0; i < leg->n_extras; i++) add_cand(b, c, leg->extras[i], g, i, 1);
+            }
+    }
+    b->cat_base[b->n_cats] = b->n_cat_legs = b->n_legs;
+    return 0;
 }
 
 latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
                              const int *ring_dir, uint64_t horizon_ns, size_t max_open,
                              latrec_emit_fn emit, void *ctx)
 {
+    return latrec_legs_new_multi(&cat, 1, NULL, set, ring_dir, horizon_ns, max_open, emit, ctx);
+}
+
+latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats, const int *ring_cat,
+                                   const latrec_ringset *set, const int *ring_dir, uint64_t horizon_ns,
+                                   size_t max_open, latrec_emit_fn emit, void *ctx)
+{
+    if (n_cats < 1 || n_cats > LATREC_LEGS_MAX_CATALOGS) return NULL;
     latrec_legs *b = calloc(1, sizeof(*b));
     if (!b) return NULL;
-    b->cat = cat;
+    for (int c = 0; c < n_cats; c++) b->cats[c] = cats[c];
+    b->n_cats = n_cats;
     b->emit = emit;
     b->ctx = ctx;
     b->horizon = horizon_ns ? horizon_ns : LATREC_LEGS_HORIZON_NS;
     b->max_open = max_open ? max_open : 1000000;
     b->grace = LATREC_LEGS_GRACE_NS;
-    b->cap_legs = cat->n_legs + 64;
-    b->legs = malloc((size_t)b->cap_legs * sizeof(*b->legs));
     b->n_rings = set->n;
+    b->ring_cat = calloc(set->n + 1, sizeof(int));
     b->ring_component = calloc(set->n + 1, sizeof(int));
     b->ring_process = calloc(set->n + 1, sizeof(uint32_t));
     b->components = calloc(set->n + 1, sizeof(*b->components));
@@ -157,29 +221,17 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
     b->ring_role = calloc(set->n + 1, sizeof(int));
     b->table_cap = 1024;
     b->table = calloc(b->table_cap, sizeof(*b->table));
-    if (!b->legs || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
-        !b->ring_role || !b->table) {
+    if (!b->ring_cat || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
+        !b->ring_role || !b->table || index_catalogs(b) < 0) {
         latrec_legs_free(b);
         return NULL;
     }
-    if (cat->n_legs) /* a catalog of stage names only has no legs array */
-        memcpy(b->legs, cat->legs, (size_t)cat->n_legs * sizeof(*b->legs));
-    b->n_legs = cat->n_legs;
-
-    /* Candidates per stage: chain memberships first, then extras. */
-    for (int pass = 0; pass < 2; pass++)
-        for (int l = 0; l < cat->n_legs; l++) {
-            const latrec_leg *leg = &cat->legs[l];
-            if (pass == 0)
-                for (int i = 0; i < leg->n_chain; i++) add_cand(b, leg->chain[i], l, i, 0);
-            else
-                for (int i = 0; i < leg->n_extras; i++) add_cand(b, leg->extras[i], l, i, 1);
-        }
-
     for (size_t i = 0; i < set->n; i++) {
         const latrec_ring *r = &set->rings[i];
+        b->ring_cat[i] = ring_cat && ring_cat[i] >= 0 && ring_cat[i] < n_cats ? ring_cat[i] : 0;
         char comp[LATREC_NAME_MAX];
-        latrec_catalog_component(cat, r->name[0] ? r->name : r->basename, comp, sizeof(comp));
+        latrec_catalog_component(b->cats[b->ring_cat[i]], r->name[0] ? r->name : r->basename, comp,
+                                 sizeof(comp));
         b->ring_component[i] = component_index(b, comp);
         b->ring_role[i] = role_index(b, set, i);
         if (r->status != LATREC_RING_OK) continue;
@@ -187,7 +239,7 @@ latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *se
         if (!pid) b->guessed = 1;
         b->ring_process[i] = process_index(b, pid, ring_dir ? ring_dir[i] : 0, b->ring_component[i]);
     }
-    b->leg_roles = calloc((size_t)(cat->n_legs + 1) * (size_t)(b->n_roles + 1), 1);
+    b->leg_roles = calloc((size_t)(b->n_cat_legs + 1) * (size_t)(b->n_roles + 1), 1);
     if (!b->leg_roles) {
         latrec_legs_free(b);
         return NULL;
@@ -210,6 +262,15 @@ void latrec_legs_free(latrec_legs *b)
             n = next;
         }
     free(b->legs);
+    free(b->leg_cat);
+    free(b->cands);
+    free(b->n_cands);
+    free(b->n_chain_cands);
+    free(b->shared_recs);
+    free(b->leg_reversed);
+    free(b->leg_ended);
+    free(b->leg_reversed_pair);
+    free(b->ring_cat);
     free(b->ring_component);
     free(b->ring_process);
     free(b->components);
@@ -295,15 +356,22 @@ static int leg_name_taken(const latrec_legs *b, const char *name)
 
 static int discovered_leg(latrec_legs *b, const struct node *n)
 {
-    for (int l = b->cat->n_legs; l < b->n_legs; l++)
-        if (b->legs[l].n_chain == n->n_disc && memcmp(b->legs[l].chain, n->disc_stage, n->n_disc) == 0)
+    const int cat_index = b->ring_cat[NODE_INST(n)->hits[0].ring];
+    const latrec_catalog *cat = b->cats[cat_index];
+    for (int l = b->n_cat_legs; l < b->n_legs; l++)
+        if (b->leg_cat[l] == cat_index && b->legs[l].n_chain == n->n_disc &&
+            memcmp(b->legs[l].chain, n->disc_stage, n->n_disc) == 0)
             return l;
     if (b->n_legs == b->cap_legs) {
         latrec_leg *legs = realloc(b->legs, (size_t)b->cap_legs * 2 * sizeof(*legs));
         if (!legs) return -1;
         b->legs = legs;
+        int *lc = realloc(b->leg_cat, (size_t)b->cap_legs * 2 * sizeof(*lc));
+        if (!lc) return -1;
+        b->leg_cat = lc;
         b->cap_legs *= 2;
     }
+    b->leg_cat[b->n_legs] = cat_index;
     latrec_leg *leg = &b->legs[b->n_legs];
     memset(leg, 0, sizeof(*leg));
     leg->discovered = 1;
@@ -316,20 +384,42 @@ static int discovered_leg(latrec_legs *b, const struct node *n)
     size_t len = 0;
     for (int i = 0; i < n->n_disc && len < sizeof(name) - 1; i++) {
         int w = snprintf(name + len, sizeof(name) - len, "%s%s", i ? ">" : "",
-                         latrec_catalog_stage_name(b->cat, n->disc_stage[i], buf));
+                         latrec_catalog_stage_name(cat, n->disc_stage[i], buf));
         len = w < 0 ? sizeof(name) - 1 : len + (size_t)w;
     }
     if (len >= LATREC_NAME_MAX) {
         char first[8], last[8];
         snprintf(name, sizeof(name), "%s>..>%s",
-                 latrec_catalog_stage_name(b->cat, n->disc_stage[0], first),
-                 latrec_catalog_stage_name(b->cat, n->disc_stage[n->n_disc - 1], last));
+                 latrec_catalog_stage_name(cat, n->disc_stage[0], first),
+                 latrec_catalog_stage_name(cat, n->disc_stage[n->n_disc - 1], last));
         name[LATREC_NAME_MAX - 8] = '\0';
     }
     snprintf(leg->name, sizeof(leg->name), "%s", name);
     for (int k = 2; leg_name_taken(b, leg->name); k++)
         snprintf(leg->name, sizeof(leg->name), "%.*s#%u", LATREC_NAME_MAX - 14, name, (unsigned)k % 100000u);
     return b->n_legs++;
+}
+
+/* Two chain stages stamped by one ring (one thread: its time order is its
+ * program order) in the reverse of the chain's order: the catalog's chain
+ * is out of order (across rings, a negative hop is a clock regression). */
+static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_instance *inst)
+{
+    const int l = inst->leg;
+    b->leg_ended[l]++;
+    for (int i = 0; i < leg->n_chain; i++) {
+        const latrec_hit *a = &inst->hits[i];
+        if (!a->t_ns) continue;
+        for (int j = i + 1; j < leg->n_chain; j++) {
+            const latrec_hit *z = &inst->hits[j];
+            if (!z->t_ns || z->ring != a->ring || z->t_ns >= a->t_ns) continue;
+            if (!b->leg_reversed[l]++) {
+                b->leg_reversed_pair[l][0] = leg->chain[i];
+                b->leg_reversed_pair[l][1] = leg->chain[j];
+            }
+            return;
+        }
+    }
 }
 
 static void end_node(latrec_legs *b, struct node *n, struct slot *s)
@@ -354,6 +444,7 @@ static void end_node(latrec_legs *b, struct node *n, struct slot *s)
                 if (inst->hits[leg->n_chain + i].t_ns) last = leg->n_chain + i;
         inst->complete = complete;
         inst->component = b->ring_component[inst->hits[last].ring];
+        note_reversed(b, leg, inst);
         b->emit(b->ctx, inst);
     }
     if (!s) s = find_slot(b, inst->seq, inst->process, n->legkey);
@@ -482,11 +573,11 @@ static int node_has_role(const latrec_legs *b, const struct node *n, int role)
  * open instance only when that instance holds a stamp of the same role,
  * else it opens one of the first leg known to be stamped by that role, else
  * of the first leg without an open instance for the key. */
-static const struct cand *pick_cand(latrec_legs *b, unsigned stage, uint64_t seq, uint32_t process, int role,
-                                    struct slot **sp)
+static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uint64_t seq, uint32_t process,
+                                    int role, struct slot **sp)
 {
-    const struct cand *cands = b->cands[stage];
-    const int n = b->n_cands[stage];
+    const struct cand *cands = b->cands[cat][stage];
+    const int n = b->n_cands[cat][stage];
     int learned = -1, free_slot = -1;
     for (int i = 0; i < n; i++) {
         struct slot *s = find_slot(b, seq, process, cands[i].leg);
@@ -522,11 +613,13 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     const uint64_t seq = latrec_rec_seq(rec->sc);
     const uint32_t process = b->ring_process[ring];
     if (b->head) evict(b, rec->t_ns);
-    if (LATREC_UNLIKELY_(b->n_cands[stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
+    const int cat = b->ring_cat[ring];
+    if (LATREC_UNLIKELY_(b->n_cands[cat][stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
+    if (LATREC_UNLIKELY_(b->n_chain_cands[cat][stage] > 1)) b->shared_recs[cat][stage]++;
 
     const int role = b->ring_role[ring];
     struct slot *s;
-    const struct cand *c = pick_cand(b, stage, seq, process, role, &s);
+    const struct cand *c = pick_cand(b, cat, stage, seq, process, role, &s);
     const latrec_leg *leg = &b->legs[c->leg];
     const int idx = c->extra ? leg->n_chain + c->pos : c->pos;
     struct node *n = s->node;
@@ -572,6 +665,63 @@ uint64_t latrec_legs_evicted(const latrec_legs *b) { return b->cut_horizon + b->
 uint64_t latrec_legs_cut_horizon(const latrec_legs *b) { return b->cut_horizon; }
 uint64_t latrec_legs_cut_room(const latrec_legs *b) { return b->cut_room; }
 uint64_t latrec_legs_horizon(const latrec_legs *b) { return b->horizon; }
+
+const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg) { return b->cats[b->leg_cat[leg]]; }
+int latrec_legs_leg_catalog_index(const latrec_legs *b, int leg) { return b->leg_cat[leg]; }
+const latrec_catalog *latrec_legs_ring_catalog(const latrec_legs *b, uint32_t ring) { return b->cats[b->ring_cat[ring]]; }
+int latrec_legs_n_catalogs(const latrec_legs *b) { return b->n_cats; }
+const latrec_catalog *latrec_legs_catalog(const latrec_legs *b, int c) { return b->cats[c]; }
+int latrec_legs_n_catalog_legs(const latrec_legs *b) { return b->n_cat_legs; }
+
+int latrec_legs_catalog_leg(const latrec_legs *b, int c, int local)
+{
+    if (c < 0 || c >= b->n_cats || local < 0 || local >= b->cats[c]->n_legs) return -1;
+    return b->cat_base[c] + local;
+}
+
+/* The i-th stage in the chains of two legs of one catalog, or -1. */
+static int shared_stage(const latrec_legs *b, int i, int *cat)
+{
+    for (int c = 0; c < b->n_cats; c++)
+        for (int st = 0; st < 256; st++)
+            if (b->n_chain_cands[c][st] > 1 && i-- == 0) {
+                *cat = c;
+                return st;
+            }
+    return -1;
+}
+
+int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len)
+{
+    int c;
+    int st = shared_stage(b, i, &c);
+    char nb[8], nb2[8];
+    if (st >= 0) {
+        const latrec_catalog *cat = b->cats[c];
+        const char *legs_of[2] = { NULL, NULL };
+        for (int k = 0, f = 0; k < b->n_cands[c][st] && f < 2; k++)
+            if (!b->cands[c][st][k].extra) legs_of[f++] = b->legs[b->cands[c][st][k].leg].name;
+        snprintf(buf, len, "catalog '%s': stage %s is in the chains of legs %s and %s%s: %llu records of it, "
+                 "each given to one leg only",
+                 cat->name, latrec_catalog_stage_name(cat, (unsigned)st, nb), legs_of[0], legs_of[1],
+                 b->n_chain_cands[c][st] > 2 ? " (and more)" : "", (unsigned long long)b->shared_recs[c][st]);
+        return 1;
+    }
+    for (c = 0; c < b->n_cats; c++)
+        for (st = 0; st < 256; st++) i -= b->n_chain_cands[c][st] > 1;
+    for (int l = 0; l < b->n_cat_legs; l++) {
+        if (!b->leg_reversed[l] || i-- > 0) continue;
+        const latrec_catalog *cat = b->cats[b->leg_cat[l]];
+        snprintf(buf, len, "catalog '%s': leg %s: chain stages out of order in %llu of %llu instances (%s "
+                 "stamped after %s by one thread, the chain says the reverse)",
+                 cat->name, b->legs[l].name, (unsigned long long)b->leg_reversed[l],
+                 (unsigned long long)b->leg_ended[l],
+                 latrec_catalog_stage_name(cat, b->leg_reversed_pair[l][0], nb),
+                 latrec_catalog_stage_name(cat, b->leg_reversed_pair[l][1], nb2));
+        return 1;
+    }
+    return 0;
+}
 
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
                                unsigned field, int *present)

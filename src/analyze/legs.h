@@ -87,14 +87,27 @@ typedef struct latrec_process {
     char     label[64];  /* "pid 1234" or "oai (no pid)" */
 } latrec_process;
 
+/* At most this many catalogs in one builder. */
+#define LATREC_LEGS_MAX_CATALOGS 8
+
 /* Create a builder over the ok rings of `set` with catalog `cat` (borrowed;
- * must outlive the builder). ring_dir[i] is the directory index of ring i
+ * must outlive the builder) for every ring. ring_dir[i] is the directory index of ring i
  * (NULL: all 0). horizon_ns 0 means LATREC_LEGS_HORIZON_NS (10 s);
  * max_open 0 means 1,000,000.
  * Returns NULL when out of memory. */
 latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
                              const int *ring_dir, uint64_t horizon_ns, size_t max_open,
                              latrec_emit_fn emit, void *ctx);
+
+/* The same with one catalog per ring: cats[0..n_cats) (borrowed; 1 ..
+ * LATREC_LEGS_MAX_CATALOGS), ring_cat[i] the index of ring i's catalog (NULL:
+ * all 0). Each ring's stage ids are read under its own catalog only: legs,
+ * extras, component aliases and discovered legs' stage names. Catalog c's
+ * leg k is builder leg latrec_legs_catalog_leg(b, c, k); catalog 0's legs
+ * come first, so with one catalog a builder leg index is the catalog's. */
+latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats, const int *ring_cat,
+                                   const latrec_ringset *set, const int *ring_dir, uint64_t horizon_ns,
+                                   size_t max_open, latrec_emit_fn emit, void *ctx);
 
 /* Feed one record of ring `ring` (records of all rings in time order).
  * Returns the leg index the record was placed in, or -1 for a stage that
@@ -111,6 +124,25 @@ void latrec_legs_free(latrec_legs *b);
  * pointer is valid until the next feed/finish. */
 const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg);
 int latrec_legs_n_legs(const latrec_legs *b);
+
+/* Catalogs: the catalog a leg belongs to (a discovered leg: the catalog of
+ * the ring that stamped it) and its index; a ring's catalog; the builder
+ * index of catalog c's leg `local` (-1 when out of range); the number of
+ * catalog legs (discovered legs are numbered from there). */
+const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg);
+int latrec_legs_leg_catalog_index(const latrec_legs *b, int leg);
+const latrec_catalog *latrec_legs_ring_catalog(const latrec_legs *b, uint32_t ring);
+int latrec_legs_n_catalogs(const latrec_legs *b);
+const latrec_catalog *latrec_legs_catalog(const latrec_legs *b, int c);
+int latrec_legs_catalog_leg(const latrec_legs *b, int c, int local);
+int latrec_legs_n_catalog_legs(const latrec_legs *b);
+
+/* Modelling warnings, one line each in buf (no newline), for i = 0, 1, ...:
+ * a stage in the chains of two legs of one catalog (with the records of
+ * it), a leg whose chain stages one thread stamped in the reverse order
+ * (with the instances affected). Returns 1, or 0 when i is past the last.
+ * Counts are final after latrec_legs_finish(). */
+int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len);
 
 /* Components (from ring names through the catalog's aliases). */
 const char *latrec_legs_component_name(const latrec_legs *b, int component);

@@ -453,7 +453,7 @@ static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *rec
     q->comp_name = calloc(n, sizeof(*q->comp_name));
     q->pid = calloc(n, sizeof(*q->pid));
     q->tid = calloc(n, sizeof(*q->tid));
-    q->n_legs = in->cat.n_legs;
+    q->n_legs = latrec_legs_n_catalog_legs(p->legs);
     q->leg_name = calloc((size_t)q->n_legs + 1, sizeof(*q->leg_name));
     int ok = q->ring_name && q->comp_name && q->pid && q->tid && q->leg_name;
     for (int i = 0; ok && i < REC_QUEUE; i++) ok = (q->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
@@ -470,7 +470,7 @@ static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *rec
                         : 0;
         q->tid[i] = latrec_ring_tid(&in->set.rings[i]);
     }
-    for (int l = 0; l < q->n_legs; l++) q->leg_name[l] = in->cat.legs[l].name;
+    for (int l = 0; l < q->n_legs; l++) q->leg_name[l] = latrec_input_leg_name(p->legs, l);
     if (!q->want_records) return 0;
     if (latrec_csv_open(&q->csv, records_path, NULL) < 0) {
         const int e = errno;
@@ -628,7 +628,7 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: %s\n", err);
         goto out;
     }
-    p.legs = latrec_legs_new(&in.cat, &in.set, in.ring_dir, in.opts.leg_horizon_ns, 0, on_instance, &p);
+    p.legs = latrec_input_legs_new(&in, on_instance, &p);
     if (!p.legs) {
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
@@ -689,6 +689,7 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
     }
     if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
+    if (!in.opts.quiet) latrec_pass_print_warnings(p.legs);
     if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
         char cuts[256];
         latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));

@@ -234,7 +234,6 @@ struct cell {
 
 static int write_component(latrec_component_tables *t, int comp, const char *path)
 {
-    const latrec_catalog *cat = &t->in->cat;
     struct columns stages = { 0 }, hops = { 0 }, keys = { 0 };
     struct cell *plan = NULL;
     int rc = -1;
@@ -245,7 +244,8 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
     for (int l = 0; l < n_legs; l++)
         for (size_t i = 0; i < t->n; i++)
             if (t->spools[i].component == comp && t->spools[i].leg == l &&
-                leg_columns(&stages, &hops, &keys, cat, latrec_legs_leg(t->legs, l), l) < 0)
+                leg_columns(&stages, &hops, &keys, latrec_legs_leg_catalog(t->legs, l), latrec_legs_leg(t->legs, l),
+                            l) < 0)
                 goto out;
     if (latrec_csv_open(&c, path, NULL) < 0) goto out;
     opened = 1;

@@ -237,54 +237,6 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
     json_decref(run);
 }
 
-static int choose_catalog(latrec_input *in)
-{
-    const latrec_input_opts *o = &in->opts;
-    char err[512];
-    if (o->catalog_path) {
-        if (latrec_catalog_load(&in->cat, o->catalog_path, err, sizeof(err)) < 0) {
-            fprintf(stderr, "latrec: %s\n", err);
-            return -1;
-        }
-        snprintf(in->catalog_note, sizeof(in->catalog_note), "%s (from %s)", in->cat.name, o->catalog_path);
-    } else if (o->stages_header) {
-        char name[32];
-        const char *base = strrchr(o->stages_header, '/');
-        base = base ? base + 1 : o->stages_header;
-        snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
-        latrec_catalog_init(&in->cat, name);
-        snprintf(in->catalog_note, sizeof(in->catalog_note), "%s (stages from %s, legs discovered)",
-                 name, o->stages_header);
-    } else {
-        /* The rings' own catalog: v3 names it, v1/v2 from libE3 mean e3. */
-        const char *named = NULL;
-        for (size_t i = 0; i < in->set.n; i++) {
-            const latrec_ring *r = &in->set.rings[i];
-            if (r->status != LATREC_RING_OK || !r->catalog[0] || strcmp(r->catalog, "e3") == 0) continue;
-            if (strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) continue;
-            if (!named) named = r->catalog;
-        }
-        if (!named) {
-            if (latrec_catalog_e3(&in->cat) < 0) return -1;
-            snprintf(in->catalog_note, sizeof(in->catalog_note), "e3 (built in)");
-        } else {
-            latrec_catalog_init(&in->cat, named);
-            snprintf(in->catalog_note, sizeof(in->catalog_note),
-                     "%s (named by the rings, not known here: stages by id, legs discovered; "
-                     "use --catalog)", named);
-            if (!o->quiet)
-                fprintf(stderr, "latrec: rings name catalog '%s', which is not built in: "
-                                "stages shown by id, legs discovered (use --catalog FILE)\n", named);
-        }
-    }
-    if (o->stages_header &&
-        latrec_catalog_add_header(&in->cat, o->stages_header, o->stage_prefix, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
 {
     memset(in, 0, sizeof(*in));
@@ -353,7 +305,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
                 cmd, in->set.rings[a].path, in->set.rings[b].path);
         return 1;
     }
-    if (choose_catalog(in) < 0) return 1;
+    if (latrec_input_choose_catalogs(in) < 0) return 1;
     latrec_catalog_init(&in->kcat, LATREC_SCHED_CATALOG);
 #define KIND_NAME_(name, id) in->kcat.stage_names[id] = strdup(#name);
     LATREC_SCHED_KINDS(KIND_NAME_)
@@ -361,9 +313,25 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     return 0;
 }
 
+latrec_legs *latrec_input_legs_new(const latrec_input *in, latrec_emit_fn emit, void *ctx)
+{
+    return latrec_legs_new_multi(in->cats, in->n_cats, in->ring_cat, &in->set, in->ring_dir,
+                                 in->opts.leg_horizon_ns, 0, emit, ctx);
+}
+
+const char *latrec_input_leg_name(const latrec_legs *legs, int leg)
+{
+    const int c = latrec_legs_leg_catalog_index(legs, leg);
+    const latrec_catalog *cat = latrec_legs_catalog(legs, c);
+    for (int k = 0; k < cat->n_legs; k++)
+        if (latrec_legs_catalog_leg(legs, c, k) == leg) return cat->legs[k].name;
+    return latrec_legs_leg(legs, leg)->name;
+}
+
 const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsigned stage, char *buf)
 {
-    return latrec_catalog_stage_name((int)ring == in->sched_ring ? &in->kcat : &in->cat, stage, buf);
+    if ((int)ring == in->sched_ring) return latrec_catalog_stage_name(&in->kcat, stage, buf);
+    return latrec_catalog_stage_name(in->ring_cat ? in->cats[in->ring_cat[ring]] : &in->cat, stage, buf);
 }
 
 /* ---- resident memory ---------------------------------------------------------
@@ -446,6 +414,8 @@ void latrec_input_close(latrec_input *in)
 {
     latrec_ringset_close(&in->set);
     latrec_catalog_free(&in->cat);
+    for (int k = 1; k < in->n_cats; k++) latrec_catalog_free(&in->more_cats[k - 1]);
+    free(in->ring_cat);
     latrec_catalog_free(&in->kcat);
     json_decref(in->exit_json);
     free(in->ring_dir);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "analyze/catalog.h"
+#include "analyze/legs.h"
 #include "read/merge.h"
 #include "read/ringset.h"
 
@@ -38,8 +39,15 @@ typedef struct latrec_input {
     latrec_input_opts opts;
     latrec_ringset set;
     int           *ring_dir;      /* directory index per ring */
+    /* Each ring's catalog (cli/input_catalog.c): cats[ring_cat[i]]. cat is
+     * catalog 0: --catalog FILE or --stages when they apply to every ring,
+     * else e3 when some ring reads it, else the first ring's. */
     latrec_catalog cat;
-    char           catalog_note[160]; /* how the catalog was chosen */
+    latrec_catalog more_cats[LATREC_LEGS_MAX_CATALOGS - 1];
+    const latrec_catalog *cats[LATREC_LEGS_MAX_CATALOGS];
+    int            n_cats;
+    int           *ring_cat;
+    char           catalog_note[1024]; /* how each catalog was chosen, "; " between */
     latrec_catalog kcat;          /* the kernel catalog of sched.latrec */
     int            sched_ring;    /* index of sched.latrec in set, or -1 */
     int            n_rejected;    /* rings rejected, or truncated while read */
@@ -73,8 +81,20 @@ typedef struct latrec_input {
  * printed. */
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd);
 
+/* Choose and load each ring's catalog (latrec_input_open does). 0, or -1
+ * with the reason printed. */
+int latrec_input_choose_catalogs(latrec_input *in);
+
+/* A leg builder over the input: every ring under its own catalog, the
+ * --leg-horizon. NULL when out of memory. */
+latrec_legs *latrec_input_legs_new(const latrec_input *in, latrec_emit_fn emit, void *ctx);
+
+/* Name of a catalog leg that stays valid while the input is open (the
+ * catalog's own copy; the builder's array moves as legs are discovered). */
+const char *latrec_input_leg_name(const latrec_legs *legs, int leg);
+
 /* Name of a record's stage: the kernel catalog for sched.latrec, else the
- * run's catalog ("0xNN" when neither names it; buf >= 5 bytes). */
+ * ring's catalog ("0xNN" when neither names it; buf >= 5 bytes). */
 const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsigned stage, char *buf);
 
 /* Start a pass over all records in time order (several passes allowed). */

@@ -97,7 +97,7 @@ static latrec_leg_table *table_for(latrec_pass *p, int component, int leg)
     t->leg = leg;
     t->legdef = *def;
     snprintf(t->component_name, sizeof(t->component_name), "%s", latrec_legs_component_name(p->legs, component));
-    t->n_hops = latrec_leg_hops(&p->in->cat, def, &p->opts.hops, t->hops);
+    t->n_hops = latrec_leg_hops(latrec_legs_leg_catalog(p->legs, leg), def, &p->opts.hops, t->hops);
     if (p->opts.hops.n && t->n_hops == 0) {
         free(t);
         return NULL; /* the selection names no hop of this leg: not shown */
@@ -311,7 +311,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     p->opts = *opts;
     p->sinks = *sinks;
     p->begin = latrec_pass_run_begin(in);
-    p->legs = latrec_legs_new(&in->cat, &in->set, in->ring_dir, in->opts.leg_horizon_ns, 0, on_instance, p);
+    p->legs = latrec_input_legs_new(in, on_instance, p);
     if (p->legs && opts->paths) {
         latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
         if (!(p->paths = latrec_paths_new(&in->cat, p->legs, &po, on_path, p))) {
@@ -341,6 +341,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     latrec_legs_finish(p->legs);
     if (p->paths) latrec_paths_finish(p->paths);
     disc_flush(p, UINT64_MAX);
+    if (!in->opts.quiet && in->pass == 1) latrec_pass_print_warnings(p->legs); /* once per input */
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&m);
@@ -363,6 +364,12 @@ uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipp
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
 const latrec_paths *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
 uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p) { return p->path_warm_skipped; }
+
+void latrec_pass_print_warnings(const latrec_legs *legs)
+{
+    char line[512];
+    for (int i = 0; latrec_legs_warning(legs, i, line, sizeof(line)); i++) fprintf(stderr, "latrec: %s\n", line);
+}
 
 void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len)
 {

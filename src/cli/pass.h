@@ -95,6 +95,9 @@ void latrec_pass_free(latrec_pass *p);
  * lists the names there are ("latrec hist: --leg nosuch: no such leg in this
  * run (legs: outbound, inbound)"): the caller exits 1. */
 int latrec_pass_check_names(latrec_pass *p, const char *cmd);
+/* The builder's modelling warnings (latrec_legs_warning()), one line each
+ * on stderr. */
+void latrec_pass_print_warnings(const latrec_legs *legs);
 
 /* "10 s, N instances cut unfinished by it[; M more ended unfinished for
  * room (too many open)]": the leg horizon and what it cut, for headers. */

@@ -146,7 +146,7 @@ static void flow_evs(latrec_timeline *t, const latrec_hit *a, const latrec_hit *
 
 static void draw_instance(latrec_timeline *t, const latrec_instance *inst, const latrec_leg *leg, int first, int last)
 {
-    const latrec_catalog *cat = &t->in->cat;
+    const latrec_catalog *cat = latrec_legs_leg_catalog(t->legs, inst->leg);
     char name[2 * LATREC_NAME_MAX + 8], hop[2 * LATREC_NAME_MAX + 8], ba[8], bb[8];
     snprintf(name, sizeof(name), "%s/%s", latrec_legs_component_name(t->legs, inst->component), leg->name);
     const latrec_hit *h0 = &inst->hits[first], *h1 = &inst->hits[last];
