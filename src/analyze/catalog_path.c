@@ -78,6 +78,17 @@ int latrec_catalog_find(const char *name, const char *const *run_dirs, int n_dir
     else dir[0] = '\0';
     if (try_dir(dir, name, path, len)) return 0;
     if (dir[0]) add_searched(searched, searched_len, dir);
+    /* the installed tree, found from the running program (a relocated or
+     * DESTDIR install), then where it was configured to go */
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(dir, sizeof(dir), "%s/../share/latrec/catalogs", exe);
+        if (try_dir(dir, name, path, len)) return 0;
+        add_searched(searched, searched_len, dir);
+    }
     if (try_dir(LATREC_CATALOG_DATADIR, name, path, len)) return 0;
     add_searched(searched, searched_len, LATREC_CATALOG_DATADIR);
     return -1;
@@ -135,8 +146,7 @@ static int copy_header(int dirfd, const char *dir, const char *src_dir, const ch
     else snprintf(path, sizeof(path), "%s/%s", src_dir, hdr);
     char *text;
     size_t len;
-    if (latrec_input_file_read(path, LATREC_HEADER_FILE_MAX, "C header", &text, &len, err, errlen) != 0)
-        return -1;
+    if (latrec_input_file_read(path, LATREC_HEADER_FILE_MAX, "C header", &text, &len, err, errlen) != 0) return -1;
     const char *base = strrchr(hdr, '/');
     base = base ? base + 1 : hdr;
     int rc = -1;
@@ -152,8 +162,8 @@ static int copy_header(int dirfd, const char *dir, const char *src_dir, const ch
 }
 
 /* The catalog text with its stages-from lines pointing at the copies. */
-static char *rewrite(const char *text, int dirfd, const char *dir, const char *src_dir, size_t *out_len,
-                     char *err, size_t errlen)
+static char *rewrite(const char *text, int dirfd, const char *dir, const char *src_dir, size_t *out_len, char *err,
+                     size_t errlen)
 {
     size_t cap = strlen(text) * 2 + 4096, n = 0;
     char *out = malloc(cap);
@@ -177,8 +187,8 @@ static char *rewrite(const char *text, int dirfd, const char *dir, const char *s
                 free(out);
                 return NULL;
             }
-            plen = snprintf(piece, sizeof(piece), "stages-from %s%s%s\n", copy, nw == 3 ? " " : "",
-                            nw == 3 ? w[2] : "");
+            plen =
+                snprintf(piece, sizeof(piece), "stages-from %s%s%s\n", copy, nw == 3 ? " " : "", nw == 3 ? w[2] : "");
         } else {
             plen = snprintf(piece, sizeof(piece), "%.*s\n", (int)(ll < 4096 ? ll : 4096), line);
         }
@@ -193,8 +203,7 @@ static char *rewrite(const char *text, int dirfd, const char *dir, const char *s
     return out;
 }
 
-int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t name_len, char *err,
-                        size_t errlen)
+int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t name_len, char *err, size_t errlen)
 {
     latrec_catalog cat;
     if (latrec_catalog_load(&cat, src, err, errlen) < 0) return -1;
@@ -206,8 +215,7 @@ int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t
     }
     char *text;
     size_t len;
-    if (latrec_input_file_read(src, LATREC_CATALOG_FILE_MAX, "catalog file", &text, &len, err, errlen) != 0)
-        return -1;
+    if (latrec_input_file_read(src, LATREC_CATALOG_FILE_MAX, "catalog file", &text, &len, err, errlen) != 0) return -1;
     char src_dir[4096], dir[4200], file[64];
     const char *slash = strrchr(src, '/');
     if (slash) snprintf(src_dir, sizeof(src_dir), "%.*s", (int)(slash - src), src);

@@ -9,7 +9,9 @@
  *      there);
  *   2. every directory of LATREC_CATALOG_PATH (colon-separated);
  *   3. $XDG_CONFIG_HOME/latrec/catalogs ($HOME/.config when unset);
- *   4. the installed share/latrec/catalogs (LATREC_CATALOG_DATADIR).
+ *   4. the installed share/latrec/catalogs: BINDIR/../share/latrec/catalogs
+ *      of the running program, then LATREC_CATALOG_DATADIR (the configured
+ *      install prefix's).
  * The built-in "e3" catalog is the fallback for the name "e3" only.
  * A name is a file name: letters, digits, '_', '-', '.', not starting with
  * '.', at most 31 bytes; any other name is never looked up.
@@ -43,7 +45,6 @@ int latrec_catalog_find(const char *name, const char *const *run_dirs, int n_dir
  * not load is not copied. Files are created new (never overwritten, no
  * symbolic link followed). Returns 0 with the name in name (>= 32 bytes),
  * or -1 with one line in err. */
-int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t name_len, char *err,
-                        size_t errlen);
+int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t name_len, char *err, size_t errlen);
 
 #endif

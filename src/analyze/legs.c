@@ -668,7 +668,10 @@ uint64_t latrec_legs_horizon(const latrec_legs *b) { return b->horizon; }
 
 const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg) { return b->cats[b->leg_cat[leg]]; }
 int latrec_legs_leg_catalog_index(const latrec_legs *b, int leg) { return b->leg_cat[leg]; }
-const latrec_catalog *latrec_legs_ring_catalog(const latrec_legs *b, uint32_t ring) { return b->cats[b->ring_cat[ring]]; }
+const latrec_catalog *latrec_legs_ring_catalog(const latrec_legs *b, uint32_t ring)
+{
+    return b->cats[b->ring_cat[ring]];
+}
 int latrec_legs_n_catalogs(const latrec_legs *b) { return b->n_cats; }
 const latrec_catalog *latrec_legs_catalog(const latrec_legs *b, int c) { return b->cats[c]; }
 int latrec_legs_n_catalog_legs(const latrec_legs *b) { return b->n_cat_legs; }

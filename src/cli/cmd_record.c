@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "analyze/catalog.h"
+#include "analyze/catalog_path.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/options.h"
@@ -30,6 +33,7 @@ enum {
     OPT_REQUIRE_SCHED,
     OPT_SCHED_BUFFER,
     OPT_TID,
+    OPT_CATALOG,
 };
 
 struct record_cli {
@@ -39,6 +43,7 @@ struct record_cli {
     cpu_set_t cpus;
     latrec_sched sched;
     int cmd_index;
+    const char *catalog; /* --catalog FILE: copied into the run directory */
 };
 
 static const struct argp_option record_options[] = {
@@ -47,6 +52,9 @@ static const struct argp_option record_options[] = {
     { "force", 'f', 0, 0, "When DIR.old exists too, replace DIR (a run directory) instead of stopping; "
                           "DIR.old is never deleted", 1 },
     { "quiet", 'q', 0, 0, "No notes and no summary on stderr (errors are still printed)", 1 },
+    { "catalog", OPT_CATALOG, "FILE", 0, "Keep stage catalog FILE (and the headers its stages-from lines "
+                                         "read) in DIR/catalogs/, where the analysis finds it by the name "
+                                         "the rings give", 1 },
     { 0, 0, 0, 0, "The command:", 2 },
     { "duration", 'd', "TIME", 0, "Stop after TIME (a bare number is seconds; or 500ms, 2m, 1h): SIGINT, then SIGTERM and "
                                   "SIGKILL after the grace period", 2 },
@@ -201,6 +209,14 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     case OPT_TID:
         o->sched_tid = (pid_t)parse_long(state, "--tid", arg, 1, 0x7fffffff);
         break;
+    case OPT_CATALOG: { /* a catalog that does not load stops the run before it starts */
+        latrec_catalog cat;
+        if (latrec_catalog_load(&cat, arg, err, sizeof(err)) < 0)
+            argp_failure(state, LATREC_RECORD_EXIT_FAIL, 0, "%s", err);
+        latrec_catalog_free(&cat);
+        c->catalog = arg;
+        break;
+    }
     case ARGP_KEY_ARG:
         /* the command starts here; everything after it is its own */
         c->cmd_index = state->next - 1;
@@ -232,6 +248,24 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     return 0;
 }
 
+/* record --catalog: the copy goes into a run directory that was made (its
+ * run.json is there). A copy that fails fails the record (125). */
+static int keep_catalog(const struct record_cli *c, int status)
+{
+    const char *dir = c->o.output ? c->o.output : "latrec.data";
+    char run_json[4200], name[64], err[1024];
+    snprintf(run_json, sizeof(run_json), "%s/run.json", dir);
+    struct stat st;
+    if (lstat(run_json, &st) != 0) return status;
+    if (latrec_catalog_copy(c->catalog, dir, name, sizeof(name), err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec record: --catalog: %s\n", err);
+        return status ? status : LATREC_RECORD_EXIT_FAIL;
+    }
+    if (!c->o.quiet)
+        fprintf(stderr, "latrec record: catalog '%s' kept as %s/catalogs/%s.catalog\n", name, dir, name);
+    return status;
+}
+
 int latrec_cmd_record(int argc, char **argv)
 {
     struct record_cli *c = calloc(1, sizeof(*c));
@@ -256,6 +290,7 @@ int latrec_cmd_record(int argc, char **argv)
     } else {
         if (c->cmd_index > 0) c->o.argv = args + c->cmd_index;
         status = latrec_record_run(&c->o);
+        if (c->catalog) status = keep_catalog(c, status);
     }
     free(args);
     free(c);

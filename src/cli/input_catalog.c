@@ -12,8 +12,9 @@
 
 struct slot {
     char name[32];
-    int  rings;
-    int  from_file; /* --catalog FILE fills it */
+    char note[4700]; /* how it was chosen, for the header */
+    int rings;
+    int from_file; /* --catalog FILE fills it */
 };
 
 struct pick {
@@ -51,12 +52,9 @@ static latrec_catalog *slot_cat(latrec_input *in, int k)
     return k == 0 ? &in->cat : &in->more_cats[k - 1];
 }
 
-static void note_append(latrec_input *in, const char *fmt, const char *a, const char *b)
+static void set_note(struct slot *sl, const char *fmt, const char *a, const char *b)
 {
-    size_t used = strlen(in->catalog_note);
-    if (used >= sizeof(in->catalog_note) - 1) return;
-    if (used) used += (size_t)snprintf(in->catalog_note + used, sizeof(in->catalog_note) - used, "; ");
-    if (used < sizeof(in->catalog_note)) snprintf(in->catalog_note + used, sizeof(in->catalog_note) - used, fmt, a, b);
+    snprintf(sl->note, sizeof(sl->note), fmt, a, b);
 }
 
 /* One warning per modelling mistake the catalog file holds. */
@@ -67,8 +65,9 @@ static void warn_duplicates(const latrec_input *in, const latrec_catalog *cat, c
         fprintf(stderr, "latrec: %s: catalog '%s': %d stage id%s given two names (first %s)\n", path, cat->name,
                 cat->dup_ids, cat->dup_ids == 1 ? "" : "s", cat->dup_id_note);
     if (cat->dup_names)
-        fprintf(stderr, "latrec: %s: catalog '%s': %d stage name%s given to two ids (first %s; the name means "
-                        "the lower id)\n",
+        fprintf(stderr,
+                "latrec: %s: catalog '%s': %d stage name%s given to two ids (first %s; the name means "
+                "the lower id)\n",
                 path, cat->name, cat->dup_names, cat->dup_names == 1 ? "" : "s", cat->dup_name_note);
 }
 
@@ -85,28 +84,32 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
             names_it = analysed(in, i) && in->ring_dir[i] == d && strcmp(named_by(&in->set.rings[i]), name) == 0;
         if (names_it) dirs[n_dirs++] = in->opts.dirs[d];
     }
-    char path[4400], searched[2048], err[512];
+    char path[4400], searched[4600], err[512];
     latrec_catalog *cat = slot_cat(in, k);
     if (latrec_catalog_find(name, dirs, n_dirs, path, sizeof(path), searched, sizeof(searched)) == 0) {
         if (latrec_catalog_load(cat, path, err, sizeof(err)) == 0) {
-            note_append(in, "%s (from %s)", cat->name, path);
+            set_note(&pk->s[k], "%s (from %s)", cat->name, path);
             snprintf(cat->name, sizeof(cat->name), "%s", name); /* the rings' name for it */
             warn_duplicates(in, cat, path);
             return 0;
         }
         fprintf(stderr, "latrec: %s\n", err); /* then as if not found */
+        snprintf(searched, sizeof(searched), "%s, which does not load", path);
     }
     if (strcmp(name, "e3") == 0) {
         if (latrec_catalog_e3(cat) < 0) return -1;
-        note_append(in, "%s%s", "e3 (built in)", "");
+        set_note(&pk->s[k], "%s%s", "e3 (built in)", "");
         return 0;
     }
     latrec_catalog_init(cat, name);
-    note_append(in, "%s (named by the rings, not found: stages by id, legs discovered; use --catalog or "
-                    "record --catalog)%s", name, "");
+    set_note(&pk->s[k],
+                "%s (named by the rings, not found: stages by id, legs discovered; use --catalog or "
+                "record --catalog)%s",
+                name, "");
     if (!in->opts.quiet)
-        fprintf(stderr, "latrec: rings name catalog '%s', which is not built in and not found (searched %s): "
-                        "stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)\n",
+        fprintf(stderr,
+                "latrec: rings name catalog '%s', which is not built in and not found (searched %s): "
+                "stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)\n",
                 name, searched);
     return 0;
 }
@@ -149,8 +152,8 @@ static int load_given(latrec_input *in, struct pick *pk)
     }
     pk->s[k].from_file = 1;
     *slot_cat(in, k) = given;
-    if (o->catalog_path) note_append(in, "%s (from %s)", given.name, o->catalog_path);
-    else note_append(in, "%s (stages from %s, legs discovered)", given.name, o->stages_header);
+    if (o->catalog_path) set_note(&pk->s[k], "%s (from %s)", given.name, o->catalog_path);
+    else set_note(&pk->s[k], "%s (stages from %s, legs discovered)", given.name, o->stages_header);
     return all;
 }
 
@@ -173,7 +176,12 @@ int latrec_input_choose_catalogs(latrec_input *in)
     for (int k = 0; k < pk.n; k++)
         if (!pk.s[k].from_file && load_named(in, &pk, k) < 0) return -1;
     in->n_cats = pk.n;
-    for (int k = 0; k < pk.n; k++) in->cats[k] = slot_cat(in, k);
+    for (int k = 0; k < pk.n; k++) {
+        in->cats[k] = slot_cat(in, k);
+        size_t used = strlen(in->catalog_note);
+        if (used + 2 < sizeof(in->catalog_note))
+            snprintf(in->catalog_note + used, sizeof(in->catalog_note) - used, "%s%s", k ? "; " : "", pk.s[k].note);
+    }
     if (pk.overflow && !in->opts.quiet)
         fprintf(stderr, "latrec: rings name more than %d catalogs: %d rings read under '%s'\n",
                 LATREC_LEGS_MAX_CATALOGS, pk.overflow, in->cat.name);

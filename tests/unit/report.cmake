@@ -4,6 +4,7 @@
 #   test_report_pass     one analysis pass over ringgen rings: hop values,
 #                        calibration, regressions, warm-up, --hop, inter-arrival
 #   cli_report, cli_hist, cli_legs tests/cli/{report,hist,legs}.bats against the built latrec,
+#   cli_catalogs         tests/cli/catalogs.bats: user catalogs, README's pipeline
 #                        on rings that gen_synthetic writes from a text spec
 #                        (known hop deltas) and on the libE3 fixtures
 latrec_unit_test(test_report_figures
@@ -24,6 +25,7 @@ latrec_unit_test(test_report_pass
           ${CMAKE_SOURCE_DIR}/src/cli/options.c
           ${CMAKE_SOURCE_DIR}/src/cli/figures.c
           ${CMAKE_SOURCE_DIR}/src/cli/input_catalog.c
+          ${CMAKE_SOURCE_DIR}/src/cli/options.c
   LIBS latrec_analyze latrec_read PkgConfig::LATREC_REPORT_JANSSON m)
 target_include_directories(test_report_pass PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
@@ -41,7 +43,12 @@ if(TARGET latrec_cli)
         LABELS cli
         TIMEOUT 600)
     endforeach()
+    add_test(NAME cli_catalogs COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/catalogs.bats)
+    set_tests_properties(cli_catalogs PROPERTIES
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR}"
+      LABELS cli
+      TIMEOUT 600)
   else()
-    message(STATUS "bats not found: cli_report and cli_hist are not registered")
+    message(STATUS "bats not found: cli_report, cli_hist, cli_legs and cli_catalogs are not registered")
   endif()
 endif()
