@@ -58,12 +58,13 @@ _latrec() {
                     return
                 fi
             done
-            opts="-o --output -f --force -q --quiet -d --duration --grace -c --cpus -P --priority
+            opts="-o --output -f --force -q --quiet --catalog -d --duration --grace -c --cpus -P --priority
                   --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
                   -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer --tid
                   $common"
             case $prev in
                 -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
+                --catalog) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 -p|--pid) COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")); return ;;
                 -e|--event)
                     local ev=/sys/kernel/tracing/available_events

@@ -12,6 +12,7 @@
 
 #include "analyze/catalog.h"
 #include "read/input_file.h"
+#include "read/outfile.h"
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
 {
@@ -96,30 +97,20 @@ int latrec_catalog_find(const char *name, const char *const *run_dirs, int n_dir
 
 /* ---- the run directory's copy ------------------------------------------------ */
 
-/* Create `name` in dirfd, new, and write len bytes of data. */
-static int write_new(int dirfd, const char *dir, const char *name, const char *data, size_t len, char *err,
-                     size_t errlen)
+/* Write `name` in dir through read/outfile.h (a new file, or latrec's own,
+ * listed in the directory's marker so record -f knows it). */
+static int write_new(const char *dir, const char *name, const char *data, size_t len, char *err, size_t errlen)
 {
-    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        set_err(err, errlen, "%s/%s: cannot create: %s", dir, name, strerror(errno));
+    char path[4600];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    latrec_outfile o;
+    if (latrec_outfile_open(&o, path, 0, err, errlen) < 0) return -1;
+    if (fwrite(data, 1, len, o.f) != len) {
+        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        latrec_outfile_abort(&o);
         return -1;
     }
-    for (size_t done = 0; done < len;) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            set_err(err, errlen, "%s/%s: cannot write: %s", dir, name, w < 0 ? strerror(errno) : "short write");
-            close(fd);
-            return -1;
-        }
-        done += (size_t)w;
-    }
-    if (close(fd) != 0) {
-        set_err(err, errlen, "%s/%s: cannot write: %s", dir, name, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return latrec_outfile_commit(&o, err, errlen);
 }
 
 /* The catalogs directory of the run: created, or an existing directory
@@ -154,7 +145,7 @@ static int copy_header(int dirfd, const char *dir, const char *src_dir, const ch
         if (k == 1) snprintf(out, outlen, "%s", base);
         else snprintf(out, outlen, "%d-%s", k, base);
         if (faccessat(dirfd, out, F_OK, AT_SYMLINK_NOFOLLOW) == 0) continue;
-        rc = write_new(dirfd, dir, out, text, len, err, errlen);
+        rc = write_new(dir, out, text, len, err, errlen);
         break;
     }
     free(text);
@@ -226,7 +217,7 @@ int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t
     size_t copy_len = 0;
     if (dirfd >= 0 && (copy = rewrite(text, dirfd, dir, src_dir, &copy_len, err, errlen))) {
         snprintf(file, sizeof(file), "%s.catalog", name);
-        rc = write_new(dirfd, dir, file, copy, copy_len, err, errlen);
+        rc = write_new(dir, file, copy, copy_len, err, errlen);
     }
     if (dirfd >= 0) close(dirfd);
     free(copy);

@@ -195,6 +195,13 @@ EOF
     cmp "$D/rc/inc/app.h" "$D/rc/run/catalogs/app.h"
     grep -qx 'stages-from app.h APP_' "$D/rc/run/catalogs/app.catalog"
     grep -qx 'leg io RX TX' "$D/rc/run/catalogs/app.catalog"
+    # a run directory with catalogs/ is latrec's: -f replaces it (the third
+    # record into one DIR, with DIR.old there)
+    run "$LATREC" record -q --no-sched -o "$D/rc/run" --catalog app.catalog -- true
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" record -q --no-sched -f -o "$D/rc/run" --catalog app.catalog -- true
+    [ "$status" -eq 0 ]
+    [ -f "$D/rc/run/catalogs/app.catalog" ] && [ -f "$D/rc/run.old/catalogs/app.catalog" ]
     # the copy loads on its own, from anywhere
     cd /
     run "$LATREC" report "$D/M" --catalog "$D/rc/run/catalogs/app.catalog" -q
@@ -211,6 +218,8 @@ EOF
 @test "README 'Your own pipeline', as written: header, program, catalog, record, report" {
     command -v cc >/dev/null || skip "no C compiler"
     command -v pkg-config >/dev/null || skip "no pkg-config"
+    ! grep -q '^LATREC_SANITIZE:BOOL=ON' "$BUILD/CMakeCache.txt" ||
+        skip "sanitizer build: the README's plain cc line cannot link a sanitized library"
     w="$D/readme"
     rm -rf "$w"
     mkdir -p "$w/prefix"

@@ -32,6 +32,7 @@ latrec_unit_test(test_input
           ${CMAKE_SOURCE_DIR}/src/cli/input.c
           ${CMAKE_SOURCE_DIR}/src/cli/options.c
           ${CMAKE_SOURCE_DIR}/src/cli/figures.c
+          ${CMAKE_SOURCE_DIR}/src/cli/input_catalog.c
   LIBS latrec_analyze latrec_read PkgConfig::LATREC_INPUT_JANSSON m)
 target_include_directories(test_input PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
