@@ -250,6 +250,21 @@ static void open_tracefs(latrec_run *r)
     }
 }
 
+/* The run directory could not be prepared (no ring directory, no failure
+ * log): remove what this run made in it, and it, so that nothing without a
+ * run.json is left behind; a previous run kept as DIR.old stays. */
+static void undo_rundir(latrec_run *r)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/rings", r->dir);
+    struct stat st;
+    if (lstat(path, &st) == 0) S_ISLNK(st.st_mode) ? unlink(path) : rmdir(path);
+    if (r->rings_tmp[0]) rmdir(r->rings_tmp);
+    if (r->failure_log[0]) unlink(r->failure_log);
+    if (rmdir(r->dir) != 0 && errno != ENOENT)
+        fprintf(stderr, "latrec: %s: cannot remove: %s\n", r->dir, strerror(errno));
+}
+
 /* Signals, the scheduler collector, the run directory, the ring directory,
  * the tracefs instance, every collector, the first run.json. 0, or -1 when
  * the run cannot go on (*status set: said, and finished when a run
@@ -283,6 +298,7 @@ static int prepare(latrec_run *r, int *status)
     if (rotated && !o->quiet) fprintf(stderr, "latrec: kept the previous %s as %s.old\n", r->dir, r->dir);
     if (prepare_failure_log(r, err, sizeof(err)) < 0 || prepare_rings(r, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
+        undo_rundir(r);
         return -1;
     }
     open_tracefs(r);

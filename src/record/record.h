@@ -9,11 +9,15 @@
  *      yet); when it cannot load, one line says why ("scheduler data:
  *      n/a (...)"), and with --require-sched latrec stops here (125):
  *      nothing created, nothing launched;
- *   2. create the run directory (DIR.old rotation) and the ring directory
- *      (tmpfs, /dev/shm/latrec-<run-id>; DIR/rings links to it meanwhile);
+ *   2. create and lock the run directory (flock for the whole run: a second
+ *      record into it is refused; DIR.old rotation; record/rundir.h), its
+ *      rings-failed.log (rings the command cannot create are counted) and
+ *      the ring directory (tmpfs, /dev/shm/latrec-<run-id>; DIR/rings links
+ *      to it meanwhile);
  *   3. create the tracefs instance latrec-<run-id> (clock mono);
  *   4. write run.json ("state": "recording");
- *   5. fork the command and hold it at its barrier;
+ *   5. fork the command (PR_SET_PDEATHSIG: it dies with latrec) and hold it
+ *      at its barrier;
  *   6. start every collector; write the start stamp into trace_marker, read
  *      it back, tell every collector;
  *   7. release the barrier (the command execs); rewrite run.json;
@@ -21,8 +25,9 @@
  *      the grace period), SIGINT/SIGTERM to latrec (forwarded; each repeat
  *      escalates INT -> TERM -> KILL);
  *   9. stop processes the command left behind; write the stop stamp; stop
- *      every collector (rings moved into DIR/rings, counted); write the
- *      final run.json; print the summary; destroy the instance.
+ *      every collector (rings moved into DIR/rings all or nothing, counted;
+ *      partial rings removed; a ring directory never used removed); write
+ *      the final run.json; print the summary; destroy the instance.
  * Attach mode (-p) skips 5 and 7, ends on -d, SIGINT/SIGTERM or the
  * process's exit, and copies the rings instead of moving them.
  *

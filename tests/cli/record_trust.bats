@@ -330,3 +330,17 @@ PY
     [ "$(jq -r '.collectors.rings.files[0].name_escaped' r2/run.json)" = true ]
     [ "$(jq -r '.collectors.rings.files[0].name' r2/run.json)" = "$(printf 'x\001')\\xff.latrec" ]
 }
+
+@test "a ring directory that cannot be made: one line, and no run directory without a run.json is left" {
+    touch notadir
+    run "$LATREC" record -q -o r --rings-dir notadir/x -- true
+    [ "$status" -eq 125 ]
+    [ "${#lines[@]}" -eq 1 ]
+    [[ "$output" == *"notadir/x: cannot create: Not a directory"* ]]
+    [ ! -e r ]
+    # a previous run kept as r.old is untouched
+    "$LATREC" record -q -o r -- true
+    run "$LATREC" record -q -o r --rings-dir notadir/x -- true
+    [ "$status" -eq 125 ]
+    [ -f r.old/run.json ] && [ ! -e r ]
+}
