@@ -18,7 +18,7 @@
  *   not a regular file        "not a regular file"
  *   size < 4096               "shorter than a header: 100 bytes"
  *   magic byte-swapped        "byte-swapped ring (written on an opposite-endian host)"
- *   other magic               "bad magic 0x31524C42 (not a latrec ring)"
+ *   magic not ALR1 or ALRT    "bad magic 0x31524C42 (not a latrec ring)"
  *   version not 1..3          "unsupported version 7"
  *   entries == 0              "entries is zero"
  *   entries not a power of 2  "entries 100 is not a power of two"
@@ -38,6 +38,15 @@
  *                             timebase block: the clock a TSC ring converts to)
  * The v3 host and catalog strings are copied up to their field length and
  * always NUL-terminated here; they are never a reason to reject.
+ * The timebase block (v3, checked last; read/timebase.h has the conversion):
+ *   ALR1 with timebase != 0   "timebase 1 under the ALR1 magic (a TSC ring says ALRT)"
+ *   ALRT with version < 3     "TSC ring (ALRT) of version 2 (3 needed)"
+ *   ALRT with timebase != 1   "unknown timebase 2"
+ *   ALRT, < 2 usable pairs    "TSC ring with 1 usable calibration pairs (2 needed)"
+ * A TSC ring's stamps are converted to CLOCK_MONOTONIC ns everywhere below
+ * (derivation, first/last records, extremes, iteration); pairs dropped as
+ * out of order leave the warning "N TSC calibration pairs out of order,
+ * ignored".
  *
  * Derivation (done once at open, one pass over the slots):
  *   valid      records with t_ns != 0.
