@@ -514,12 +514,30 @@ static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_
     pc->scope[side] = !j->cross_process ? in->process + 1u : p->opts.cross_hosts ? 0u : (uint32_t)proc->dir + 1u;
 }
 
+/* Whether inst holds its side of join j (leg_is_b: it is the join's leg_b). */
+static int key_present(const latrec_paths *p, const latrec_instance *inst, const latrec_join *j, int leg_is_b)
+{
+    int key = leg_is_b ? j->key_b : j->key_a, present = 1;
+    if (key >= 0) {
+        const latrec_key *k = &p->cat->legs[inst->leg].keys[key];
+        latrec_instance_field(p->legs, inst, k->stage, k->field, &present);
+    }
+    return present;
+}
+
 static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance *inst)
 {
     const latrec_path *path = &p->cat->paths[path_i];
     while (p->head && p->n_open >= p->opts.max_open) {
         p->counts[p->head->path].cut_open++;
         leave(p, p->head);
+    }
+    if (pos > 0) { /* nothing can ever join it from the left: unanchored now, never held */
+        const latrec_join *j = &p->cat->joins[path->joins[pos]];
+        if (!key_present(p, inst, j, j->leg_b == inst->leg)) {
+            p->counts[path_i].unanchored++;
+            return 0;
+        }
     }
     struct piece *pc = new_piece(p, inst);
     struct frag *f = pc ? new_frag(p) : NULL;

@@ -26,7 +26,9 @@
  *     stopped (stop_pos: the first leg missing, or the first leg whose
  *     instance is incomplete) with a reason (enum latrec_path_stop);
  *   - one without the first leg (a leg instance of a message that did not
- *     start on this path, or whose start was lost) is counted as unanchored.
+ *     start on this path, or whose start was lost) is counted as unanchored;
+ *     a leg instance that lacks the key its predecessor would join it by is
+ *     counted so at once and never held.
  * "Partner outside the horizon" is told apart from "no partner" by
  * remembering the keys of the last LATREC_PATHS_TOMBS fragments that left:
  * a partner arriving for one of them moves its count from no partner to
