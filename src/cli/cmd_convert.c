@@ -689,7 +689,10 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
     }
     if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
-    if (!in.opts.quiet) latrec_pass_print_warnings(p.legs);
+    if (!in.opts.quiet) {
+        latrec_pass_print_warnings(p.legs);
+        if (p.paths) latrec_pass_print_join_warnings(&in.cat, p.paths);
+    }
     if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
         char cuts[256];
         latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));

@@ -341,7 +341,10 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     latrec_legs_finish(p->legs);
     if (p->paths) latrec_paths_finish(p->paths);
     disc_flush(p, UINT64_MAX);
-    if (!in->opts.quiet && in->pass == 1) latrec_pass_print_warnings(p->legs); /* once per input */
+    if (!in->opts.quiet && in->pass == 1) { /* once per input */
+        latrec_pass_print_warnings(p->legs);
+        if (p->paths) latrec_pass_print_join_warnings(&in->cat, p->paths);
+    }
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&m);
@@ -369,6 +372,39 @@ void latrec_pass_print_warnings(const latrec_legs *legs)
 {
     char line[512];
     for (int i = 0; latrec_legs_warning(legs, i, line, sizeof(line)); i++) fprintf(stderr, "latrec: %s\n", line);
+}
+
+/* "ingest.request = answer.request" */
+static void join_text(const latrec_catalog *cat, const latrec_join *j, char *buf, size_t len)
+{
+    const latrec_leg *a = &cat->legs[j->leg_a], *b = &cat->legs[j->leg_b];
+    snprintf(buf, len, "%s.%s = %s.%s", a->name, j->key_a < 0 ? "seq" : a->keys[j->key_a].column, b->name,
+             j->key_b < 0 ? "seq" : b->keys[j->key_b].column);
+}
+
+void latrec_pass_print_join_warnings(const latrec_catalog *cat, const latrec_paths *paths)
+{
+    for (int k = 0; k < cat->n_paths; k++) {
+        const latrec_path *path = &cat->paths[k];
+        const latrec_path_counts *c = latrec_paths_counts(paths, k);
+        if (!c || c->complete) continue;
+        /* The first join no instance got past: instances stopped at its
+         * leg, none further. */
+        for (int i = 1; i < path->n_legs; i++) {
+            uint64_t here = 0, further = 0;
+            for (int r = 0; r < LATREC_PATH_N_STOPS; r++) here += c->stopped[i][r];
+            for (int q = i + 1; q < path->n_legs; q++)
+                for (int r = 0; r < LATREC_PATH_N_STOPS; r++) further += c->stopped[q][r];
+            if (further) break;
+            if (!here) continue;
+            char jt[2 * LATREC_NAME_MAX * 2 + 16];
+            join_text(cat, &cat->joins[path->joins[i]], jt, sizeof(jt));
+            fprintf(stderr, "latrec: catalog '%s': path %s: join %s matched nothing (%llu path instances stopped "
+                            "there, %llu instances of later legs never joined)\n",
+                    cat->name, path->name, jt, (unsigned long long)here, (unsigned long long)c->unanchored);
+            break;
+        }
+    }
 }
 
 void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len)

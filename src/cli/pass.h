@@ -99,6 +99,10 @@ int latrec_pass_check_names(latrec_pass *p, const char *cmd);
  * on stderr. */
 void latrec_pass_print_warnings(const latrec_legs *legs);
 
+/* A path join that matched nothing (no instance of the path got past it),
+ * one line each on stderr. */
+void latrec_pass_print_join_warnings(const latrec_catalog *cat, const latrec_paths *paths);
+
 /* "10 s, N instances cut unfinished by it[; M more ended unfinished for
  * room (too many open)]": the leg horizon and what it cut, for headers. */
 void latrec_pass_cut_note(const latrec_legs *legs, char *buf, size_t len);
