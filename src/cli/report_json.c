@@ -112,7 +112,7 @@ static json_t *top(const latrec_report *m, const latrec_report_table *t)
         for (int h = 0; h < t->n_rows - 1; h++)
             json_object_set_new(hv, t->rows[h].name,
                                 e->has[h] ? json_real((double)e->value[h] / m->units.div) : json_null());
-        json_object_set_new(ej, "hops", hv);
+        json_object_set_new(ej, t->kind == LATREC_TABLE_PATH ? "segments" : "hops", hv);
         json_array_append_new(top, ej);
     }
     return top;

@@ -69,7 +69,7 @@ planted_only() {
     # Per instance the segments add up exactly: the 20 slowest instances,
     # segment by segment (values in us with 3 decimals: within 1 ns each).
     "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --path e3/loop --top 20 --format json >"$BATS_TEST_TMPDIR/t.json"
-    run jq -r '.paths[0].top[] | .hops | [(to_entries | map(select(.key != "total")) | map(.value) | add), .total]
+    run jq -r '.paths[0].top[] | .segments | [(to_entries | map(select(.key != "total")) | map(.value) | add), .total]
         | "\(.[0]) \(.[1])"' "$BATS_TEST_TMPDIR/t.json"
     [ "${#lines[@]}" -eq 20 ]
     for l in "${lines[@]}"; do
