@@ -23,36 +23,25 @@
 
 #include "analyze/catalog.h"
 
+#include "fuzz_tmpdir.h"
+
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 
-static char dir[64], path[96];
+static char path[96];
 
 static const char header[] =
     "enum app_stage {\n    APP_RX = 0x80, /* RX */\n    APP_PARSE,\n    APP_TX = 0x90,\n};\n"
     "enum other { OTHER_A = 3, OTHER_B = OTHER_A + 1, OTHER_C, OTHER_D = 7u };\n";
 
-static void cleanup(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    snprintf(dir, sizeof dir, "/dev/shm/latrec-fuzz-XXXXXX");
-    if (!mkdtemp(dir)) {
-        snprintf(dir, sizeof dir, "/tmp/latrec-fuzz-XXXXXX");
-        CHECK(mkdtemp(dir));
-    }
+    const char *dir = fuzz_tmpdir();
     char h[96];
     snprintf(h, sizeof h, "%s/stages.h", dir);
     FILE *f = fopen(h, "w");
     CHECK(f && fputs(header, f) >= 0 && fclose(f) == 0);
     snprintf(path, sizeof path, "%s/c.catalog", dir);
-    atexit(cleanup);
     return 0;
 }
 

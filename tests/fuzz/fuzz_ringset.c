@@ -29,33 +29,23 @@
 
 #include "cli/input.h"
 
+#include "fuzz_tmpdir.h"
+
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 #define SEP "#LATREC#"
 #define SEP_LEN 8
 #define HDR_PIECE 640
 #define HDR_LEN 4096
 
-static char dir[64], rings[96];
-
-static void cleanup(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return;
-}
+static const char *dir;
+static char rings[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    snprintf(dir, sizeof dir, "/dev/shm/latrec-fuzz-XXXXXX");
-    if (!mkdtemp(dir)) {
-        snprintf(dir, sizeof dir, "/tmp/latrec-fuzz-XXXXXX");
-        CHECK(mkdtemp(dir));
-    }
+    dir = fuzz_tmpdir();
     snprintf(rings, sizeof rings, "%s/rings", dir);
     CHECK(mkdir(rings, 0755) == 0);
-    atexit(cleanup);
     return 0;
 }
 

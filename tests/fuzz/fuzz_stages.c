@@ -24,28 +24,17 @@
 
 #include "analyze/catalog.h"
 
+#include "fuzz_tmpdir.h"
+
 #define CHECK(x) do { if (!(x)) abort(); } while (0)
 
-static char dir[64], path[96];
-
-static void cleanup(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        return;
-}
+static char path[96];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
-    snprintf(dir, sizeof dir, "/dev/shm/latrec-fuzz-XXXXXX");
-    if (!mkdtemp(dir)) {
-        snprintf(dir, sizeof dir, "/tmp/latrec-fuzz-XXXXXX");
-        CHECK(mkdtemp(dir));
-    }
+    const char *dir = fuzz_tmpdir();
     snprintf(path, sizeof path, "%s/h.h", dir);
-    atexit(cleanup);
     return 0;
 }
 

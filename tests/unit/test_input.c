@@ -67,6 +67,16 @@ static void capture_stderr(char *out, size_t n, void (*f)(void *), void *arg)
     fclose(in);
 }
 
+/* Open the input of directory `sub` as report does, quiet. */
+static void open_quiet(latrec_input *in, const char *sub)
+{
+    latrec_input_opts o;
+    memset(&o, 0, sizeof(o));
+    latrec_input_add_dir(&o, sub);
+    o.quiet = 1;
+    assert_int_equal(latrec_input_open(in, &o, "test"), 0);
+}
+
 struct pass_state {
     latrec_input *in;
     const char *truncate_path;
@@ -108,12 +118,8 @@ static void test_truncated_while_read(void **state)
     ringgen_free(&a);
     ringgen_free(&b);
 
-    latrec_input_opts o;
-    memset(&o, 0, sizeof(o));
-    latrec_input_add_dir(&o, sub);
-    o.quiet = 1;
     latrec_input in;
-    assert_int_equal(latrec_input_open(&in, &o, "test"), 0);
+    open_quiet(&in, sub);
     struct pass_state ps = { &in, pa, 0, 0 };
     char err[1024];
     capture_stderr(err, sizeof(err), run_pass, &ps);
@@ -157,12 +163,8 @@ static void test_loss_total_saturates(void **state)
         assert_int_equal(ringgen_write(&g, p), 0);
         ringgen_free(&g);
     }
-    latrec_input_opts o;
-    memset(&o, 0, sizeof(o));
-    latrec_input_add_dir(&o, sub);
-    o.quiet = 1;
     latrec_input in;
-    assert_int_equal(latrec_input_open(&in, &o, "test"), 0);
+    open_quiet(&in, sub);
     assert_int_equal(in.set.rings[0].lost, rc - 16);
     assert_false(in.set.rings[0].lost_lower_bound);
     latrec_input_totals t;
