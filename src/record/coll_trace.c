@@ -11,6 +11,7 @@
 #include <tracefs.h>
 #include <unistd.h>
 
+#include "read/outfile.h"
 #include "record/collector.h"
 #include "record/proctree.h"
 
@@ -163,13 +164,18 @@ static int trace_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         return -1;
     }
     p->f = NULL;
+    /* trace.txt written aside and renamed into place (read/outfile.h) */
     FILE *in = fopen(p->part, "re");
-    FILE *out = in ? fopen(p->out, "wxe") : NULL;
-    if (!in || !out) {
-        snprintf(err, errlen, "%s: %s", in ? p->out : p->part, strerror(errno));
-        if (in) fclose(in);
+    latrec_outfile of;
+    if (!in) {
+        snprintf(err, errlen, "%s: %s", p->part, strerror(errno));
         return -1;
     }
+    if (latrec_outfile_open(&of, p->out, LATREC_OUT_OWN_DIR, err, errlen) < 0) {
+        fclose(in);
+        return -1;
+    }
+    FILE *out = of.f;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
@@ -187,10 +193,7 @@ static int trace_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     fclose(in);
     c->counts.lost = latrec_tracefs_missed(p->tfs);
     c->counts.written += c->counts.lost;
-    if (fclose(out) != 0) {
-        snprintf(err, errlen, "%s: %s", p->out, strerror(errno));
-        return -1;
-    }
+    if (latrec_outfile_commit(&of, err, errlen) < 0) return -1;
     unlink(p->part);
     return 0;
 }

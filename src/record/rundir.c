@@ -115,7 +115,8 @@ static int walk_top(struct walk *w)
         if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
             rc = io_fail(w, path);
         } else if (S_ISDIR(st.st_mode)) {
-            int rings = strcmp(e->d_name, "rings") == 0;
+            /* .rings.new: the final move's staging directory, left when latrec died during it */
+            int rings = strcmp(e->d_name, "rings") == 0 || strcmp(e->d_name, ".rings.new") == 0;
             int fd = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             int own = fd >= 0 && faccessat(fd, LATREC_OUT_MARKER, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
             if (fd >= 0) close(fd);

@@ -320,7 +320,7 @@ int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr
         unlink(part);
         return -1;
     }
-    if (rename(part, path) != 0) {
+    if (renameat2(AT_FDCWD, part, AT_FDCWD, path, RENAME_NOREPLACE) != 0) { /* never over anything */
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         unlink(part);
         return -1;
