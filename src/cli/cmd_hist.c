@@ -474,7 +474,8 @@ int latrec_cmd_hist(int argc, char **argv)
                          "A value v falls in bucket floor(v / bucket size): a value on a bucket edge counts "
                          "in the bucket that starts there; values from entries x bucket size up count in "
                          "over:. Clock regressions (negative hops) are counted apart (regr:).\n\n"
-                         "Exit status: 0 success; 1 nothing could be read; 2 usage; 3 some rings were "
+                         "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
+                         "(the message lists those it does); 2 usage; 3 some rings were "
                          "skipped. See latrec-hist(1).",
                          children, 0, 0 };
     struct hist_opts o;

@@ -280,7 +280,8 @@ int latrec_cmd_report(int argc, char **argv)
                          "(one message end to end), a row per segment: every hop and every hand-off.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec files. "
                          "Percentiles are exact up to 2048 samples per column, then within 0.1%.\n\n"
-                         "Exit status: 0 success; 1 nothing could be read; 2 usage; 3 some rings were "
+                         "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
+                         "(the message lists those it does); 2 usage; 3 some rings were "
                          "skipped; 4 a --fail-over limit was crossed. See latrec-report(1).",
                          children, 0, 0 };
     struct report_opts o;

@@ -3,7 +3,8 @@
  *
  * report, hist and convert:
  *   0  every ring read cleanly
- *   1  nothing could be read, or an option or output was wrong
+ *   1  nothing could be read, or an option or output was wrong: a
+ *      --component, --leg, --hop stage or --path the run does not hold
  *   2  usage error (bad option)
  *   3  some rings were skipped (malformed); output was written from the rest
  *   4  report only: a --fail-over limit was crossed
