@@ -1101,6 +1101,25 @@ const char *latrec_sched_comm(const latrec_sched_model *m, uint32_t tid, uint64_
     return g ? gen_name(m, g, t_ns) : names_at(td, t_ns, 0, NO_T);
 }
 
+const char *latrec_sched_thread_name(const latrec_sched_model *m, uint32_t tid, uint32_t gen_no)
+{
+    const tident *td = td_find(m, tid);
+    if (!td || gen_no >= td->n_gens) return NULL;
+    const gen *g = &m->g[td->gens[gen_no]];
+    uint64_t t = g->end_t == NO_T ? m->cur_t : g->end_t;
+    /* a name from the next generation's first instant is not this one's */
+    if (gen_no + 1 < td->n_gens && t >= m->g[td->gens[gen_no + 1]].first_t && m->g[td->gens[gen_no + 1]].first_t)
+        t = m->g[td->gens[gen_no + 1]].first_t - 1;
+    return gen_name(m, g, t);
+}
+
+int64_t latrec_sched_gen_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    return g ? (int64_t)g->gen_no : -1;
+}
+
 const latrec_sched_interval *latrec_sched_intervals(const latrec_sched_model *m, uint32_t tid,
                                                     uint64_t t_ns, size_t *n, uint32_t *gen_no)
 {

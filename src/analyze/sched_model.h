@@ -280,6 +280,15 @@ latrec_sched_state latrec_sched_state_at(const latrec_sched_model *m, uint32_t t
  * when never named. Points into the model. */
 const char *latrec_sched_comm(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns);
 
+/* The last name generation `gen` of `tid` had (after its exec and renames:
+ * the name to label the thread by), or NULL when never named or no such
+ * generation. Points into the model. */
+const char *latrec_sched_thread_name(const latrec_sched_model *m, uint32_t tid, uint32_t gen);
+
+/* The generation of `tid` alive at t_ns (as for splits), or -1 when the tid
+ * has no timeline. */
+int64_t latrec_sched_gen_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns);
+
 /* The timeline of the generation of `tid` alive at t_ns: *n intervals,
  * sorted, disjoint; NULL with *n = 0 for an unknown tid. *gen (may be NULL)
  * gets the generation. Points into the model. */

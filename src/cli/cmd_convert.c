@@ -542,7 +542,7 @@ static int convert_records(struct convert_pass *p, const char *records_path)
                 pthread_cond_signal(&q.room);
             }
             pthread_mutex_unlock(&q.mu);
-            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid);
+            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid + tot.sched.valid);
         }
         pthread_join(merger, NULL);
         if (q.want_records) pthread_join(writer, NULL);
@@ -553,10 +553,10 @@ static int convert_records(struct convert_pass *p, const char *records_path)
             if (q.want_records) stage_write(&q, b);
             const uint64_t before = n;
             n += b->n;
-            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid);
+            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid + tot.sched.valid);
         }
     }
-    if (n > 0xFFFFF) progress(in, tot.valid, tot.valid);
+    if (n > 0xFFFFF) progress(in, tot.valid + tot.sched.valid, tot.valid + tot.sched.valid);
     pthread_mutex_destroy(&q.mu);
     pthread_cond_destroy(&q.room);
     pthread_cond_destroy(&q.merged_cv);
@@ -684,6 +684,9 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: %zu rings (%zu skipped), %llu records", t.rings, t.rejected,
                 (unsigned long long)in.records);
         if (t.dropped) fprintf(stderr, ", %llu dropped before the start stamp", (unsigned long long)t.dropped);
+        if (t.sched.present)
+            fprintf(stderr, "; %s: %llu scheduler events", in.set.rings[in.sched_ring].basename,
+                    (unsigned long long)in.sched_records);
         fprintf(stderr, " -> %s\n", outdir);
         if (latrec_legs_guessed_processes(p.legs))
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "read/escape.h"
 #include "cli/figures.h"
 #include "cli/input.h"
 #include "cli/options.h"
@@ -221,45 +220,46 @@ static void hist_path(void *ctx, const latrec_path_instance *pi)
     }
 }
 
-/* --runqlat: one wait of a target thread. */
+/* --runqlat: one wait of a target thread. With --per-thread, one column per
+ * thread generation (a reused tid is a new column), labelled by
+ * latrec_sched_view_label(). */
+struct runqlat_thread {
+    uint32_t tid, gen;
+    int col;
+};
+
 struct runqlat_ctx {
     struct hist_run *h;
-    const latrec_sched_model *model;
-    uint32_t *tids; /* column of each tid (per thread) */
-    int *tid_col;
-    int n_tids, cap_tids;
+    const latrec_sched_view *view;
+    const latrec_input *in;
+    struct runqlat_thread *threads;
+    int n_threads, cap_threads;
 };
+
+static int runqlat_column(struct runqlat_ctx *rc, uint32_t tid, uint32_t gen)
+{
+    for (int i = 0; i < rc->n_threads; i++)
+        if (rc->threads[i].tid == tid && rc->threads[i].gen == gen) return rc->threads[i].col;
+    if (rc->n_threads == rc->cap_threads) {
+        int cap = rc->cap_threads ? rc->cap_threads * 2 : 16;
+        struct runqlat_thread *t = realloc(rc->threads, (size_t)cap * sizeof(*t));
+        if (!t) return -1;
+        rc->threads = t;
+        rc->cap_threads = cap;
+    }
+    char label[LATREC_SCHED_COMM_LEN + 160];
+    latrec_sched_view_label(rc->view, rc->in, tid, gen, label, sizeof(label));
+    int col = add_column(rc->h, label);
+    if (col >= 0) rc->threads[rc->n_threads++] = (struct runqlat_thread){ tid, gen, col };
+    return col;
+}
 
 static int runqlat_wait(void *ctx, const latrec_sched_wait *w)
 {
     struct runqlat_ctx *rc = ctx;
-    struct hist_run *h = rc->h;
-    int col = 0;
-    if (h->o->per_thread) {
-        col = -1;
-        for (int i = 0; i < rc->n_tids && col < 0; i++)
-            if (rc->tids[i] == w->tid) col = rc->tid_col[i];
-        if (col < 0) {
-            if (rc->n_tids == rc->cap_tids) {
-                int cap = rc->cap_tids ? rc->cap_tids * 2 : 16;
-                uint32_t *t = realloc(rc->tids, (size_t)cap * sizeof(*t));
-                if (!t) return -1;
-                rc->tids = t;
-                int *c = realloc(rc->tid_col, (size_t)cap * sizeof(*c));
-                if (!c) return -1;
-                rc->tid_col = c;
-                rc->cap_tids = cap;
-            }
-            char label[64], safe[48]; /* a thread name escaped for the terminal (read/escape.h) */
-            const char *comm = latrec_sched_comm(rc->model, w->tid, w->t_ns);
-            snprintf(label, sizeof(label), "%s/%u", comm && *comm ? latrec_text_safe(comm, safe, sizeof(safe)) : "?",
-                     w->tid);
-            if ((col = add_column(h, label)) < 0) return -1;
-            rc->tids[rc->n_tids] = w->tid;
-            rc->tid_col[rc->n_tids++] = col;
-        }
-    }
-    add_value(h, &h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
+    int col = rc->h->o->per_thread ? runqlat_column(rc, w->tid, w->gen) : 0;
+    if (col < 0) return -1;
+    add_value(rc->h, &rc->h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
     return 0;
 }
 
@@ -272,13 +272,12 @@ static int runqlat(struct hist_run *h, const latrec_input *in)
         fprintf(stderr, "latrec hist: --runqlat: scheduler data n/a: %s\n", v.reason);
         return LATREC_EXIT_ERROR;
     }
-    struct runqlat_ctx rc = { h, v.model, NULL, NULL, 0, 0 };
+    struct runqlat_ctx rc = { h, &v, in, NULL, 0, 0 };
     int rcode = LATREC_EXIT_OK;
     if (!h->o->per_thread && add_column(h, "runqlat") < 0) rcode = LATREC_EXIT_ERROR;
     else if (latrec_sched_foreach_wait(v.model, runqlat_wait, &rc) != 0) rcode = LATREC_EXIT_ERROR;
     if (rcode) fprintf(stderr, "latrec hist: out of memory\n");
-    free(rc.tids);
-    free(rc.tid_col);
+    free(rc.threads);
     latrec_sched_view_close(&v);
     return rcode;
 }

@@ -403,7 +403,10 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
             if (in->pass == 1) in->dropped[out->ring]++;
             continue;
         }
-        if (in->pass == 1) in->records++;
+        if (in->pass == 1) {
+            if ((int)out->ring == in->sched_ring) in->sched_records++;
+            else in->records++;
+        }
         return 1;
     }
     say_truncated(in);
@@ -427,6 +430,15 @@ void latrec_input_close(latrec_input *in)
     memset(in, 0, sizeof(*in));
 }
 
+void latrec_input_ring_role(const latrec_ring *r, char *buf, size_t len)
+{
+    const uint32_t tid = latrec_ring_tid(r);
+    snprintf(buf, len, "%s", r->name);
+    char *dot = strrchr(buf, '.');
+    if (dot && tid && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && strtoul(dot + 1, NULL, 10) == tid)
+        *dot = '\0';
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
     uint64_t s;
@@ -442,10 +454,24 @@ void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
             t->rejected++;
             continue;
         }
+        if (r->valid) {
+            if (!t->first_t || r->min_t_ns < t->first_t) t->first_t = r->min_t_ns;
+            if (r->max_t_ns > t->last_t) t->last_t = r->max_t_ns;
+        }
+        t->truncated += in->truncated[i] != 0;
+        if ((int)i == in->sched_ring) {
+            latrec_input_collector *c = &t->sched;
+            c->present = 1;
+            c->valid = r->valid;
+            c->lost = r->lost;
+            c->dropped = in->dropped[i];
+            c->wrapped = r->wrapped != 0;
+            c->lost_lower_bound = r->lost_lower_bound && r->lost;
+            continue;
+        }
         t->rings++;
         t->wrapped += r->wrapped != 0;
         t->multi_writer += r->multi_writer != 0;
-        t->truncated += in->truncated[i] != 0;
         t->valid = sat_add(t->valid, r->valid);
         t->torn = sat_add(t->torn, r->torn);
         t->lost = sat_add(t->lost, r->lost);
@@ -454,10 +480,6 @@ void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
         if (r->clock_ns_per_call) {
             if (!t->clock_min || r->clock_ns_per_call < t->clock_min) t->clock_min = r->clock_ns_per_call;
             if (r->clock_ns_per_call > t->clock_max) t->clock_max = r->clock_ns_per_call;
-        }
-        if (r->valid) {
-            if (!t->first_t || r->min_t_ns < t->first_t) t->first_t = r->min_t_ns;
-            if (r->max_t_ns > t->last_t) t->last_t = r->max_t_ns;
         }
     }
 }

@@ -70,7 +70,8 @@ typedef struct latrec_input {
     uint64_t      *released;      /* per ring: write-order position up to which
                                      the pass gave its pages back */
     unsigned char *truncated;     /* per ring: 1 once said truncated while read */
-    uint64_t       records;       /* records delivered by the first pass */
+    uint64_t       records;       /* records of the program's rings delivered by the first pass */
+    uint64_t       sched_records; /* and of sched.latrec (the scheduler collector's events) */
     int            pass;          /* passes started by latrec_input_rewind */
 } latrec_input;
 
@@ -109,8 +110,23 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
 
 void latrec_input_close(latrec_input *in);
 
-/* Totals over the ok rings. Sums saturate at LATREC_COUNT_MAX (read/ring.h);
- * a saturated loss sets lost_lower_bound. */
+/* The role of a ring: its name without the trailing ".<tid>" of the
+ * thread that wrote it ("libe3.outbound.101" -> "libe3.outbound"). */
+void latrec_input_ring_role(const latrec_ring *r, char *buf, size_t len);
+
+/* What one collector besides the program's rings gave (today: the
+ * scheduler's sched.latrec). */
+typedef struct latrec_input_collector {
+    int      present;              /* its ring was read */
+    uint64_t valid, lost, dropped; /* records: readable, lost, before the start stamp */
+    int      wrapped, lost_lower_bound;
+} latrec_input_collector;
+
+/* Totals over the ok rings, each collector apart: rings, wrapped, valid,
+ * lost, dropped, torn and clock cost count the program's rings only (not
+ * sched.latrec: that is in sched); rejected counts every file skipped;
+ * first_t and last_t span every record. Sums saturate at LATREC_COUNT_MAX
+ * (read/ring.h); a saturated loss sets lost_lower_bound. */
 typedef struct latrec_input_totals {
     size_t   rings, rejected, wrapped, multi_writer;
     size_t   truncated;                /* rings whose file shrank while read */
@@ -119,6 +135,7 @@ typedef struct latrec_input_totals {
     int      lost_lower_bound;
     uint32_t clock_min, clock_max; /* ns per clock read, over rings that measured it */
     uint64_t first_t, last_t;      /* mono ns over all records */
+    latrec_input_collector sched;  /* sched.latrec */
 } latrec_input_totals;
 
 void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t);

@@ -94,6 +94,11 @@ static json_t *header(const latrec_report *m)
     json_t *sj = json_object();
     json_object_set_new(sj, "available", json_boolean(h->sched));
     json_object_set_new(sj, "reason", h->sched ? json_null() : json_string(h->sched_reason));
+    /* the scheduler collector's own counts, apart from the rings' above */
+    json_object_set_new(sj, "ring", h->sched ? json_string(h->sched_ring) : json_null());
+    json_object_set_new(sj, "events", h->sched ? json_integer((json_int_t)h->sched_events) : json_null());
+    json_object_set_new(sj, "lost", t->sched.present ? json_integer((json_int_t)t->sched.lost) : json_null());
+    json_object_set_new(sj, "wrapped", json_boolean(t->sched.wrapped));
     json_object_set_new(hdr, "sched", sj);
     return hdr;
 }

@@ -127,12 +127,13 @@ typedef struct latrec_report_header {
     char    *exit_json;        /* run.json's "exit" object as JSON text, or NULL */
     double   duration_s;       /* run.json's, else first to last record */
     latrec_input_totals totals;
-    uint64_t records;
+    uint64_t records;          /* of the program's rings (sched.latrec apart) */
     char    *catalog_note;
     int      processes_guessed;
     int      have_start;
     int      sched;            /* scheduler data present */
-    uint64_t sched_events;
+    uint64_t sched_events;     /* the scheduler collector's records, apart from
+                                  totals and records (the program's rings) */
     char    *sched_ring;       /* its ring's file name */
     char    *sched_reason;     /* why not, when !sched */
     uint64_t leg_horizon_ns;   /* --leg-horizon in use */

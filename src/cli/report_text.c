@@ -35,7 +35,9 @@ static void header_text(const latrec_report *m, FILE *out)
         fprintf(out, "# processes: rings without a pid (format v1/v2): one process per component assumed\n");
     if (!h->have_start) fprintf(out, "# start stamp: none (every record kept)\n");
     if (h->sched)
-        fprintf(out, "# scheduler: %llu events from %s\n", (unsigned long long)h->sched_events, h->sched_ring);
+        fprintf(out, "# scheduler: %llu events from %s  lost: %llu%s%s\n", (unsigned long long)h->sched_events,
+                h->sched_ring, (unsigned long long)t->sched.lost, t->sched.lost_lower_bound ? " (at least)" : "",
+                t->sched.wrapped ? "  (wrapped)" : "");
     else
         fprintf(out, "# scheduler: n/a (%s)\n", h->sched_reason);
     fprintf(out, "# leg horizon: %s\n", h->horizon_note);

@@ -1,6 +1,9 @@
 /* The scheduler's side of a hop. */
 #include "cli/sched_view.h"
 
+#include "analyze/legs.h"
+#include "read/escape.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +36,28 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
         return -1;
     }
     return 0;
+}
+
+void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in, uint32_t tid, uint32_t gen,
+                             char *buf, size_t len)
+{
+    char name[128] = "";
+    for (size_t i = 0; i < in->set.n && !name[0]; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        if ((int)i == in->sched_ring || r->status != LATREC_RING_OK || !r->valid || latrec_ring_tid(r) != tid)
+            continue;
+        /* the ring is this generation's when written while it lived */
+        if (v->model && latrec_sched_gen_at(v->model, tid, r->min_t_ns) != (int64_t)gen) continue;
+        latrec_input_ring_role(r, name, sizeof(name));
+    }
+    if (!name[0]) {
+        const char *comm = v->model ? latrec_sched_thread_name(v->model, tid, gen) : NULL;
+        snprintf(name, sizeof(name), "%s", comm && comm[0] ? comm : "?");
+    }
+    char safe[sizeof(name) * 4]; /* escaped for the terminal (read/escape.h) */
+    latrec_text_safe(name, safe, sizeof(safe));
+    if (gen) snprintf(buf, len, "%s/%u#%u", safe, tid, gen);
+    else snprintf(buf, len, "%s/%u", safe, tid);
 }
 
 void latrec_sched_view_close(latrec_sched_view *v)

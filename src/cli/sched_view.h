@@ -39,6 +39,15 @@ void latrec_sched_view_close(latrec_sched_view *v);
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
                           uint64_t t_b);
 
+/* The label of thread generation (tid, gen): "ROLE/TID" when one of the
+ * program's rings was written by it (its role: the ring name without the
+ * tid), else "NAME/TID" with the last name the generation had (after exec
+ * and renames, not the "latrec" or "sh" it was forked as), "?/TID" when
+ * never named; a later generation of a reused tid gets "#GEN" after it.
+ * Control characters in the name are escaped (read/escape.h). */
+void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in, uint32_t tid, uint32_t gen,
+                             char *buf, size_t len);
+
 /* One sentence about where [t_a, t_b] on tid went, e.g. "10.2 us on CPU,
  * 779.9 us runnable on CPU 1 behind kworker/1:2 (650.0 us), stress (129.9
  * us); 1 preemption". Units as given (div ns per unit). */

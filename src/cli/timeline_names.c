@@ -27,15 +27,6 @@ struct names {
     size_t n_pr;
 };
 
-/* The role of a ring: its name without a trailing ".<tid>". */
-static void role_of(const latrec_ring *r, uint32_t tid, char *buf, size_t len)
-{
-    snprintf(buf, len, "%s", r->name);
-    char *dot = strrchr(buf, '.');
-    if (dot && tid && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && strtoul(dot + 1, NULL, 10) == tid)
-        *dot = '\0';
-}
-
 /* 1 when the ", "-separated list holds s. */
 static int listed(const char *list, const char *s)
 {
@@ -90,7 +81,7 @@ static void collect(latrec_timeline *t, struct names *n)
         tr->real_tid = latrec_ring_tid(r);
         if (!tr->when) tr->when = r->min_t_ns;
         char role[128];
-        role_of(r, tr->real_tid, role, sizeof(role));
+        latrec_input_ring_role(r, role, sizeof(role));
         append(tr->name, sizeof(tr->name), ", ", role);
     }
     for (size_t k = 0; k < t->n_th; k++) {

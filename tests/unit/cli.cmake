@@ -45,3 +45,13 @@ if(TARGET latrec_cli AND LATREC_BATS)
     LABELS cli
     TIMEOUT 600)
 endif()
+
+# tests/cli/collectors.bats: each collector counted apart in the header;
+# thread labels (ring role, last name, a reused tid a new identity).
+if(TARGET latrec_cli AND LATREC_BATS)
+  add_test(NAME cli_collectors COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/collectors.bats)
+  set_tests_properties(cli_collectors PROPERTIES
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>"
+    LABELS cli
+    TIMEOUT 600)
+endif()

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# Each collector counted apart in the report's header, and threads labelled
+# by what they became: on synthetic rings, a program ring and a sched.latrec
+# (catalog "kernel") written by gen_synthetic, so every count and wait is
+# known in advance and no BPF is needed.
+#
+# Environment (tests/unit/cli.cmake): LATREC, GEN (gen_synthetic).
+#
+# The program: ring app.worker.200 (pid 100, tid 200), libe3 inbound
+# instances i = 1..5: RECV at 10 us + i us, DECODE_E3AP_DONE 500 ns later
+# (10 records).
+# The scheduler (sched.latrec, 17 records; times ns, all on cpu 0):
+#   tid 200: COMM "latrec" at 1000, WAKEUP at 1200, SWITCH_IN at 1300 (wait
+#     100), COMM "e3loop" at 1400 (exec): its ring's role labels it.
+#   tid 300: COMM "sh" at 1000, WAKEUP 1100, SWITCH_IN 1500 (wait 400),
+#     COMM "e3loop" 2000 (exec), SWITCH_OUT_BLOCKED 2100, WAKEUP 3000,
+#     SWITCH_IN 3700 (wait 700), EXIT 4000, SWITCH_OUT_BLOCKED 4100 (gone).
+#   tid 300 again (a new thread, the tid reused): FORK 5000, COMM "worker2"
+#     5000, WAKEUP_NEW 5100, SWITCH_IN 5400 (wait 300).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    : "${LATREC:?LATREC must name the latrec binary}" "${GEN:?GEN must name gen_synthetic}"
+    export D="$BATS_FILE_TMPDIR"
+    {
+        echo "ring app.worker.200 pid=100 tid=200"
+        echo "ring sched pid=100 tid=1 catalog=kernel"
+        for i in 1 2 3 4 5; do
+            t=$((10000 + i * 1000))
+            echo "rec app.worker.200 RECV $i $t"
+            echo "rec app.worker.200 DECODE_E3AP_DONE $i $((t + 500))"
+        done
+        # rec RING KIND SEQ(tid) T AUX AUX2 CPU
+        cat <<'SPEC'
+rec sched 0x0A 200 1000 0x63657274616c 0 0
+rec sched 0x0A 300 1000 0x6873 0 0
+rec sched 0x04 300 1100 1 0 0
+rec sched 0x04 200 1200 1 0 0
+rec sched 0x03 200 1300 0 120 0
+rec sched 0x0A 200 1400 0x706f6f6c3365 0 0
+rec sched 0x02 200 1450 0 1 0
+rec sched 0x03 300 1500 0 120 0
+rec sched 0x0A 300 2000 0x706f6f6c3365 0 0
+rec sched 0x02 300 2100 0 1 0
+rec sched 0x04 300 3000 1 0 0
+rec sched 0x03 300 3700 0 120 0
+rec sched 0x09 300 4000 300 0 0
+rec sched 0x02 300 4100 0 0 0
+rec sched 0x07 300 5000 1 300 0
+rec sched 0x0A 300 5000 0x3272656b726f77 0 0
+rec sched 0x05 300 5100 1 0 0
+rec sched 0x03 300 5400 0 120 0
+SPEC
+    } >"$D/spec"
+    "$GEN" "$D/run" <"$D/spec"
+}
+
+@test "report header: the program's rings and the scheduler collector counted apart" {
+    run --separate-stderr "$LATREC" report "$D/run"
+    [ "$status" -eq 0 ]
+    # 'rings:' and 'records:' are the program's (1 ring, 10 records), not 2
+    # rings and 28 records; the scheduler's 18 events on their own line.
+    grep -qx '# rings: 1 (0 skipped, 0 wrapped)  records: 10  lost: 0  dropped before start: 0' <<<"$output" || {
+        echo "$output"; return 1; }
+    grep -qx '# scheduler: 18 events from sched.latrec  lost: 0' <<<"$output"
+    run "$LATREC" report "$D/run" --format json
+    [ "$(jq -c '[.header.rings, .header.records, .header.sched.events, .header.sched.ring]' <<<"$output")" = \
+        '[1,10,18,"sched.latrec"]' ]
+    run --separate-stderr "$LATREC" convert "$D/run" -o "$D/csv"
+    [ "$stderr" = "latrec convert: 1 rings (0 skipped), 10 records; sched.latrec: 18 scheduler events -> $D/csv" ]
+}
+
+@test "hist --runqlat --per-thread: labels by ring role and last name, a reused tid is a new column" {
+    run --separate-stderr "$LATREC" hist "$D/run" --runqlat --per-thread --unit ns --format json
+    [ "$status" -eq 0 ]
+    cols=$(jq -r '.columns[] | "\(.name) \(.count) \(.min) \(.max)"' <<<"$output")
+    # tid 200 wrote app.worker.200: its role, not the "latrec" it was forked as
+    grep -qx 'app.worker/200 1 100 100' <<<"$cols" || { echo "$cols"; return 1; }
+    # tid 300's first thread: "e3loop" (after its exec), not "sh"; two waits
+    grep -qx 'e3loop/300 2 400 700' <<<"$cols"
+    # the tid reused by a new thread: a column of its own
+    grep -qx 'worker2/300#1 1 300 300' <<<"$cols"
+    [ "$(wc -l <<<"$cols")" -eq 3 ]
+    # without --per-thread: all four waits in one column
+    run "$LATREC" hist "$D/run" --runqlat --unit ns --format json
+    [ "$(jq -c '[.columns[0].name, .columns[0].count, .columns[0].min, .columns[0].max]' <<<"$output")" = \
+        '["runqlat",4,100,700]' ]
+}
