@@ -17,7 +17,7 @@ setup_file() {
     : "${LATREC:?set LATREC to the latrec binary}"
     : "${E3LOOP:?set E3LOOP to the e3loop workload}"
     command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
-    # 100 loops a second: a 2 ms planted delay never backs a queue up.
+    # 100 loops a second: a 5 ms planted delay never backs a queue up.
     "$LATREC" record -q --no-sched -o "$BATS_FILE_TMPDIR/plain" -- "$E3LOOP" --duration 3 --rate 100
     "$LATREC" report -q "$BATS_FILE_TMPDIR/plain" --format json >"$BATS_FILE_TMPDIR/plain.json"
 }
@@ -34,15 +34,15 @@ p50s() {
 }
 
 # planted_only SEGMENT JSON: against the plain run, SEGMENT's p50 grew by
-# about the planted 2 ms and no other segment's p50 grew by more than
-# 0.4 ms (the loop's last segment, the wait for the RAN's next tick, may
-# shrink: the control comes later in the tick).
+# about the planted 5 ms and no other segment's p50 grew by more than
+# 1.5 ms (a margin for a loaded machine; the loop's last segment, the wait
+# for the RAN's next tick, may shrink: the control comes later in the tick).
 planted_only() {
     p50s "$BATS_FILE_TMPDIR/plain.json" | sort >"$BATS_TEST_TMPDIR/before"
     p50s "$2" | sort >"$BATS_TEST_TMPDIR/after"
     join "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after" | awk -v seg="$1" '
-        $1 == seg { seen = 1; if ($3 - $2 < 1800 || $3 - $2 > 4000) { print "planted: " $0; bad = 1 } next }
-        $3 - $2 > 400 { print "grew: " $0; bad = 1 }
+        $1 == seg { seen = 1; if ($3 - $2 < 4500 || $3 - $2 > 9000) { print "planted: " $0; bad = 1 } next }
+        $3 - $2 > 1500 { print "grew: " $0; bad = 1 }
         END { exit bad || !seen }'
 }
 
@@ -79,17 +79,17 @@ planted_only() {
 
 @test "a delay planted in the dApp's processing shows in that segment and in no other" {
     run_dir="$BATS_TEST_TMPDIR/process"
-    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop process_done:2ms
+    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop process_done:5ms
     "$LATREC" report -q "$run_dir" --format json >"$BATS_TEST_TMPDIR/p.json"
     planted_only "DECODE_E3SM_DONE->PROCESS_DONE" "$BATS_TEST_TMPDIR/p.json"
 }
 
 @test "a delay planted at the receiver's socket shows as the hand-off SEND_DONE->RECV" {
     run_dir="$BATS_TEST_TMPDIR/recv"
-    # The dApp's inbound thread sleeps 2 ms after recv() and before stamping
-    # RECV: from the stamps' view the message spent 2 ms more between the
+    # The dApp's inbound thread sleeps 5 ms after recv() and before stamping
+    # RECV: from the stamps' view the message spent 5 ms more between the
     # sender's SEND_DONE and the receiver's RECV.
-    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop recv:2ms
+    "$LATREC" record -q --no-sched -o "$run_dir" -- "$E3LOOP" --duration 3 --rate 100 --sleep-hop recv:5ms
     "$LATREC" report -q "$run_dir" --format json >"$BATS_TEST_TMPDIR/r.json"
     [ "$(pval "$BATS_TEST_TMPDIR/r.json" SEND_DONE-\>RECV kind)" = hand-off ]
     planted_only "SEND_DONE->RECV" "$BATS_TEST_TMPDIR/r.json"
