@@ -75,10 +75,11 @@ _latrec() {
             ;;
         report)
             opts="$input $select $output --top --path --percentiles --fail-over --baseline --drop-outliers
-                  --interval --explain $common"
+                  --interval --explain -o --output $common"
             case $prev in
                 --unit) _latrec_choice report --unit "ns us ms"; return ;;
-                --format) _latrec_choice report --format "text csv json"; return ;;
+                --format) _latrec_choice report --format "text csv json html"; return ;;
+                -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --path) _latrec_paths; return ;;

@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "cli/pass.h"
 #include "cli/report_model.h"
+#include "read/outfile.h"
 
 enum { OPT_TOP = 0x500, OPT_PCT, OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH };
 
@@ -38,6 +39,7 @@ struct report_opts {
     int drop_outliers;
     uint64_t interval_ns;
     int explain;
+    const char *output; /* -o FILE, NULL: standard output */
 };
 
 static const struct argp_option report_options[] = {
@@ -49,6 +51,8 @@ static const struct argp_option report_options[] = {
     { "fail-over", OPT_FAIL, "SPEC", 0, "Exit 4 when a figure crosses a limit, e.g. "
                                         "'libe3/outbound:total:p99>200us' (quoted); repeatable (see latrec-report(1))", 0 },
     { "baseline", OPT_BASELINE, "DIR", 0, "Compare with the run in DIR: baseline value and change per figure", 0 },
+    { "output", 'o', "FILE", 0, "Write the report to FILE (default: standard output; never over a file latrec "
+                                "did not write)", 0 },
     { "drop-outliers", OPT_DROP_OUTLIERS, 0, 0, "Leave outliers out of every other figure", 0 },
     { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
                                       "hop took the time and what the scheduler did meanwhile", 0 },
@@ -155,6 +159,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
         break;
     }
     case OPT_BASELINE: o->baseline = arg; break;
+    case 'o': o->output = arg; break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
@@ -265,6 +270,33 @@ static int list_paths(const latrec_input_opts *opts)
     return LATREC_EXIT_OK;
 }
 
+/* The report to FILE through read/outfile.h (a temporary name renamed into
+ * place; never over a file latrec did not write), or to standard output. */
+static int write_report(const latrec_report *m, const latrec_report_format *f, const char *path)
+{
+    if (!path) {
+        f->write(m, stdout);
+        return fflush(stdout) == 0 ? 0 : -1;
+    }
+    latrec_outfile of;
+    char err[4400];
+    if (latrec_outfile_open(&of, path, 0, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec report: %s\n", err);
+        return -1;
+    }
+    f->write(m, of.f);
+    if (ferror(of.f)) {
+        fprintf(stderr, "latrec report: %s: write error\n", path);
+        latrec_outfile_abort(&of);
+        return -1;
+    }
+    if (latrec_outfile_commit(&of, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec report: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 int latrec_cmd_report(int argc, char **argv)
@@ -314,18 +346,25 @@ int latrec_cmd_report(int argc, char **argv)
         .explain = o.explain, .pct = o.pct, .n_pct = o.n_pct, .units = o.out.units,
         .drop_outliers = o.drop_outliers, .interval_ns = o.interval_ns, .baseline = o.baseline,
     };
+    const latrec_report_format *format = &latrec_report_formats[o.out.format];
+    if (format->write == latrec_report_write_html) {
+        /* The page's charts: distributions, a time series, the slowest
+         * instances explained (5 unless --top / --explain say). */
+        req.dists = 1;
+        req.auto_interval = 1;
+        if (!o.top && !o.explain) req.explain = 5;
+    }
     latrec_report m;
     int rc = latrec_report_build(&m, &o.input, &req);
     if (rc == 0) {
-        latrec_report_formats[o.out.format].write(&m, stdout);
-        fflush(stdout);
+        if (write_report(&m, format, o.output) < 0) rc = LATREC_EXIT_ERROR;
         int crossed = 0, bad = 0;
         for (int g = 0; g < o.n_gates; g++) {
             int c = check_gate(&m, &o.gates[g]);
             crossed |= c > 0;
             bad |= c < 0;
         }
-        rc = bad ? LATREC_EXIT_ERROR : crossed ? LATREC_EXIT_GATE : m.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+        if (rc == 0) rc = bad ? LATREC_EXIT_ERROR : crossed ? LATREC_EXIT_GATE : m.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
     }
     latrec_report_free(&m);
     return rc;

@@ -4,73 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/stats.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/report_model.h"
-#include "cli/report_paths.h"
-#include "cli/sched_view.h"
+#include "cli/report_run.h"
 
-#define MAX_OPEN_INTERVALS 16
-#define INTERVAL_LATENESS_NS 1000000000ull
-
-/* ---- per-table state ------------------------------------------------------ */
-
-struct top_entry {
-    int64_t  key;      /* ranking value, ns */
-    uint64_t seq, start;
-    uint32_t process, ring;
-    int64_t  hop[LATREC_MAX_HOPS];
-    uint8_t  has[LATREC_MAX_HOPS];
-    uint64_t t_a[LATREC_MAX_HOPS], t_b[LATREC_MAX_HOPS]; /* the hop's stamps */
-    uint32_t tid_a[LATREC_MAX_HOPS], tid_b[LATREC_MAX_HOPS]; /* their threads */
-};
-
-struct interval {
-    uint64_t idx, count, bytes;
-    latrec_stats total;
-};
-
-struct interval_row {
-    const latrec_leg_table *table;
-    uint64_t idx, count, bytes;
-    int has_p50, has_p99;
-    int64_t p50, p99;
-};
-
-struct rtable {
-    latrec_stats col[LATREC_MAX_HOPS];
-    latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
-    uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
-    latrec_stats gaps_stats;
-    latrec_gaps gaps;
-    uint64_t gap_prev;                       /* the outlier pass's own gap series */
-    int gap_have_prev;
-    latrec_figures fig[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
-    latrec_sched_acc sacc[LATREC_MAX_HOPS];  /* scheduler split per hop */
-    int rank_hop;                            /* -1: no ranking */
-    struct top_entry *top;
-    int n_top;
-    struct interval open[MAX_OPEN_INTERVALS];
-    int n_open;
-    uint64_t late;
-};
-
-struct report_run {
-    const latrec_report_request *o;
-    latrec_input in;
-    latrec_pass *pass;
-    latrec_pass *first;  /* during the outlier pass: the first pass */
-    int pass_no;         /* 1: first pass, 2: outlier pass */
-    struct interval_row *rows;
-    size_t n_rows, cap_rows;
-    uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
-    latrec_sched_view sv; /* the scheduler's side, or why not */
-    latrec_rpaths *paths; /* the path tables' state */
-    int oom;
-};
-
-/* Instances kept per leg for --top and --explain. */
 static int top_cap(const latrec_report_request *o)
 {
     return o->top > o->explain ? o->top : o->explain;
@@ -124,6 +61,8 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     if (!rt) return;
     if (r->pass_no == 1) {
         latrec_stats_add(&rt->col[hop], ns);
+        rt->sum[hop] += ns;
+        rt->n_sum[hop]++;
         const latrec_hit *a, *b;
         if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
             latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in.set.rings[b->ring]), a->t_ns,
@@ -238,11 +177,11 @@ static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtabl
 {
     const uint64_t begin = r->begin;
     if (inst->first_t < begin) return;
-    const uint64_t idx = (inst->first_t - begin) / r->o->interval_ns;
+    const uint64_t idx = (inst->first_t - begin) / r->interval_ns;
     const latrec_leg_table *table = t;
     /* Close intervals the stream has left behind by more than the lateness. */
     for (int i = 0; i < rt->n_open;) {
-        if ((rt->open[i].idx + 1) * r->o->interval_ns + INTERVAL_LATENESS_NS < inst->first_t - begin)
+        if ((rt->open[i].idx + 1) * r->interval_ns + INTERVAL_LATENESS_NS < inst->first_t - begin)
             close_interval(r, table, rt, i);
         else
             i++;
@@ -290,7 +229,7 @@ static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *i
     struct rtable *rt = t->user;
     if (r->pass_no != 1) return;
     if (top_cap(r->o)) add_top(r, t, rt, inst);
-    if (r->o->interval_ns) add_interval(r, t, rt, inst);
+    if (r->interval_ns) add_interval(r, t, rt, inst);
 }
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -313,7 +252,7 @@ static int cmp_rows(const void *a, const void *b)
     return cmp_tables(&x->table, &y->table);
 }
 
-static void free_run(struct report_run *r)
+void latrec_report_run_free(struct report_run *r)
 {
     if (r->pass) {
         int n;
@@ -337,10 +276,30 @@ static latrec_stats *column_of(struct rtable *rt, const latrec_leg_table *t, int
 }
 
 /* Open the input, run the passes, compute the figures. 0 or an exit code. */
-static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
+/* About 100 intervals over the run, a round length (1, 2 or 5 x 10^k ns,
+ * at least 1 us). */
+static uint64_t auto_interval(const latrec_input *in)
+{
+    latrec_input_totals t;
+    latrec_input_totals_get(in, &t);
+    uint64_t span = t.last_t > t.first_t ? t.last_t - t.first_t : 0;
+    if (in->run_stop_real_ns > in->run_start_real_ns) span = in->run_stop_real_ns - in->run_start_real_ns;
+    const uint64_t want = span / 100;
+    uint64_t step = 1000;
+    for (uint64_t decade = 1000; decade <= UINT64_MAX / 10; decade *= 10) {
+        const uint64_t c[3] = { decade, 2 * decade, 5 * decade };
+        for (int i = 0; i < 3; i++)
+            if (c[i] <= want) step = c[i];
+        if (decade * 10 > want) break;
+    }
+    return step;
+}
+
+int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
     const latrec_report_request *o = r->o;
     if (latrec_input_open(&r->in, input_opts, "report") != 0) return LATREC_EXIT_ERROR;
+    r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
     if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;
     if (latrec_hop_specs_resolve(&popts.hops, &r->in.cat, o->hop_specs, o->n_hop_specs, "report") < 0)
@@ -407,238 +366,6 @@ static int analyse(struct report_run *r, const latrec_input_opts *input_opts)
     return 0;
 }
 
-/* ---- baseline matching ---------------------------------------------------- */
-
-/* The baseline figures of the same component, leg and hop (hop == n_hops:
- * inter-arrival), or NULL. */
-static const latrec_figures *baseline_of(struct report_run *base, const latrec_leg_table *t, int hop)
-{
-    if (!base || !base->pass) return NULL;
-    int n;
-    latrec_leg_table **tables = latrec_pass_tables(base->pass, &n);
-    for (int i = 0; i < n; i++) {
-        const latrec_leg_table *b = tables[i];
-        if (strcmp(b->component_name, t->component_name) != 0 || strcmp(b->legdef.name, t->legdef.name) != 0)
-            continue;
-        const struct rtable *rt = b->user;
-        if (hop == t->n_hops) return &rt->fig[b->n_hops];
-        for (int h = 0; h < b->n_hops; h++)
-            if (strcmp(b->hops[h].name, t->hops[hop].name) == 0) return &rt->fig[h];
-    }
-    return NULL;
-}
-
-/* ---- the model ------------------------------------------------------------- */
-
-struct builder {
-    latrec_report *m;
-    struct report_run *r, *base;
-    const latrec_report_request *req;
-    int oom;
-};
-
-static char *dup_str(struct builder *b, const char *s)
-{
-    char *d = strdup(s ? s : "");
-    if (!d) b->oom = 1;
-    return d;
-}
-
-static void build_header(struct builder *b)
-{
-    latrec_report_header *h = &b->m->hdr;
-    const latrec_input *in = &b->r->in;
-    latrec_input_totals_get(in, &h->totals);
-    h->have_run = in->have_run;
-    h->command = in->have_run ? dup_str(b, in->command) : NULL;
-    h->exit_note = in->have_run ? dup_str(b, in->exit_note) : NULL;
-    if (in->exit_json && !(h->exit_json = json_dumps(in->exit_json, JSON_COMPACT))) b->oom = 1;
-    if (in->run_stop_real_ns > in->run_start_real_ns)
-        h->duration_s = (double)(in->run_stop_real_ns - in->run_start_real_ns) / 1e9;
-    else if (h->totals.last_t > h->totals.first_t)
-        h->duration_s = (double)(h->totals.last_t - h->totals.first_t) / 1e9;
-    h->records = in->records;
-    h->catalog_note = dup_str(b, in->catalog_note);
-    h->processes_guessed = latrec_legs_guessed_processes(latrec_pass_legs(b->r->pass));
-    h->have_start = in->have_start;
-    h->sched = b->r->sv.model != NULL;
-    if (h->sched) {
-        h->sched_events = latrec_sched_counters(b->r->sv.model)->records;
-        h->sched_ring = dup_str(b, in->set.rings[in->sched_ring].basename);
-    } else {
-        h->sched_reason = dup_str(b, b->r->sv.reason);
-    }
-    const latrec_legs *legs = latrec_pass_legs(b->r->pass);
-    h->leg_horizon_ns = latrec_legs_horizon(legs);
-    h->paths = b->req->pass.paths;
-    h->path_horizon_ns = in->opts.path_horizon_ns ? in->opts.path_horizon_ns : LATREC_PATHS_HORIZON_NS;
-    h->path_warmup_skipped = latrec_pass_path_warmup_skipped(b->r->pass);
-    h->cut_horizon = latrec_legs_cut_horizon(legs);
-    h->cut_room = latrec_legs_cut_room(legs);
-    char cuts[256];
-    latrec_pass_cut_note(legs, cuts, sizeof(cuts));
-    h->horizon_note = dup_str(b, cuts);
-    h->warmup_ns = b->req->pass.warmup_ns;
-    h->warmup_skipped = latrec_pass_warmup_skipped(b->r->pass);
-    h->calibrated = b->req->pass.calibrate;
-    h->outliers_dropped = b->req->drop_outliers;
-    h->selection = b->req->pass.component || b->req->pass.leg || b->req->n_hop_specs;
-}
-
-void latrec_report_split_fill(latrec_report_split *s, const latrec_sched_acc *a)
-{
-    s->n = a->n;
-    if (a->n) {
-        const long double n = (long double)a->n;
-        s->on_cpu = (double)(a->on_cpu / n);
-        s->runq = (double)(a->runnable / n);
-        s->blocked = (double)(a->blocked / n);
-        s->unknown = (double)(a->unknown / n);
-    }
-    s->preemptions = a->preemptions;
-    s->migrations = a->migrations;
-}
-
-/* The sentence parts of --explain for entry e of table t. */
-static void build_why(struct builder *b, latrec_report_why *w, const latrec_leg_table *t, const struct rtable *rt,
-                      const struct top_entry *e)
-{
-    const latrec_units *u = &b->req->units;
-    /* The hop that took the most, leaving the total aside. */
-    int worst = -1;
-    for (int h = 0; h < t->n_hops; h++)
-        if (e->has[h] && !t->hops[h].total && (worst < 0 || e->hop[h] > e->hop[worst])) worst = h;
-    if (worst < 0) worst = rt->rank_hop;
-    w->row = worst;
-    w->value = e->hop[worst];
-    w->has_share = e->has[rt->rank_hop] && e->key > 0;
-    if (w->has_share) w->share_pct = 100.0 * (double)e->hop[worst] / (double)e->key;
-    char why[1024];
-    latrec_sched_view_explain(&b->r->sv, e->tid_b[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why,
-                              sizeof(why));
-    w->tid_b = e->tid_b[worst];
-    w->why_b = dup_str(b, why);
-    w->tid_a = e->tid_a[worst];
-    if (e->tid_a[worst] != e->tid_b[worst] && b->r->sv.model) {
-        latrec_sched_view_explain(&b->r->sv, e->tid_a[worst], e->t_a[worst], e->t_b[worst], u->name, u->div, why,
-                                  sizeof(why));
-        w->why_a = dup_str(b, why);
-    }
-}
-
-static void build_top(struct builder *b, latrec_report_table *mt, const latrec_leg_table *t,
-                      const struct rtable *rt)
-{
-    if (!rt->n_top) return;
-    if (!(mt->top = calloc((size_t)rt->n_top, sizeof(*mt->top)))) {
-        b->oom = 1;
-        return;
-    }
-    mt->n_top = rt->n_top;
-    const latrec_input *in = &b->r->in;
-    for (int k = 0; k < rt->n_top; k++) {
-        const struct top_entry *e = &rt->top[k];
-        latrec_report_instance *mi = &mt->top[k];
-        mi->seq = e->seq;
-        mi->process = dup_str(b, latrec_legs_process(latrec_pass_legs(b->r->pass), e->process)->label);
-        mi->ring = dup_str(b, in->set.rings[e->ring].name);
-        mi->t_ns = e->start;
-        mi->start_ns = (int64_t)(e->start - latrec_pass_begin(b->r->pass));
-        mi->value = calloc((size_t)t->n_hops + 1, sizeof(*mi->value));
-        mi->has = calloc((size_t)t->n_hops + 1, sizeof(*mi->has));
-        if (!mi->value || !mi->has) {
-            b->oom = 1;
-            return;
-        }
-        for (int h = 0; h < t->n_hops; h++) {
-            mi->value[h] = e->hop[h];
-            mi->has[h] = e->has[h];
-        }
-        if (k < b->req->explain) build_why(b, &mi->why, t, rt, e);
-    }
-}
-
-static void build_table(struct builder *b, latrec_report_table *mt, const latrec_leg_table *t)
-{
-    const struct rtable *rt = t->user;
-    mt->kind = LATREC_TABLE_LEG;
-    mt->row_word = "hop";
-    mt->component = dup_str(b, t->component_name);
-    mt->name = dup_str(b, t->legdef.name);
-    mt->discovered = t->legdef.discovered;
-    mt->has_bytes = t->legdef.has_bytes;
-    mt->instances = t->instances;
-    mt->complete = t->complete;
-    mt->rank_row = rt->rank_hop;
-    mt->late = rt->late;
-    if (!(mt->rows = calloc((size_t)t->n_hops + 1, sizeof(*mt->rows)))) {
-        b->oom = 1;
-        return;
-    }
-    mt->n_rows = t->n_hops + 1;
-    for (int h = 0; h <= t->n_hops; h++) {
-        latrec_report_row *row = &mt->rows[h];
-        row->kind = h < t->n_hops ? LATREC_ROW_HOP : LATREC_ROW_GAPS;
-        row->name = dup_str(b, h < t->n_hops ? t->hops[h].name : "inter-arrival");
-        row->fig = rt->fig[h];
-        const latrec_figures *base = baseline_of(b->base, t, h);
-        if ((row->has_base = base != NULL)) row->base = *base;
-        if ((row->has_split = b->r->sv.model && h < t->n_hops)) latrec_report_split_fill(&row->split, &rt->sacc[h]);
-    }
-    build_top(b, mt, t, rt);
-}
-
-static void build_intervals(struct builder *b, latrec_leg_table **tables, int n)
-{
-    struct report_run *r = b->r;
-    if (!r->n_rows) return;
-    if (!(b->m->intervals = calloc(r->n_rows, sizeof(*b->m->intervals)))) {
-        b->oom = 1;
-        return;
-    }
-    b->m->n_intervals = r->n_rows;
-    for (size_t k = 0; k < r->n_rows; k++) {
-        const struct interval_row *row = &r->rows[k];
-        latrec_report_interval *iv = &b->m->intervals[k];
-        for (int i = 0; i < n; i++)
-            if (tables[i] == row->table) iv->table = i;
-        iv->idx = row->idx;
-        iv->count = row->count;
-        iv->bytes = row->bytes;
-        iv->has_p50 = row->has_p50;
-        iv->has_p99 = row->has_p99;
-        iv->p50 = row->p50;
-        iv->p99 = row->p99;
-    }
-}
-
-static int build_model(latrec_report *m, struct report_run *r, struct report_run *base,
-                       const latrec_report_request *req)
-{
-    struct builder b = { m, r, base, req, 0 };
-    memcpy(m->pct, req->pct, (size_t)req->n_pct * sizeof(*req->pct));
-    m->n_pct = req->n_pct;
-    m->units = req->units;
-    m->top = req->top;
-    m->explain = req->explain;
-    m->has_baseline = base != NULL;
-    m->interval_ns = req->interval_ns;
-    m->n_rejected = r->in.n_rejected;
-    build_header(&b);
-    int n;
-    latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
-    if (n && !(m->tables = calloc((size_t)n, sizeof(*m->tables)))) return LATREC_EXIT_ERROR;
-    m->n_tables = n;
-    for (int i = 0; i < n && !b.oom; i++) build_table(&b, &m->tables[i], tables[i]);
-    build_intervals(&b, tables, n);
-    if (!b.oom && r->paths &&
-        latrec_rpaths_build(r->paths, base ? base->paths : NULL, latrec_pass_paths(r->pass), latrec_pass_begin(r->pass),
-                            latrec_pass_legs(r->pass), m) < 0)
-        b.oom = 1;
-    if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
-    return b.oom ? LATREC_EXIT_ERROR : 0;
-}
-
 int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const latrec_report_request *req)
 {
     memset(m, 0, sizeof(*m));
@@ -646,53 +373,16 @@ int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const 
     memset(&run, 0, sizeof(run));
     memset(&base_run, 0, sizeof(base_run));
     run.o = base_run.o = req;
-    int rc = analyse(&run, input);
+    int rc = latrec_report_analyse(&run, input);
     if (rc == 0 && latrec_pass_check_names(run.pass, "report") < 0) rc = LATREC_EXIT_ERROR;
     if (rc == 0 && req->baseline) {
         latrec_input_opts bo = *input;
         bo.n_dirs = 0;
         latrec_input_add_dir(&bo, req->baseline);
-        rc = analyse(&base_run, &bo);
+        rc = latrec_report_analyse(&base_run, &bo);
     }
-    if (rc == 0) rc = build_model(m, &run, req->baseline ? &base_run : NULL, req);
-    free_run(&run);
-    free_run(&base_run);
+    if (rc == 0) rc = latrec_report_model_fill(m, &run, req->baseline ? &base_run : NULL, req);
+    latrec_report_run_free(&run);
+    latrec_report_run_free(&base_run);
     return rc;
-}
-
-void latrec_report_free(latrec_report *m)
-{
-    for (int i = 0; i < m->n_tables; i++) {
-        latrec_report_table *t = &m->tables[i];
-        for (int h = 0; h < t->n_rows; h++) {
-            free(t->rows[h].name);
-            free(t->rows[h].where);
-        }
-        for (int k = 0; k < t->n_stops; k++) free(t->stops[k].leg);
-        free(t->stops);
-        for (int k = 0; k < t->n_top; k++) {
-            latrec_report_instance *e = &t->top[k];
-            free(e->process);
-            free(e->ring);
-            free(e->value);
-            free(e->has);
-            free(e->why.why_b);
-            free(e->why.why_a);
-        }
-        free(t->rows);
-        free(t->top);
-        free(t->component);
-        free(t->name);
-    }
-    free(m->tables);
-    free(m->intervals);
-    latrec_report_header *h = &m->hdr;
-    free(h->command);
-    free(h->exit_note);
-    free(h->exit_json);
-    free(h->horizon_note);
-    free(h->catalog_note);
-    free(h->sched_ring);
-    free(h->sched_reason);
-    memset(m, 0, sizeof(*m));
 }

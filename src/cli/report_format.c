@@ -10,6 +10,7 @@ const latrec_report_format latrec_report_formats[] = {
     { "text", "tables for a terminal (default)", latrec_report_write_text },
     { "csv", "one row per hop (or per interval, or per slowest instance and hop)", latrec_report_write_csv },
     { "json", "the whole report as one JSON object", latrec_report_write_json },
+    { "html", "one self-contained page with charts (use -o FILE)", latrec_report_write_html },
     { NULL, NULL, NULL },
 };
 

@@ -41,6 +41,29 @@ typedef struct latrec_report_split {
 
 typedef enum { LATREC_ROW_HOP, LATREC_ROW_GAPS } latrec_report_row_kind;
 
+/* A row's distribution, pre-binned for charts (--format html): counts in
+ * log bins (per_decade a decade, edges 10^(k / per_decade) ns, [lo, hi);
+ * bin 0 may be [0, 1)), and the value at percentiles q[] (nearest rank, as
+ * the figures). Empty bins are left out. */
+#define LATREC_REPORT_DIST_BINS 100
+#define LATREC_REPORT_DIST_QS 32
+typedef struct latrec_report_dist {
+    uint64_t count;
+    int      per_decade;
+    int      n_bins;
+    double   lo_ns[LATREC_REPORT_DIST_BINS], hi_ns[LATREC_REPORT_DIST_BINS];
+    uint64_t n[LATREC_REPORT_DIST_BINS];
+    int      n_q;
+    double   q[LATREC_REPORT_DIST_QS];    /* percentile, 0..100 */
+    double   v_ns[LATREC_REPORT_DIST_QS]; /* its value */
+} latrec_report_dist;
+
+/* The distribution of s in per_decade bins a decade (0: about 40 bins over
+ * its range; a baseline takes the run's, so their bars line up). NULL when s
+ * is empty or out of memory. Free with free(). */
+struct latrec_stats;
+latrec_report_dist *latrec_report_dist_new(struct latrec_stats *s, int per_decade);
+
 typedef struct latrec_report_row {
     latrec_report_row_kind kind;
     char          *name;     /* "ENQUEUE->DEQUEUE", "total", "inter-arrival" */
@@ -53,6 +76,12 @@ typedef struct latrec_report_row {
     latrec_figures base;
     int            has_split; /* scheduler data, and a hop row */
     latrec_report_split split;
+    int            in_sum;    /* a part of the total: a chain hop, a path's hop or hand-off */
+    /* Mean of every value, clock regressions (negative values) included:
+     * the figures leave those out, the parts of a total must not. */
+    int            has_signed_mean, has_base_signed_mean;
+    double         signed_mean, base_signed_mean; /* ns */
+    latrec_report_dist *dist, *base_dist; /* the ranking row with req->dists, else NULL */
 } latrec_report_row;
 
 /* The sentence of --explain: which row took the time, and the scheduler's
@@ -159,6 +188,8 @@ typedef struct latrec_report_request {
     int          drop_outliers;
     uint64_t     interval_ns;
     const char  *baseline;     /* NULL: none */
+    int          dists;        /* distributions of the ranking rows (html) */
+    int          auto_interval; /* no interval_ns: about 100 intervals over the run */
 } latrec_report_request;
 
 typedef struct latrec_report {
@@ -168,6 +199,7 @@ typedef struct latrec_report {
     latrec_units units;
     int          top, explain;
     int          has_baseline;
+    char        *baseline_dir; /* --baseline's directory */
     uint64_t     interval_ns;  /* 0: no time series */
     int          n_tables;     /* sorted by component, then catalog order */
     latrec_report_table *tables;
@@ -208,6 +240,7 @@ void latrec_report_format_names(char *buf, size_t len, int mark_default);
 void latrec_report_write_text(const latrec_report *m, FILE *out);
 void latrec_report_write_csv(const latrec_report *m, FILE *out);
 void latrec_report_write_json(const latrec_report *m, FILE *out);
+void latrec_report_write_html(const latrec_report *m, FILE *out);
 
 /* Shared by the writers: v (ns when time) in the unit, "0.000" for a tiny
  * negative; the change from base as "+1.2 (+3.4%)". */

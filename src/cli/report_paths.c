@@ -31,6 +31,8 @@ struct rpath {
     struct ptop *top;
     int n_top;
     uint64_t instances, complete, unresolved;
+    long double sum[LATREC_MAX_SEGS]; /* signed sums of pass 1, for the waterfall */
+    uint64_t n_sum[LATREC_MAX_SEGS];
 };
 
 struct latrec_rpaths {
@@ -130,6 +132,8 @@ static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_inst
         if (!(e->has[s] = (uint8_t)latrec_segment_value(cat, path, pi, &p->segs[s], &v, &a, &b))) continue;
         e->v[s] = v;
         latrec_stats_add(&p->col[s], v);
+        p->sum[s] += v;
+        p->n_sum[s]++;
         e->t_a[s] = a->t_ns;
         e->t_b[s] = b->t_ns;
         e->tid_a[s] = latrec_ring_tid(&rp->in->set.rings[a->ring]);
@@ -301,6 +305,22 @@ static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, const
         row->fig = p->fig[s];
         const latrec_figures *b = row->name ? baseline_of(base, t->name, row->name) : NULL;
         if ((row->has_base = b != NULL)) row->base = *b;
+        row->in_sum = !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
+        if (!dad && p->n_sum[s]) {
+            row->has_signed_mean = 1;
+            row->signed_mean = (double)(p->sum[s] / (long double)p->n_sum[s]);
+        }
+        const int bk = b ? latrec_catalog_path(&base->in->cat, t->name) : -1;
+        if (bk >= 0 && !dad && s < base->p[bk].n_segs && base->p[bk].n_sum[s]) {
+            row->has_base_signed_mean = 1;
+            row->base_signed_mean = (double)(base->p[bk].sum[s] / (long double)base->p[bk].n_sum[s]);
+        }
+        if (rp->req->dists && s == p->n_segs - 1) { /* the total: the chart's row */
+            row->dist = latrec_report_dist_new(&p->col[s], 0);
+            if (b && row->dist)
+                row->base_dist = latrec_report_dist_new(&base->p[latrec_catalog_path(&base->in->cat, t->name)].col[s],
+                                                        row->dist->per_decade);
+        }
         row->has_split = rp->sv->model && !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
         if (row->has_split) latrec_report_split_fill(&row->split, &p->sacc[s]);
     }

@@ -22,7 +22,7 @@
 typedef struct latrec_rpaths latrec_rpaths;
 
 /* A row's split (means per instance) from the sums of its instances
- * (report_build.c, shared by leg and path rows). */
+ * (report_model.c, shared by leg and path rows). */
 void latrec_report_split_fill(latrec_report_split *s, const latrec_sched_acc *a);
 
 /* State for every path of in's catalog; sv (borrowed) may have no model. */

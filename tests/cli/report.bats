@@ -701,20 +701,21 @@ EOF
     run --separate-stderr "$LATREC" report --format=help
     [ "$status" -eq 0 ]
     names=$(printf '%s\n' "$output" | cut -f1 | tr '\n' ' ')
-    [ "$names" = "text csv json " ]
+    [ "$names" = "text csv json html " ]
     for f in $names; do
         "$LATREC" report "$D/A" --format "$f" > "$D/fmt.$f"
         [ -s "$D/fmt.$f" ]
     done
+    head -1 "$D/fmt.html" | grep -qx '<!DOCTYPE html>'
     head -1 "$D/fmt.text" | grep -qx '# latrec report'
     head -1 "$D/fmt.csv" | grep -q '^component,leg,hop,'
     jq -e '.legs | length == 3' "$D/fmt.json" >/dev/null
     # --help names the same list, default first.
-    "$LATREC" report --help | grep -q -- '--format=FMT *text (default), csv or json'
+    "$LATREC" report --help | grep -q -- '--format=FMT *text (default), csv, json or html'
     run --separate-stderr "$LATREC" report "$D/A" --format xml
     [ "$status" -eq 2 ]
-    [[ "$stderr" == *"--format must be text, csv or json, not 'xml'"* ]]
+    [[ "$stderr" == *"--format must be text, csv, json or html, not 'xml'"* ]]
     comp=$(bash -c 'source "$1/completions/latrec.bash"; COMP_WORDS=("$2" report --format ""); COMP_CWORD=3;
                     _latrec; echo "${COMPREPLY[@]}"' _ "$BATS_TEST_DIRNAME/../.." "$LATREC")
-    [ "$comp" = "text csv json" ]
+    [ "$comp" = "text csv json html" ]
 }

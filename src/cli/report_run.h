@@ -1,0 +1,84 @@
+/*
+ * cli/report_run.h - what the two halves of building a report share
+ * (report_build.c: the passes over a run; report_model.c: the plain model
+ * from their state). Not an interface.
+ */
+#ifndef LATREC_CLI_REPORT_RUN_H
+#define LATREC_CLI_REPORT_RUN_H
+
+#include "analyze/stats.h"
+#include "cli/report_model.h"
+#include "cli/report_paths.h"
+#include "cli/sched_view.h"
+
+#define MAX_OPEN_INTERVALS 16
+#define INTERVAL_LATENESS_NS 1000000000ull
+
+/* ---- per-table state ------------------------------------------------------ */
+
+struct top_entry {
+    int64_t  key;      /* ranking value, ns */
+    uint64_t seq, start;
+    uint32_t process, ring;
+    int64_t  hop[LATREC_MAX_HOPS];
+    uint8_t  has[LATREC_MAX_HOPS];
+    uint64_t t_a[LATREC_MAX_HOPS], t_b[LATREC_MAX_HOPS]; /* the hop's stamps */
+    uint32_t tid_a[LATREC_MAX_HOPS], tid_b[LATREC_MAX_HOPS]; /* their threads */
+};
+
+struct interval {
+    uint64_t idx, count, bytes;
+    latrec_stats total;
+};
+
+struct interval_row {
+    const latrec_leg_table *table;
+    uint64_t idx, count, bytes;
+    int has_p50, has_p99;
+    int64_t p50, p99;
+};
+
+struct rtable {
+    latrec_stats col[LATREC_MAX_HOPS];
+    long double sum[LATREC_MAX_HOPS]; /* signed sums of pass 1, for the waterfall */
+    uint64_t n_sum[LATREC_MAX_HOPS];
+    latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
+    latrec_stats gaps_stats;
+    latrec_gaps gaps;
+    uint64_t gap_prev;                       /* the outlier pass's own gap series */
+    int gap_have_prev;
+    latrec_figures fig[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
+    latrec_sched_acc sacc[LATREC_MAX_HOPS];  /* scheduler split per hop */
+    int rank_hop;                            /* -1: no ranking */
+    struct top_entry *top;
+    int n_top;
+    struct interval open[MAX_OPEN_INTERVALS];
+    int n_open;
+    uint64_t late;
+};
+
+struct report_run {
+    const latrec_report_request *o;
+    latrec_input in;
+    latrec_pass *pass;
+    latrec_pass *first;  /* during the outlier pass: the first pass */
+    int pass_no;         /* 1: first pass, 2: outlier pass */
+    struct interval_row *rows;
+    size_t n_rows, cap_rows;
+    uint64_t begin;      /* the run's beginning, as latrec_pass_begin() will tell */
+    latrec_sched_view sv; /* the scheduler's side, or why not */
+    latrec_rpaths *paths; /* the path tables' state */
+    uint64_t interval_ns; /* --interval, or the automatic one (html), 0: none */
+    int oom;
+};
+
+/* Instances kept per leg for --top and --explain. */
+/* Open the input, run the passes, compute the figures. 0 or an exit code. */
+int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_opts);
+void latrec_report_run_free(struct report_run *r);
+/* The model of r (and its baseline, NULL: none). 0 or an exit code. */
+int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct report_run *base,
+                             const latrec_report_request *req);
+
+#endif

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# latrec report --format html, opened from disk by a real browser: the
+# system Chromium, headless, driven over the DevTools protocol by
+# puppeteer-core (tests/js/report_browser_check.js). No console error, no
+# network request, every chart in the DOM with the series and points the
+# JSON report of the same run implies (tests/cli/html_check.py), and a
+# full-page screenshot saved as a test artefact in $ARTEFACTS; the same with
+# --baseline.
+#
+# Needs: LATREC, E3LOOP, JS_DIR, ARTEFACTS (ctest sets them). Without
+# Chromium or npm the browser tests skip with the reason.
+
+setup_file() {
+    : "${LATREC:?set LATREC}" "${E3LOOP:?set E3LOOP}" "${JS_DIR:?set JS_DIR}" "${ARTEFACTS:?set ARTEFACTS}"
+    if [ -x /usr/bin/python3 ]; then export PY=/usr/bin/python3; else export PY=python3; fi
+    export BASE="$BATS_FILE_TMPDIR/base" RUN="$BATS_FILE_TMPDIR/run"
+    local st=0
+    # the baseline a clean loop, the run with 1 ms planted before every
+    # 10th ENCODE_E3AP_DONE (so the two differ where the page must show it)
+    { "$LATREC" record -q -o "$BASE" -- "$E3LOOP" --duration 2 &&
+      "$LATREC" record -q -o "$RUN" -- "$E3LOOP" --duration 2 --sleep-hop encode_e3ap_done:1ms/10; } \
+        >"$BATS_FILE_TMPDIR/record.out" 2>&1 || st=$?
+    echo "$st" >"$BATS_FILE_TMPDIR/record.status"
+    st=0
+    "$BATS_TEST_DIRNAME/../js/install.sh" "$JS_DIR" >"$BATS_FILE_TMPDIR/js.out" 2>&1 || st=$?
+    echo "$st" >"$BATS_FILE_TMPDIR/js.status"
+    mkdir -p "$ARTEFACTS"
+}
+
+need_run() {
+    [ "$(cat "$BATS_FILE_TMPDIR/record.status")" -eq 0 ] ||
+        skip "E3 runs unavailable: $(head -1 "$BATS_FILE_TMPDIR/record.out")"
+}
+
+need_browser() {
+    export CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
+    [ -n "$CHROMIUM" ] || skip "chromium not installed (make deps installs Debian's chromium)"
+    [ "$(cat "$BATS_FILE_TMPDIR/js.status")" -eq 0 ] ||
+        skip "DevTools driver (npm puppeteer-core) unavailable: $(head -1 "$BATS_FILE_TMPDIR/js.out")"
+}
+
+browse() { NODE_PATH="$JS_DIR/node_modules" node "$BATS_TEST_DIRNAME/../js/report_browser_check.js" "$@"; }
+
+# png FILE: a PNG of at least 20 kB (a blank page is smaller)
+png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] && [ "$(stat -c %s "$1")" -gt 20000 ]; }
+
+@test "report --format html: one self-contained file, no script, no external reference" {
+    need_run
+    "$LATREC" report -q "$RUN" --format html -o "$BATS_TEST_TMPDIR/r.html"
+    f="$BATS_TEST_TMPDIR/r.html"
+    head -1 "$f" | grep -qx '<!DOCTYPE html>'
+    grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$f"
+    ! grep -qiE '<script|<link|src=|@import|url\(' "$f"
+    ! grep -qE 'https?://' "$f"
+    # -o never replaces a file latrec did not write
+    echo mine > "$BATS_TEST_TMPDIR/other.html"
+    run "$LATREC" report -q "$RUN" --format html -o "$BATS_TEST_TMPDIR/other.html"
+    [ "$status" -eq 1 ]
+    [ "$(cat "$BATS_TEST_TMPDIR/other.html")" = mine ]
+    # and writes again over its own
+    "$LATREC" report -q "$RUN" --format html -o "$f"
+}
+
+@test "report --format html in Chromium: no console error or request, charts as the JSON report says, screenshot" {
+    need_run
+    need_browser
+    "$LATREC" report -q "$RUN" --format html --interval 20ms -o "$BATS_TEST_TMPDIR/r.html"
+    "$LATREC" report -q "$RUN" --format json --interval 20ms > "$BATS_TEST_TMPDIR/r.json"
+    browse "$BATS_TEST_TMPDIR/r.html" "$ARTEFACTS/report.png" > "$BATS_TEST_TMPDIR/page.json"
+    run "$PY" "$BATS_TEST_DIRNAME/html_check.py" "$BATS_TEST_TMPDIR/page.json" "$BATS_TEST_TMPDIR/r.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"path e3/loop: "* ]]
+    png "$ARTEFACTS/report.png"
+}
+
+@test "report --format html --baseline in Chromium: every chart overlays the two runs, screenshot" {
+    need_run
+    need_browser
+    "$LATREC" report -q "$RUN" --baseline "$BASE" --format html --interval 20ms -o "$BATS_TEST_TMPDIR/b.html"
+    "$LATREC" report -q "$RUN" --baseline "$BASE" --format json --interval 20ms > "$BATS_TEST_TMPDIR/b.json"
+    browse "$BATS_TEST_TMPDIR/b.html" "$ARTEFACTS/report-baseline.png" > "$BATS_TEST_TMPDIR/page.json"
+    run "$PY" "$BATS_TEST_DIRNAME/html_check.py" "$BATS_TEST_TMPDIR/page.json" "$BATS_TEST_TMPDIR/b.json" --baseline
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # the planted 1 ms shows: the run's p99 of libe3/outbound's total is
+    # above the baseline's in the percentile plot, as in the JSON
+    "$PY" - "$BATS_TEST_TMPDIR/page.json" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+sec = [s for s in page['sections'] if s['name'] == 'libe3/outbound'][0]
+cdf = [c for c in sec['charts'] if c['chart'] == 'cdf'][0]
+p99 = [dict((p, v) for p, v in s['pcts'])[99] for s in cdf['series']]
+assert [s['name'] for s in cdf['series']] == ['run', 'baseline'], cdf['series']
+assert p99[0] > p99[1] + 500000, p99
+PY
+    png "$ARTEFACTS/report-baseline.png"
+}
+
+@test "report --format html without --interval: about 100 points over the run" {
+    need_run
+    need_browser
+    "$LATREC" report -q "$RUN" --format html -o "$BATS_TEST_TMPDIR/a.html"
+    browse "$BATS_TEST_TMPDIR/a.html" "$BATS_TEST_TMPDIR/a.png" > "$BATS_TEST_TMPDIR/page.json"
+    "$PY" - "$BATS_TEST_TMPDIR/page.json" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+for s in page['sections']:
+    if s['kind'] != 'leg':
+        continue
+    ser = [c for c in s['charts'] if c['chart'] == 'series'][0]['series']
+    assert 50 <= ser[0]["marks"] <= 110, (s["name"], ser[0]["marks"])
+PY
+}
