@@ -9,7 +9,8 @@ figure:
     series for legs; each with 1 series (2 with --baseline) whose marks are
     as many as it says (data-points);
   - histogram counts add up to the count of the ranking row (the total);
-  - the p50 and p99 marks of the percentile plot are the JSON's p50/p99;
+  - the p50 and p99 marks of the percentile plot are the JSON's p50/p99
+    (and the baseline series' those of the JSON's baseline figures);
   - the series has one mark per interval of that leg in the JSON;
   - the waterfall's parts are the path's hop and hand-off segments (a leg's
     chain hops) and add up to the mean of the total within 5 % (not exactly:
@@ -75,9 +76,16 @@ def main():
             fail('%s: histogram holds %d, the total counts %d' % (name, sum(h['series'][0]['counts']), total['count']))
         c = check_chart(sec, 'cdf', n)
         pct = dict((p, v) for p, v in c['series'][0]['pcts'])
-        for p in (50, 99):
-            if not near(pct[p], total['p%d_%s' % (p, unit)] * div, 0):
-                fail('%s: p%d mark at %s ns, the report says %s %s' % (name, p, pct[p], total['p%d_%s' % (p, unit)], unit))
+        figs = [(pct, total, 'run')]
+        if n == 2:
+            if c['series'][1]['name'] != 'baseline' or not total.get('baseline'):
+                fail('%s: no baseline series or figures' % name)
+            figs.append((dict((p, v) for p, v in c['series'][1]['pcts']), total['baseline'], 'baseline'))
+        for marks, fig, who in figs:
+            for p in (50, 99):
+                if not near(marks[p], fig['p%d_%s' % (p, unit)] * div, 0):
+                    fail('%s: %s p%d mark at %s ns, the report says %s %s'
+                         % (name, who, p, marks[p], fig['p%d_%s' % (p, unit)], unit))
         if kind == 'leg':
             s = check_chart(sec, 'series', 2)
             mine = [iv for iv in intervals if iv['component'] + '/' + iv['leg'] == name]
