@@ -10,8 +10,11 @@
  * figures of the baseline run when --baseline matched it, and the
  * scheduler's split (means per instance, ns) when the run has scheduler
  * data. A table also keeps its slowest instances (--top, --explain) with
- * the sentence that explains each. Other kinds of table (paths, whose rows
- * are segments) give the same shape, named by `kind` and `row_word`.
+ * the sentence that explains each. Path tables (kind LATREC_TABLE_PATH,
+ * row_word "segment", report_paths.c) come after the leg tables, in
+ * catalog order: their rows are a path's segments (every hop of its legs,
+ * every hand-off between two), "total" and "total_drops_as_delay", and
+ * they add where the incomplete instances stopped.
  *
  * Everything is ns unless named; the writers convert to the chosen unit.
  * The model owns its memory (latrec_report_free) and refers to no run, so a
