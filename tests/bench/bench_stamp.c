@@ -69,8 +69,9 @@ static uint64_t mono(void)
 
 static __attribute__((noinline)) double loop_bare(void)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) {
+    for (long i = 0; i < n; i++) {
         uint64_t t = latrec_now_ns();
         KEEP(t);
     }
@@ -79,8 +80,9 @@ static __attribute__((noinline)) double loop_bare(void)
 
 static __attribute__((noinline)) double loop_rdtsc(void)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) {
+    for (long i = 0; i < n; i++) {
         uint64_t t = latrec_rdtsc();
         KEEP(t);
     }
@@ -89,8 +91,9 @@ static __attribute__((noinline)) double loop_rdtsc(void)
 
 static __attribute__((noinline)) double loop_stamp(latrec_t *r)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) {
+    for (long i = 0; i < n; i++) {
         latrec_stamp(r, (uint64_t)i, LATREC_ENQUEUE, (uint64_t)i, 0);
         BARRIER();
     }
@@ -99,15 +102,17 @@ static __attribute__((noinline)) double loop_stamp(latrec_t *r)
 
 static __attribute__((noinline)) double loop_stamp_fn(latrec_t *r)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) latrec_stamp_fn(r, (uint64_t)i, LATREC_ENQUEUE, (uint64_t)i, 0);
+    for (long i = 0; i < n; i++) latrec_stamp_fn(r, (uint64_t)i, LATREC_ENQUEUE, (uint64_t)i, 0);
     return (double)(mono() - t0) / (double)ops;
 }
 
 static __attribute__((noinline)) double loop_tstamp(void)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) {
+    for (long i = 0; i < n; i++) {
         latrec_tstamp((uint64_t)i, LATREC_ENQUEUE, (uint64_t)i, 0);
         BARRIER();
     }
@@ -116,8 +121,9 @@ static __attribute__((noinline)) double loop_tstamp(void)
 
 static __attribute__((noinline)) double loop_getcpu(void)
 {
+    const long n = ops; /* a local: the loop reloads no global */
     const uint64_t t0 = mono();
-    for (long i = 0; i < ops; i++) {
+    for (long i = 0; i < n; i++) {
         int c = sched_getcpu();
         KEEP(c);
     }
