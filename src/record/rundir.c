@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "read/outfile.h"
@@ -245,7 +246,12 @@ int latrec_rundir_create(const char *dir_in, int force, int quiet, int *rotated,
     else if (slash == parent) parent[1] = '\0';
     else *slash = '\0';
     int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (pfd >= 0) flock(pfd, LOCK_EX);
+    /* held for milliseconds by another record; never wait forever for a
+     * lock someone else keeps on the parent (then go on without it) */
+    for (int k = 0; pfd >= 0 && flock(pfd, LOCK_EX | LOCK_NB) != 0 && k < 500; k++) {
+        struct timespec nap = { 0, 10000000 };
+        nanosleep(&nap, NULL);
+    }
     int rc = -1;
     struct stat st;
     if (lstat(dir, &st) == 0) {
