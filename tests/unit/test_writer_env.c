@@ -31,25 +31,6 @@
 #define ROLE_VAR "LATREC_ENTRIES_LOG2_MY_ROLE_X"
 #define GLOBAL_VAR "LATREC_ENTRIES_LOG2"
 
-/* Remove every LATREC_* variable the child may have inherited. */
-static void clean_env(void)
-{
-    extern char **environ;
-    for (int again = 1; again;) {
-        again = 0;
-        for (char **e = environ; e && *e; e++) {
-            if (strncmp(*e, "LATREC_", 7) != 0) continue;
-            char name[256];
-            size_t n = strcspn(*e, "=");
-            if (n >= sizeof(name)) continue;
-            memcpy(name, *e, n);
-            name[n] = '\0';
-            unsetenv(name);
-            again = 1;
-            break;
-        }
-    }
-}
 
 /* ---- sizing ----------------------------------------------------------------- */
 
@@ -71,7 +52,7 @@ static void *size_thread(void *p)
 static int size_child(void *p)
 {
     const struct size_case *c = p;
-    clean_env();
+    tw_clean_env();
     if (c->role_var) setenv(c->role_var, c->role_value, 1);
     if (c->global) setenv(GLOBAL_VAR, c->global, 1);
     latrec_set_output_dir(c->dir);
@@ -234,7 +215,7 @@ static void *dir_tls_thread(void *p)
 static int dir_child(void *p)
 {
     const struct dir_case *c = p;
-    clean_env();
+    tw_clean_env();
     if (c->env_dir) setenv("LATREC_OUTPUT_DIR", c->env_dir, 1);
     if (c->set_dir) latrec_set_output_dir(c->set_dir);
     if (c->set_then_clear) latrec_set_output_dir(c->set_clear);

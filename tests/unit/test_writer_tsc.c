@@ -30,24 +30,6 @@
 
 static char dir[512];
 
-static void clean_env(void)
-{
-    extern char **environ;
-    for (int again = 1; again;) {
-        again = 0;
-        for (char **e = environ; e && *e; e++) {
-            if (strncmp(*e, "LATREC_", 7) != 0) continue;
-            char name[256];
-            size_t n = strcspn(*e, "=");
-            if (n >= sizeof(name)) continue;
-            memcpy(name, *e, n);
-            name[n] = '\0';
-            unsetenv(name);
-            again = 1;
-            break;
-        }
-    }
-}
 
 static uint64_t cal_tsc(const struct tw_hdr *h, int k) { return tw_le64(h->raw + OFF_CAL + 16 * k); }
 static uint64_t cal_mono(const struct tw_hdr *h, int k) { return tw_le64(h->raw + OFF_CAL + 16 * k + 8); }
@@ -92,7 +74,7 @@ static void need_invariant_tsc(void)
 static int tsc_ring_child(void *p)
 {
     (void)p;
-    clean_env();
+    tw_clean_env();
     setenv("LATREC_CLOCK", "tsc", 1);
     latrec_t a, b;
     if (latrec_open_in(&a, dir, "plain", 6) != 1 || a.timebase != LATREC_TIMEBASE_TSC) return 10;
@@ -177,7 +159,7 @@ static void test_tsc_ring_header_pairs_and_stamps(void **state)
 static int choice_child(void *p)
 {
     (void)p;
-    clean_env();
+    tw_clean_env();
     setenv("LATREC_CLOCK", "tsc", 1);
     setenv("LATREC_CLOCK_MONOROLE", "mono", 1);
     setenv("LATREC_CLOCK_LIBE3_INBOUND", "tsc", 1);
@@ -240,7 +222,7 @@ static void test_role_api_and_environment_choose_the_timebase(void **state)
 
 static int fallback_child(void *p)
 {
-    clean_env();
+    tw_clean_env();
     setenv("LATREC_CLOCK", "tsc", 1);
     setenv("LATREC_TSC_CPUINFO", (const char *)p, 1);
     latrec_t a, b;
@@ -289,7 +271,7 @@ static void test_no_invariant_tsc_falls_back_to_the_clock_with_one_line(void **s
 static int bad_value_child(void *p)
 {
     (void)p;
-    clean_env();
+    tw_clean_env();
     setenv("LATREC_CLOCK", "fast", 1);
     latrec_t a;
     if (latrec_open_in(&a, dir, "badvalue", 4) != 1) return 10;

@@ -309,3 +309,23 @@ long tw_slurp(const char *path, char *buf, size_t len)
     buf[got] = '\0';
     return (long)got;
 }
+
+/* Remove every LATREC_* variable the child may have inherited. */
+void tw_clean_env(void)
+{
+    extern char **environ;
+    for (int again = 1; again;) {
+        again = 0;
+        for (char **e = environ; e && *e; e++) {
+            if (strncmp(*e, "LATREC_", 7) != 0) continue;
+            char name[256];
+            size_t n = strcspn(*e, "=");
+            if (n >= sizeof(name)) continue;
+            memcpy(name, *e, n);
+            name[n] = '\0';
+            unsetenv(name);
+            again = 1;
+            break;
+        }
+    }
+}

@@ -106,6 +106,10 @@ int tw_count_lines(const char *s);
 int  tw_pin_here(cpu_set_t *old);
 void tw_unpin(const cpu_set_t *old);
 
+/* Remove every LATREC_* variable from the environment (a forked child's
+ * settings start clean). */
+void tw_clean_env(void);
+
 /* Read a whole small text file into buf (NUL-terminated); length or -1. */
 long tw_slurp(const char *path, char *buf, size_t len);
 
