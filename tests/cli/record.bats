@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
+load nobody
 # latrec record, end to end: exit statuses, signals, the run directory and
 # run.json, the synchronised start, the bundled e3loop workload, attach
 # mode, tracefs capture, an uninstrumented program.
@@ -482,8 +483,8 @@ wait_running() {
     [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
     chmod 755 "$WORK"
     mkdir -m 777 "$WORK/nobody"
-    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$LATREC" ||
-        skip "nobody cannot run $LATREC (its directory is not readable by others)"
+    nobody_programs "$WORK/bin" LATREC E3LOOP ||
+        skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
     cd "$WORK/nobody"
     run setpriv --reuid=65534 --regid=65534 --clear-groups \
         "$LATREC" record -o r -- "$E3LOOP" --duration 0.3 --rate 200

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 bats_require_minimum_version 1.5.0
+load nobody
 # latrec record with the BPF scheduler collector, end to end: sched.latrec
 # (ALR1 v3, ring "sched", catalog "kernel", time-ordered, exact rec_count),
 # what convert makes of it, run.json's collectors.sched counts, names and
@@ -352,8 +353,8 @@ EOF
     [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
     chmod 755 "$WORK"
     mkdir -m 777 "$WORK/nobody"
-    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$LATREC" ||
-        skip "nobody cannot run $LATREC (its directory is not readable by others)"
+    nobody_programs "$WORK/bin" LATREC E3LOOP ||
+        skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
     cd "$WORK/nobody"
     run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
         "$LATREC" record -o r -- "$E3LOOP" --duration 0.3 --rate 200
@@ -372,8 +373,8 @@ EOF
     [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
     chmod 755 "$WORK"
     mkdir -m 777 "$WORK/nobody"
-    setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$LATREC" ||
-        skip "nobody cannot run $LATREC (its directory is not readable by others)"
+    nobody_programs "$WORK/bin" LATREC E3LOOP ||
+        skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
     cd "$WORK/nobody"
     local before
     before="$(ls /dev/shm | grep -c '^latrec-' || true)"
