@@ -64,6 +64,7 @@ bench: deps build
 	tests/bench/run.sh $(BUILD) $(SOAK_SECONDS) $(TSC_SECONDS)
 	tests/bench/bench_convert.sh --latrec $(BUILD)/src/cli/latrec --work $(BUILD)/bench-convert
 	tests/bench/bench_report.sh $(BUILD)
+	tests/bench/bench_html.sh $(BUILD)
 	tests/bench/bench_engine.sh $(BUILD)
 	$(BUILD)/tests/bench/bench_paths
 	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi

@@ -201,7 +201,9 @@ void latrec_svg_cdf(FILE *out, const latrec_report_dist *run, const latrec_repor
 
 void latrec_svg_series(FILE *out, const latrec_report *m, int table)
 {
-    axis x = { 0, 0, 0, ML, W - MR }, y = { 0, 0, 0, H - MB, MT };
+    /* y on a log scale: a p50 of microseconds and a p99 of milliseconds
+     * both stay readable */
+    axis x = { 0, 0, 0, ML, W - MR }, y = { 1e300, 0, 1, H - MB, MT };
     int n[2] = { 0, 0 };
     for (size_t k = 0; k < m->n_intervals; k++) {
         const latrec_report_interval *iv = &m->intervals[k];
@@ -210,22 +212,32 @@ void latrec_svg_series(FILE *out, const latrec_report *m, int table)
         if (t > x.hi) x.hi = t;
         n[0] += iv->has_p50;
         n[1] += iv->has_p99;
-        if (iv->has_p99 && (double)iv->p99 > y.hi) y.hi = (double)iv->p99;
-        if (iv->has_p50 && (double)iv->p50 > y.hi) y.hi = (double)iv->p50;
+        for (int s = 0; s < 2; s++) {
+            if (!(s ? iv->has_p99 : iv->has_p50)) continue;
+            const double v = (double)(s ? iv->p99 : iv->p50) > 1 ? (double)(s ? iv->p99 : iv->p50) : 1;
+            if (v > y.hi) y.hi = v;
+            if (v < y.lo) y.lo = v;
+        }
     }
-    y.hi = y.hi > 0 ? y.hi * 1.08 : 1;
+    if (y.hi <= 0) y.lo = 1, y.hi = 10;
+    y.lo /= 1.3;
+    y.hi *= 1.3;
     static const char *const name[2] = { "p50", "p99" };
     static const char *const col[2] = { "#16a34a", "#dc2626" };
     begin(out, "series", 2, "p50 and p99 over time");
-    for (int k = 1; k <= 4; k++) {
-        char b[32];
-        human(b, sizeof(b), y.hi * k / 4);
-        y_label(out, px(&y, y.hi * k / 4), b);
-    }
+    const int fine = y.hi < y.lo * 1000;
+    for (double d = pow(10, floor(log10(y.lo))); d <= y.hi; d *= 10)
+        for (int k = 0; k < 3; k++) {
+            const double v = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
+            if ((k && !fine) || v < y.lo || v > y.hi) continue;
+            char b[32];
+            human(b, sizeof(b), v);
+            y_label(out, px(&y, v), b);
+        }
     for (int k = 0; k <= 4; k++)
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3g s</text>\n",
                 px(&x, x.hi * k / 4), H - MB + 14, x.hi * k / 4);
-    x_title(out, "time from the run's beginning (interval start)");
+    x_title(out, "time from the run's beginning (interval start); latency on a log scale");
     for (int s = 0; s < 2; s++) {
         fprintf(out,
                 "<g class=\"series\" data-name=\"%s\" data-points=\"%d\" stroke=\"%s\" fill=\"%s\">\n<polyline "
