@@ -30,6 +30,13 @@
  * (256 Ki records, 8 MiB). Valid values 12..28; an unparsable or out-of-range
  * value is reported once on stderr and the next source is used.
  *
+ * Timebase: CLOCK_MONOTONIC, or the TSC for a role chosen by
+ * latrec_set_timebase(), LATREC_CLOCK_<ROLE> or LATREC_CLOCK (invariant TSC
+ * only; readers convert its stamps to CLOCK_MONOTONIC ns).
+ *
+ * Shared library: only the LATREC_API declarations below are exported
+ * (version LATREC_0), including out-of-line stamp calls for FFI callers.
+ *
  * Safety: a ring is built as <name>.latrec.part (O_EXCL, never through a
  * symlink), its header written, its blocks allocated and its pages faulted,
  * then renamed into place without replacing anything: when <name>.latrec

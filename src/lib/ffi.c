@@ -25,8 +25,7 @@ void latrec_stamp_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux, uin
     latrec_stamp(r, seq, stage, aux, aux2);
 }
 
-void latrec_stamp_at_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2,
-                        uint64_t t_ns)
+void latrec_stamp_at_fn(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux, uint64_t aux2, uint64_t t_ns)
 {
     latrec_stamp_at(r, seq, stage, aux, aux2, t_ns);
 }

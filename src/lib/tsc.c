@@ -36,8 +36,7 @@ static int cpuinfo_says(const char *path)
         rc = constant && nonstop;
         if (!rc)
             snprintf(why_not, sizeof(why_not), "no %s in %s",
-                     !constant ? (nonstop ? "constant_tsc" : "constant_tsc/nonstop_tsc")
-                               : "nonstop_tsc", path);
+                     !constant ? (nonstop ? "constant_tsc" : "constant_tsc/nonstop_tsc") : "nonstop_tsc", path);
         break;
     }
     fclose(f);

@@ -37,8 +37,8 @@ extern "C" {
 #endif
 
 typedef struct latrec_tsc_map {
-    uint32_t   n;       /* usable pairs in p[], sorted, strictly increasing */
-    uint32_t   dropped; /* nonempty pairs left out (out of order) */
+    uint32_t n;       /* usable pairs in p[], sorted, strictly increasing */
+    uint32_t dropped; /* nonempty pairs left out (out of order) */
     latrec_cal p[LATREC_CAL_SLOTS];
 } latrec_tsc_map;
 
@@ -52,8 +52,7 @@ static inline uint64_t latrec_muldiv_(uint64_t x, uint64_t num, uint64_t den, in
 {
     const unsigned __int128 p = (unsigned __int128)x * num;
     unsigned __int128 q = p / den;
-    if (round_up && q * den != p)
-        q++;
+    if (round_up && q * den != p) q++;
     return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
@@ -75,13 +74,10 @@ static inline uint64_t latrec_tsc_to_mono(const latrec_tsc_map *m, uint64_t tsc)
         unsigned lo = 0, hi = n - 1; /* p[lo].tsc <= tsc < p[hi].tsc */
         while (hi - lo > 1) {
             const unsigned mid = lo + (hi - lo) / 2;
-            if (p[mid].tsc <= tsc)
-                lo = mid;
-            else
-                hi = mid;
+            if (p[mid].tsc <= tsc) lo = mid;
+            else hi = mid;
         }
-        out = p[lo].mono_ns + latrec_muldiv_(tsc - p[lo].tsc, p[hi].mono_ns - p[lo].mono_ns,
-                                             p[hi].tsc - p[lo].tsc, 0);
+        out = p[lo].mono_ns + latrec_muldiv_(tsc - p[lo].tsc, p[hi].mono_ns - p[lo].mono_ns, p[hi].tsc - p[lo].tsc, 0);
     }
     return out ? out : 1;
 }

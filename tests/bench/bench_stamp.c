@@ -48,15 +48,22 @@
 #include <latrec/latrec.h>
 
 #define BARRIER() __asm__ __volatile__("" ::: "memory")
-#define KEEP(x)   __asm__ __volatile__("" : : "r"(x) : "memory")
+#define KEEP(x) __asm__ __volatile__("" : : "r"(x) : "memory")
 
 enum {
-    FIG_BARE, FIG_RDTSC, FIG_STAMP_BIG, FIG_TSC_BIG, FIG_STAMP, FIG_TSTAMP, FIG_STAMP_FN,
-    FIG_NORING, FIG_GETCPU, NFIG
+    FIG_BARE,
+    FIG_RDTSC,
+    FIG_STAMP_BIG,
+    FIG_TSC_BIG,
+    FIG_STAMP,
+    FIG_TSTAMP,
+    FIG_STAMP_FN,
+    FIG_NORING,
+    FIG_GETCPU,
+    NFIG
 };
-static const char *const fig_name[NFIG] = {"bare_clock", "bare_rdtsc", "stamp_big", "tsc_stamp_big",
-                                           "stamp", "tstamp", "stamp_fn", "noring_tstamp",
-                                           "sched_getcpu"};
+static const char *const fig_name[NFIG] = { "bare_clock", "bare_rdtsc", "stamp_big",     "tsc_stamp_big", "stamp",
+                                            "tstamp",     "stamp_fn",   "noring_tstamp", "sched_getcpu" };
 
 static long ops = 200000;
 
@@ -202,7 +209,7 @@ static double together(int cpu_a, int cpu_b)
 {
     pthread_barrier_t go;
     pthread_barrier_init(&go, NULL, 2);
-    struct side sa = {&pair.a, cpu_a, &go, 0}, sb = {&pair.b, cpu_b, &go, 0};
+    struct side sa = { &pair.a, cpu_a, &go, 0 }, sb = { &pair.b, cpu_b, &go, 0 };
     pthread_t ta, tb;
     pthread_create(&ta, NULL, side_main, &sa);
     pthread_create(&tb, NULL, side_main, &sb);
@@ -223,8 +230,7 @@ static void two_threads(const char *dir, int reps, int cpu)
         printf("two_thread skipped: only one CPU allowed\n");
         return;
     }
-    if (latrec_open_in(&pair.a, dir, "bench_pair_a", 16) != 1 ||
-        latrec_open_in(&pair.b, dir, "bench_pair_b", 16) != 1)
+    if (latrec_open_in(&pair.a, dir, "bench_pair_a", 16) != 1 || latrec_open_in(&pair.b, dir, "bench_pair_b", 16) != 1)
         exit(1);
     double *alone = calloc((size_t)reps, sizeof(double)), *both = calloc((size_t)reps, sizeof(double));
     double *ratio = calloc((size_t)reps, sizeof(double));
@@ -246,8 +252,7 @@ static void two_threads(const char *dir, int reps, int cpu)
     med_min(ratio, reps, &med_r, &min_r);
     printf("two_thread ns_per_op=%.2f ratio=%.3f min_ns_per_op=%.2f min_ratio=%.3f "
            "alone_ns_per_op=%.2f cpus=%d,%d ring_distance_bytes=%zu\n",
-           med_b, med_r, min_b, min_b / min_a, med_a, cpu, other,
-           (size_t)((char *)&pair.b - (char *)&pair.a));
+           med_b, med_r, min_b, min_b / min_a, med_a, cpu, other, (size_t)((char *)&pair.b - (char *)&pair.a));
     free(alone);
     free(both);
     free(ratio);
@@ -296,12 +301,16 @@ int main(int argc, char **argv)
     }
     const int tsc_ring = tsc.timebase == LATREC_TIMEBASE_TSC;
     /* one sample of the figure f */
-#define SAMPLE(f)                                                         \
-    ((f) == FIG_BARE ? loop_bare() : (f) == FIG_RDTSC ? loop_rdtsc()      \
-     : (f) == FIG_STAMP_BIG ? loop_stamp(&big) : (f) == FIG_TSC_BIG ? loop_stamp(&tsc) \
-     : (f) == FIG_STAMP ? loop_stamp(&small) : (f) == FIG_TSTAMP ? loop_tstamp() \
-     : (f) == FIG_STAMP_FN ? loop_stamp_fn(&small) : (f) == FIG_NORING ? loop_noring() \
-     : loop_getcpu())
+#define SAMPLE(f)                                                                                                      \
+    ((f) == FIG_BARE        ? loop_bare()                                                                              \
+     : (f) == FIG_RDTSC     ? loop_rdtsc()                                                                             \
+     : (f) == FIG_STAMP_BIG ? loop_stamp(&big)                                                                         \
+     : (f) == FIG_TSC_BIG   ? loop_stamp(&tsc)                                                                         \
+     : (f) == FIG_STAMP     ? loop_stamp(&small)                                                                       \
+     : (f) == FIG_TSTAMP    ? loop_tstamp()                                                                            \
+     : (f) == FIG_STAMP_FN  ? loop_stamp_fn(&small)                                                                    \
+     : (f) == FIG_NORING    ? loop_noring()                                                                            \
+                            : loop_getcpu())
     for (int f = 0; f < NFIG; f++) SAMPLE(f); /* warm-up: one of each */
     for (int r = 0; r < reps; r++)
         for (int f = 0; f < NFIG; f++) {
@@ -316,16 +325,15 @@ int main(int argc, char **argv)
 
     printf("config cpu=%d reps=%d ops=%ld big_log2=%d small_log2=16 rseq_cpu=%d tsc_ring=%d "
            "sizeof_latrec_t=%zu\n",
-           cpu, reps, ops, big_log2, LATREC_HAVE_RSEQ_CPU, tsc_ring,
-           sizeof(latrec_t));
+           cpu, reps, ops, big_log2, LATREC_HAVE_RSEQ_CPU, tsc_ring, sizeof(latrec_t));
     double med[NFIG], min[NFIG], med_ratio[NFIG], min_ratio_unused;
     for (int f = 0; f < NFIG; f++) {
         med_min(v[f], reps, &med[f], &min[f]);
         med_min(ratio[f], reps, &med_ratio[f], &min_ratio_unused);
     }
     for (int f = 0; f < NFIG; f++)
-        printf("%s ns_per_op=%.2f ratio=%.3f min_ns_per_op=%.2f min_ratio=%.3f\n", fig_name[f], med[f],
-               med_ratio[f], min[f], min[f] / min[FIG_BARE]);
+        printf("%s ns_per_op=%.2f ratio=%.3f min_ns_per_op=%.2f min_ratio=%.3f\n", fig_name[f], med[f], med_ratio[f],
+               min[f], min[f] / min[FIG_BARE]);
     for (int f = 0; f < NFIG; f++) {
         free(v[f]);
         free(ratio[f]);

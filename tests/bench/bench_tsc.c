@@ -75,8 +75,8 @@ static uint64_t stamp_for(latrec_t *r, double seconds, double rate, long heartbe
  * `max_window` ns (a stamp preempted between its clock reads has a wide
  * window and says nothing about the conversion); `outside` and its largest
  * distance to the window count every stamp. */
-static void report(const char *name, const latrec_ring *ring, const latrec_tsc_map *m,
-                   uint64_t max_window, uint64_t *err)
+static void report(const char *name, const latrec_ring *ring, const latrec_tsc_map *m, uint64_t max_window,
+                   uint64_t *err)
 {
     uint64_t n = 0, outside = 0, outside_max = 0;
     for (uint64_t s = 0; s < ring->entries; s++) {
@@ -97,8 +97,7 @@ static void report(const char *name, const latrec_ring *ring, const latrec_tsc_m
     printf("%s pairs=%u median_abs_ns=%llu p99_abs_ns=%llu max_abs_ns=%llu outside=%llu "
            "outside_max_ns=%llu\n",
            name, m->n, (unsigned long long)err[n / 2], (unsigned long long)err[n * 99 / 100],
-           (unsigned long long)err[n - 1], (unsigned long long)outside,
-           (unsigned long long)outside_max);
+           (unsigned long long)err[n - 1], (unsigned long long)outside, (unsigned long long)outside_max);
 }
 
 int main(int argc, char **argv)
@@ -145,13 +144,12 @@ int main(int argc, char **argv)
     printf("config seconds=%.0f rate=%.0f heartbeat_ms=%ld stamps=%llu kept=%llu "
            "window_median_ns=%llu max_window_ns=%llu within_max_window=%llu\n",
            seconds, rate, heartbeat_ms, (unsigned long long)n, (unsigned long long)ring.valid,
-           (unsigned long long)(k ? win[k / 2] : 0), (unsigned long long)max_window,
-           (unsigned long long)used);
+           (unsigned long long)(k ? win[k / 2] : 0), (unsigned long long)max_window, (unsigned long long)used);
 
     const latrec_hdr *h = ring.map;
     latrec_tsc_map sub;
     report("all", &ring, ring.tsc, max_window, err);
-    latrec_cal pick[3] = {h->cal[0], h->cal[1], ring.tsc->p[ring.tsc->n - 1]};
+    latrec_cal pick[3] = { h->cal[0], h->cal[1], ring.tsc->p[ring.tsc->n - 1] };
     if (latrec_tsc_map_build(&sub, pick, 3) == 0) report("open_close", &ring, &sub, max_window, err);
     if (latrec_tsc_map_build(&sub, h->cal, LATREC_CAL_OPEN) == 0) report("open_only", &ring, &sub, max_window, err);
     free(err);

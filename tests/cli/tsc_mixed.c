@@ -27,8 +27,7 @@ int main(int argc, char **argv)
     const uint64_t gap = strtoull(argv[3], NULL, 10);
     latrec_set_timebase("oai", LATREC_TIMEBASE_TSC);
     latrec_t src, out;
-    if (latrec_open_in(&src, dir, "oai.1", 12) != 1 || latrec_open_in(&out, dir, "libe3.outbound.2", 12) != 1)
-        return 1;
+    if (latrec_open_in(&src, dir, "oai.1", 12) != 1 || latrec_open_in(&out, dir, "libe3.outbound.2", 12) != 1) return 1;
     if (src.timebase != LATREC_TIMEBASE_TSC || out.timebase != LATREC_TIMEBASE_MONO) {
         fprintf(stderr, "tsc_mixed: oai.1 is not a TSC ring here\n");
         return 1;
@@ -36,7 +35,8 @@ int main(int argc, char **argv)
     for (long i = 1; i <= n; i++) {
         latrec_stamp(&src, (uint64_t)i, LATREC_ENQUEUE, 0, 0);
         const uint64_t after = latrec_now_ns();
-        while (latrec_now_ns() < after + gap) {}
+        while (latrec_now_ns() < after + gap) {
+        }
         latrec_stamp(&out, (uint64_t)i, LATREC_DEQUEUE, 0, 0);
         latrec_stamp(&out, (uint64_t)i, LATREC_ENCODE_E3AP_DONE, 100, 0);
         latrec_stamp(&out, (uint64_t)i, LATREC_SEND_DONE, (uint64_t)i, 0);

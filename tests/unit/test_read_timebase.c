@@ -23,9 +23,9 @@
 /* Three pairs: ~3 counts per ns, not an integer rate, two different
  * segment rates. */
 static const latrec_cal P[3] = {
-    {1000000ull, 2000000000ull},
-    {6001000007ull, 4000000000ull},
-    {15001000007ull, 7000000003ull},
+    { 1000000ull, 2000000000ull },
+    { 6001000007ull, 4000000000ull },
+    { 15001000007ull, 7000000003ull },
 };
 
 static void build(latrec_tsc_map *m)
@@ -49,9 +49,8 @@ static void test_between_pairs_floor_of_the_segment_rate(void **state)
     build(&m);
     /* tsc -> expected (Python: m_a + (t - t_a) * (m_b - m_a) // (t_b - t_a)) */
     static const uint64_t want[][2] = {
-        {1000001ull, 2000000000ull},     {3000000000ull, 2999666665ull},
-        {6001000006ull, 3999999999ull},  {10000000000ull, 5332999998ull},
-        {15001000006ull, 7000000002ull},
+        { 1000001ull, 2000000000ull },     { 3000000000ull, 2999666665ull },  { 6001000006ull, 3999999999ull },
+        { 10000000000ull, 5332999998ull }, { 15001000006ull, 7000000002ull },
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         assert_int_equal(latrec_tsc_to_mono(&m, want[i][0]), want[i][1]);
@@ -84,7 +83,7 @@ static void test_before_the_first_pair_and_never_zero(void **state)
     assert_int_equal(latrec_tsc_to_mono(&m, 1ull), 1999666666ull);
     assert_int_equal(latrec_tsc_to_mono(&m, 0ull), 1999666666ull);
     /* a count so early it would map before 0 gives 1 (still a valid stamp) */
-    const latrec_cal early[2] = {{1000000000ull, 10ull}, {2000000000ull, 1000000010ull}};
+    const latrec_cal early[2] = { { 1000000000ull, 10ull }, { 2000000000ull, 1000000010ull } };
     latrec_tsc_map e;
     assert_int_equal(latrec_tsc_map_build(&e, early, 2), 0);
     assert_int_equal(latrec_tsc_to_mono(&e, 5ull), 1ull);
@@ -93,7 +92,7 @@ static void test_before_the_first_pair_and_never_zero(void **state)
 static void test_saturates_and_never_decreases(void **state)
 {
     (void)state;
-    const latrec_cal fast[2] = {{1ull, 1ull}, {2ull, 1000ull}}; /* 999 ns per count */
+    const latrec_cal fast[2] = { { 1ull, 1ull }, { 2ull, 1000ull } }; /* 999 ns per count */
     latrec_tsc_map f;
     assert_int_equal(latrec_tsc_map_build(&f, fast, 2), 0);
     assert_int_equal(latrec_tsc_to_mono(&f, UINT64_MAX), UINT64_MAX);
@@ -113,8 +112,14 @@ static void test_map_keeps_ordered_pairs_drops_the_rest(void **state)
     /* given out of order, with empty slots, a duplicate tsc and a pair whose
      * clock goes back: sorted, the three good ones kept, two dropped */
     const latrec_cal raw[8] = {
-        P[2], {0, 0}, P[0], {7000000000ull, 3000000000ull} /* clock back */,
-        P[1], {6001000007ull, 4000000001ull} /* same tsc */, {123, 0} /* empty */, {0, 0},
+        P[2],
+        { 0, 0 },
+        P[0],
+        { 7000000000ull, 3000000000ull } /* clock back */,
+        P[1],
+        { 6001000007ull, 4000000001ull } /* same tsc */,
+        { 123, 0 } /* empty */,
+        { 0, 0 },
     };
     latrec_tsc_map m;
     assert_int_equal(latrec_tsc_map_build(&m, raw, 8), 0);
@@ -124,7 +129,7 @@ static void test_map_keeps_ordered_pairs_drops_the_rest(void **state)
         assert_int_equal(m.p[i].tsc, P[i].tsc);
         assert_int_equal(m.p[i].mono_ns, P[i].mono_ns);
     }
-    const latrec_cal one[2] = {P[0], {0, 0}};
+    const latrec_cal one[2] = { P[0], { 0, 0 } };
     assert_int_equal(latrec_tsc_map_build(&m, one, 2), -1);
     assert_int_equal(m.n, 1);
 }
@@ -146,8 +151,8 @@ static int setup_dir(void **state)
 static void tsc_ring(ringgen *g, const uint64_t *counts, int n)
 {
     assert_int_equal(ringgen_init(g, 3, 16, "tsc.1"), 0);
-    const uint64_t t[3] = {P[0].tsc, P[1].tsc, P[2].tsc};
-    const uint64_t mo[3] = {P[0].mono_ns, P[1].mono_ns, P[2].mono_ns};
+    const uint64_t t[3] = { P[0].tsc, P[1].tsc, P[2].tsc };
+    const uint64_t mo[3] = { P[0].mono_ns, P[1].mono_ns, P[2].mono_ns };
     ringgen_make_tsc(g, t, mo, 3);
     for (int i = 0; i < n; i++) ringgen_stamp(g, (uint64_t)i + 1, 0, 0x21, counts[i], 0, 0);
     ringgen_set_u64(g, RINGGEN_OFF_REC_COUNT, (uint64_t)n);
@@ -165,8 +170,8 @@ static int open_written(ringgen *g, latrec_ring *r, char *path, size_t len)
 static void test_tsc_ring_reads_as_monotonic_ns(void **state)
 {
     (void)state;
-    const uint64_t counts[4] = {1000001ull, 3000000000ull, 10000000000ull, 20000000000ull};
-    const uint64_t want[4] = {2000000000ull, 2999666665ull, 5332999998ull, 8666333334ull};
+    const uint64_t counts[4] = { 1000001ull, 3000000000ull, 10000000000ull, 20000000000ull };
+    const uint64_t want[4] = { 2000000000ull, 2999666665ull, 5332999998ull, 8666333334ull };
     ringgen g;
     tsc_ring(&g, counts, 4);
     latrec_ring r;
@@ -195,7 +200,7 @@ static void test_tsc_ring_reads_as_monotonic_ns(void **state)
 /* Each header combination a reader must not time: the reason it gives. */
 static void expect_rejected(void (*edit)(ringgen *), const char *reason)
 {
-    const uint64_t counts[1] = {3000000000ull};
+    const uint64_t counts[1] = { 3000000000ull };
     ringgen g;
     tsc_ring(&g, counts, 1);
     edit(&g);
@@ -212,10 +217,22 @@ static void edit_one_pair(ringgen *g)
 {
     memset(g->buf + RINGGEN_OFF_CAL + 16, 0, 32); /* pairs 1 and 2 emptied */
 }
-static void edit_alr1_magic(ringgen *g) { ringgen_set_u32(g, RINGGEN_OFF_MAGIC, RINGGEN_MAGIC); }
-static void edit_version2(ringgen *g) { ringgen_set_u32(g, RINGGEN_OFF_VERSION, 2); }
-static void edit_timebase2(ringgen *g) { ringgen_set_u32(g, RINGGEN_OFF_TIMEBASE, 2); }
-static void edit_swapped(ringgen *g) { ringgen_set_u32(g, RINGGEN_OFF_MAGIC, 0x414C5254u); }
+static void edit_alr1_magic(ringgen *g)
+{
+    ringgen_set_u32(g, RINGGEN_OFF_MAGIC, RINGGEN_MAGIC);
+}
+static void edit_version2(ringgen *g)
+{
+    ringgen_set_u32(g, RINGGEN_OFF_VERSION, 2);
+}
+static void edit_timebase2(ringgen *g)
+{
+    ringgen_set_u32(g, RINGGEN_OFF_TIMEBASE, 2);
+}
+static void edit_swapped(ringgen *g)
+{
+    ringgen_set_u32(g, RINGGEN_OFF_MAGIC, 0x414C5254u);
+}
 
 static void test_tsc_headers_that_cannot_be_timed_are_rejected(void **state)
 {

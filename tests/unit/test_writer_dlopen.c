@@ -69,8 +69,8 @@ static pid_t stamp_on_this_thread(const char *role, uint64_t n, uint64_t base)
 
 struct job {
     const char *role;
-    uint64_t    n, base;
-    pid_t       tid;
+    uint64_t n, base;
+    pid_t tid;
     pthread_barrier_t *loaded; /* NULL: start stamping at once */
 };
 
@@ -114,7 +114,7 @@ static void test_dlopened_library_stamps_on_old_new_and_loading_threads(void **s
     /* A thread that exists before the library is loaded. */
     pthread_barrier_t loaded;
     pthread_barrier_init(&loaded, NULL, 2);
-    struct job before = {"ffi_before", 40, 1000, 0, &loaded};
+    struct job before = { "ffi_before", 40, 1000, 0, &loaded };
     pthread_t tb;
     assert_int_equal(pthread_create(&tb, NULL, job_main, &before), 0);
 
@@ -138,7 +138,7 @@ static void test_dlopened_library_stamps_on_old_new_and_loading_threads(void **s
     /* The loading thread, then a thread started after the load. */
     const pid_t main_tid = stamp_on_this_thread("ffi_main", 30, 2000);
     assert_true(main_tid > 0);
-    struct job after = {"ffi_after", 50, 3000, 0, NULL};
+    struct job after = { "ffi_after", 50, 3000, 0, NULL };
     pthread_t ta;
     assert_int_equal(pthread_create(&ta, NULL, job_main, &after), 0);
     pthread_join(ta, NULL);

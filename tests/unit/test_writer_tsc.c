@@ -23,16 +23,21 @@
 
 #include "test_writer_util.h"
 
-#define OFF_TIMEBASE  256
+#define OFF_TIMEBASE 256
 #define OFF_CAL_SLOTS 260
 #define OFF_CAL_TAKEN 264
-#define OFF_CAL       512
+#define OFF_CAL 512
 
 static char dir[512];
 
-
-static uint64_t cal_tsc(const struct tw_hdr *h, int k) { return tw_le64(h->raw + OFF_CAL + 16 * k); }
-static uint64_t cal_mono(const struct tw_hdr *h, int k) { return tw_le64(h->raw + OFF_CAL + 16 * k + 8); }
+static uint64_t cal_tsc(const struct tw_hdr *h, int k)
+{
+    return tw_le64(h->raw + OFF_CAL + 16 * k);
+}
+static uint64_t cal_mono(const struct tw_hdr *h, int k)
+{
+    return tw_le64(h->raw + OFF_CAL + 16 * k + 8);
+}
 
 static void read_named(const char *name, struct tw_ring *r)
 {
@@ -149,7 +154,7 @@ static void test_tsc_ring_header_pairs_and_stamps(void **state)
     assert_true(is_tsc(&r.h));
     assert_true(r.slots[0].t_ns >= r.slots[0].aux); /* tnow in counts, after `before` */
     assert_true(r.slots[0].t_ns > cal_tsc(&r.h, 1));
-    assert_true(r.h.flags & TW_F_CLEAN_CLOSE); /* exit flush ... */
+    assert_true(r.h.flags & TW_F_CLEAN_CLOSE);             /* exit flush ... */
     assert_int_equal(tw_le64(r.h.raw + OFF_CAL_TAKEN), 3); /* ... took its pair */
     tw_free_ring(&r);
 }
@@ -202,8 +207,8 @@ static void test_role_api_and_environment_choose_the_timebase(void **state)
     static const struct {
         const char *name;
         int tsc;
-    } want[] = {{"monorole.42", 0}, {"other", 1}, {"apimono", 0},
-                {"apitsc", 1},      {"apiother", 0}, {"dropped", 1}};
+    } want[] = { { "monorole.42", 0 }, { "other", 1 },    { "apimono", 0 },
+                 { "apitsc", 1 },      { "apiother", 0 }, { "dropped", 1 } };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         struct tw_hdr h;
         char path[700];
@@ -244,7 +249,8 @@ static void test_no_invariant_tsc_falls_back_to_the_clock_with_one_line(void **s
     FILE *f = fopen(cpuinfo, "w");
     assert_non_null(f);
     fputs("processor\t: 0\nflags\t\t: fpu tsc constant_tsc rdtscp\n\nprocessor\t: 1\n"
-          "flags\t\t: fpu tsc constant_tsc nonstop_tsc\n", f); /* the first CPU decides */
+          "flags\t\t: fpu tsc constant_tsc nonstop_tsc\n",
+          f); /* the first CPU decides */
     fclose(f);
     char err[2048];
     const int st = tw_run_child(fallback_child, cpuinfo, err, sizeof(err));
