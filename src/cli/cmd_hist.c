@@ -135,15 +135,22 @@ struct hist_table {
     int col[LATREC_MAX_HOPS];
 };
 
+/* Room for one more of n elements of size bytes in *v (capacity *cap,
+ * doubled from 16). 0, or -1 when out of memory (*v unchanged). */
+static int grow(void **v, int *cap, int n, size_t size)
+{
+    if (n < *cap) return 0;
+    int c = *cap ? *cap * 2 : 16;
+    void *p = realloc(*v, (size_t)c * size);
+    if (!p) return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
 static int add_column(struct hist_run *h, const char *label)
 {
-    if (h->n_cols == h->cap_cols) {
-        int cap = h->cap_cols ? h->cap_cols * 2 : 16;
-        struct column *c = realloc(h->cols, (size_t)cap * sizeof(*c));
-        if (!c) return -1;
-        h->cols = c;
-        h->cap_cols = cap;
-    }
+    if (grow((void **)&h->cols, &h->cap_cols, h->n_cols, sizeof(*h->cols)) < 0) return -1;
     struct column *c = &h->cols[h->n_cols];
     memset(c, 0, sizeof(*c));
     snprintf(c->label, sizeof(c->label), "%s", label);
@@ -240,13 +247,7 @@ static int runqlat_column(struct runqlat_ctx *rc, uint32_t tid, uint32_t gen)
 {
     for (int i = 0; i < rc->n_threads; i++)
         if (rc->threads[i].tid == tid && rc->threads[i].gen == gen) return rc->threads[i].col;
-    if (rc->n_threads == rc->cap_threads) {
-        int cap = rc->cap_threads ? rc->cap_threads * 2 : 16;
-        struct runqlat_thread *t = realloc(rc->threads, (size_t)cap * sizeof(*t));
-        if (!t) return -1;
-        rc->threads = t;
-        rc->cap_threads = cap;
-    }
+    if (grow((void **)&rc->threads, &rc->cap_threads, rc->n_threads, sizeof(*rc->threads)) < 0) return -1;
     char label[LATREC_SCHED_COMM_LEN + 160];
     latrec_sched_view_label(rc->view, rc->in, tid, gen, label, sizeof(label));
     int col = add_column(rc->h, label);

@@ -47,6 +47,7 @@ int latrec_arg_choice(struct argp_state *state, const char *name, const latrec_c
 
 enum { OPT_COMPONENT = 0x700, OPT_LEG, OPT_HOP, OPT_WARMUP, OPT_CALIBRATE };
 
+/* clang-format off */
 static const struct argp_option select_options[] = {
     { "component", OPT_COMPONENT, "NAME", 0, "Only this component (a name the run holds)", 0 },
     { "leg", OPT_LEG, "NAME", 0, "Only this leg (a name of the catalog or the run)", 0 },
@@ -56,6 +57,7 @@ static const struct argp_option select_options[] = {
     { "calibrate", OPT_CALIBRATE, 0, 0, "Subtract each ring's measured clock cost from every hop", 0 },
     { 0 }
 };
+/* clang-format on */
 
 static error_t parse_select(int key, char *arg, struct argp_state *state)
 {
@@ -82,8 +84,10 @@ int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_catalog *cat,
 {
     for (int i = 0; i < n; i++)
         if (latrec_hop_select_add(hops, cat, specs[i]) < 0) {
-            fprintf(stderr, "latrec %s: --hop %s: unknown stage (stages are named as in the catalog, "
-                            "or by id like 0x21)\n", cmd, specs[i]);
+            fprintf(stderr,
+                    "latrec %s: --hop %s: unknown stage (stages are named as in the catalog, "
+                    "or by id like 0x21)\n",
+                    cmd, specs[i]);
             return -1;
         }
     return 0;
@@ -103,11 +107,13 @@ int latrec_select_any(const latrec_select_opts *s)
 
 enum { OPT_UNIT = 0x780, OPT_FORMAT };
 
+/* clang-format off */
 static const struct argp_option output_options[] = {
     { "unit", OPT_UNIT, "UNIT", 0, NULL, 0 },   /* doc: the units table (output_help) */
     { "format", OPT_FORMAT, "FMT", 0, NULL, 0 }, /* doc: the command's format table */
     { 0 }
 };
+/* clang-format on */
 
 static error_t parse_output(int key, char *arg, struct argp_state *state)
 {
@@ -149,11 +155,13 @@ void latrec_output_init(latrec_output_opts *o, const latrec_choice *formats)
 
 /* ---- -h ------------------------------------------------------------------- */
 
+/* clang-format off */
 static const struct argp_option help_options[] = {
     /* Group -1: listed with argp's own -?, --help. */
     { 0, 'h', 0, 0, "Give this help list (as --help)", -1 },
     { 0 }
 };
+/* clang-format on */
 
 static error_t parse_help(int key, char *arg, struct argp_state *state)
 {

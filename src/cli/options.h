@@ -45,9 +45,9 @@ int latrec_arg_choice(struct argp_state *state, const char *name, const latrec_c
 
 /* What to analyse (report, hist). The child's input: a latrec_select_opts. */
 typedef struct latrec_select_opts {
-    latrec_pass_opts pass;                          /* component, leg, warmup_ns, calibrate */
-    const char *hop_specs[LATREC_MAX_HOP_SPECS];    /* --hop A:B as given */
-    int         n_hop_specs;
+    latrec_pass_opts pass;                       /* component, leg, warmup_ns, calibrate */
+    const char *hop_specs[LATREC_MAX_HOP_SPECS]; /* --hop A:B as given */
+    int n_hop_specs;
 } latrec_select_opts;
 
 extern struct argp latrec_select_argp;
@@ -65,7 +65,7 @@ int latrec_select_any(const latrec_select_opts *s);
  * with formats (default first: value 0) set before argp_parse. */
 typedef struct latrec_output_opts {
     const latrec_choice *formats; /* the command's table */
-    int          format;          /* its value */
+    int format;                   /* its value */
     latrec_units units;           /* --unit (default us) */
 } latrec_output_opts;
 

@@ -38,14 +38,13 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
     return 0;
 }
 
-void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in, uint32_t tid, uint32_t gen,
-                             char *buf, size_t len)
+void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in, uint32_t tid, uint32_t gen, char *buf,
+                             size_t len)
 {
     char name[128] = "";
     for (size_t i = 0; i < in->set.n && !name[0]; i++) {
         const latrec_ring *r = &in->set.rings[i];
-        if ((int)i == in->sched_ring || r->status != LATREC_RING_OK || !r->valid || latrec_ring_tid(r) != tid)
-            continue;
+        if ((int)i == in->sched_ring || r->status != LATREC_RING_OK || !r->valid || latrec_ring_tid(r) != tid) continue;
         /* the ring is this generation's when written while it lived */
         if (v->model && latrec_sched_gen_at(v->model, tid, r->min_t_ns) != (int64_t)gen) continue;
         latrec_input_ring_role(r, name, sizeof(name));

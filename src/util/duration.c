@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* one unit a line */
+/* clang-format off */
 static const struct {
     const char *name;
     uint64_t    ns;
@@ -16,6 +18,7 @@ static const struct {
     { "min", 60000000000ull },
     { "h", 3600000000000ull },
 };
+/* clang-format on */
 
 #define UNIT_LIST "ns, us, ms, s, m, min, h"
 
@@ -98,8 +101,8 @@ int latrec_duration_parse(const latrec_duration_opt *opt, const char *s, uint64_
     const char *unit;
     char lo[24], hi[24];
     if (split_number(s, &whole, frac, sizeof(frac), &unit) < 0 || (*unit && !latrec_duration_unit_ns(unit))) {
-        snprintf(err, errlen, "%s: '%s' is not a duration (a number and one of " UNIT_LIST ", e.g. 100ms)",
-                 opt->name, s);
+        snprintf(err, errlen, "%s: '%s' is not a duration (a number and one of " UNIT_LIST ", e.g. 100ms)", opt->name,
+                 s);
         return -1;
     }
     uint64_t mul;

@@ -18,10 +18,10 @@
 #include <stdint.h>
 
 typedef struct latrec_duration_opt {
-    const char *name;   /* the option as messages name it: "--interval" */
-    const char *bare;   /* unit of a bare number ("s", "ns"), NULL: a unit is required */
-    uint64_t    min_ns; /* inclusive bounds */
-    uint64_t    max_ns;
+    const char *name; /* the option as messages name it: "--interval" */
+    const char *bare; /* unit of a bare number ("s", "ns"), NULL: a unit is required */
+    uint64_t min_ns;  /* inclusive bounds */
+    uint64_t max_ns;
 } latrec_duration_opt;
 
 /* Parse s by opt. 0 and *ns, or -1 with one line in err ("--interval: '1'

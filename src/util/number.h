@@ -15,7 +15,7 @@
 
 typedef struct latrec_count_opt {
     const char *name; /* "--top" */
-    uint64_t    min, max;
+    uint64_t min, max;
 } latrec_count_opt;
 
 /* 0 and *v, or -1 with one line in err ("--top: 'x' is not a count in 0..10000"). */
@@ -26,8 +26,8 @@ int latrec_number_parse(const char *s, double min, double max, double *v);
 
 typedef struct latrec_choice {
     const char *name; /* "json"; NULL ends a table */
-    int         value;
-    const char *doc;  /* one line for "--OPTION=help" (NULL: none) */
+    int value;
+    const char *doc; /* one line for "--OPTION=help" (NULL: none) */
 } latrec_choice;
 
 /* The value of word s in the table, or -1 when it is none of them. */

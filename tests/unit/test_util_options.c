@@ -26,9 +26,11 @@ static void refused(const latrec_duration_opt *o, const char *s, const char *why
 {
     uint64_t ns = 12345;
     char err[200] = "";
-    if (latrec_duration_parse(o, s, &ns, err, sizeof(err)) == 0) fail_msg("'%s' taken as %llu ns", s, (unsigned long long)ns);
+    if (latrec_duration_parse(o, s, &ns, err, sizeof(err)) == 0)
+        fail_msg("'%s' taken as %llu ns", s, (unsigned long long)ns);
     assert_int_equal(ns, 12345);
-    if (!strstr(err, why) || strncmp(err, o->name, strlen(o->name)) != 0) fail_msg("'%s': '%s' lacks '%s'", s, err, why);
+    if (!strstr(err, why) || strncmp(err, o->name, strlen(o->name)) != 0)
+        fail_msg("'%s': '%s' lacks '%s'", s, err, why);
 }
 
 static void test_units(void **state)
@@ -43,7 +45,7 @@ static void test_units(void **state)
     assert_int_equal(ok(&unit_required, "1.25h"), 4500000000000ull);
     assert_int_equal(ok(&unit_required, "0.000000001s"), 1);
     assert_int_equal(ok(&unit_required, "1.000ns"), 1); /* trailing zeros are exact */
-    assert_int_equal(ok(&unit_required, "0"), 0);         /* zero needs no unit */
+    assert_int_equal(ok(&unit_required, "0"), 0);       /* zero needs no unit */
     assert_int_equal(ok(&unit_required, "0.00"), 0);
     assert_int_equal(ok(&unit_required, "18446744073709551615ns"), UINT64_MAX);
 }
@@ -51,9 +53,9 @@ static void test_units(void **state)
 static void test_refused_forms(void **state)
 {
     (void)state;
-    static const char *const bad[] = { "nan", "inf", "-inf", "NaN", "infinity", "1e3", "1e3s", "0x10", "0x10s",
-                                       "-1s", "+1s", "1.", ".5s", " 1s", "1 s", "1s ", "1S", "1sec", "", "s",
-                                       "1..2s", "1,5s", "5us5" };
+    static const char *const bad[] = { "nan",   "inf",  "-inf", "NaN", "infinity", "1e3",  "1e3s", "0x10",
+                                       "0x10s", "-1s",  "+1s",  "1.",  ".5s",      " 1s",  "1 s",  "1s ",
+                                       "1S",    "1sec", "",     "s",   "1..2s",    "1,5s", "5us5" };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) refused(&unit_required, bad[i], "is not a duration");
     refused(&unit_required, "1.5ns", "finer than 1 ns");
     refused(&unit_required, "0.0000000015s", "finer than 1 ns");
@@ -116,8 +118,9 @@ static void test_counts(void **state)
     assert_int_equal(v, 0);
     assert_int_equal(latrec_count_parse(&top, "10000", &v, err, sizeof(err)), 0);
     assert_int_equal(v, 10000);
-    static const char *const bad[] = { "10001", "-1", "+1", "", " 1", "1x", "0x10", "1e3", "nan",
-                                       "18446744073709551616" };
+    static const char *const bad[] = {
+        "10001", "-1", "+1", "", " 1", "1x", "0x10", "1e3", "nan", "18446744073709551616"
+    };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         v = 7;
         assert_int_equal(latrec_count_parse(&top, bad[i], &v, err, sizeof(err)), -1);
@@ -146,7 +149,9 @@ static void test_numbers(void **state)
 static void test_choices(void **state)
 {
     (void)state;
-    static const latrec_choice t[] = { { "text", 0, NULL }, { "csv", 1, NULL }, { "json", 2, NULL }, { NULL, 0, NULL } };
+    static const latrec_choice t[] = {
+        { "text", 0, NULL }, { "csv", 1, NULL }, { "json", 2, NULL }, { NULL, 0, NULL }
+    };
     int v = -1;
     assert_int_equal(latrec_choice_parse(t, "json", &v), 0);
     assert_int_equal(v, 2);
@@ -161,10 +166,9 @@ static void test_choices(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),        cmocka_unit_test(test_refused_forms),
-        cmocka_unit_test(test_bare_numbers), cmocka_unit_test(test_ranges),
-        cmocka_unit_test(test_format_and_units), cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_numbers),      cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_units),   cmocka_unit_test(test_refused_forms),    cmocka_unit_test(test_bare_numbers),
+        cmocka_unit_test(test_ranges),  cmocka_unit_test(test_format_and_units), cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_numbers), cmocka_unit_test(test_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
