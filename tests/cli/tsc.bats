@@ -3,7 +3,7 @@
 #
 # Environment (set by tests/unit/tsc.cmake): LATREC = the latrec binary,
 # GEN = gen_synthetic, MIXED = tsc_mixed (writes a TSC ring and a clock ring
-# of one leg from one process).
+# of one leg from one process), E3LOOP = the bundled e3loop workload.
 #
 # Synthetic run M: ring oai.104 is a TSC ring with three calibration pairs
 # (about 3 counts per ns, two segment rates); libe3.outbound.101 is a clock
@@ -17,7 +17,7 @@ bats_require_minimum_version 1.5.0
 
 setup_file() {
     : "${LATREC:?LATREC must name the latrec binary}" "${GEN:?GEN must name gen_synthetic}"
-    : "${MIXED:?MIXED must name tsc_mixed}"
+    : "${MIXED:?MIXED must name tsc_mixed}" "${E3LOOP:?E3LOOP must name the e3loop workload}"
     export D="$BATS_FILE_TMPDIR"
     if [ -x /usr/bin/python3 ]; then export PY=/usr/bin/python3; else export PY=python3; fi
     "$PY" - "$D" <<'PYEOF'
@@ -78,11 +78,15 @@ csvval() {
     [ "$(csvval "$D/m.csv" libe3 outbound total max_us)" = 5.506 ]
 }
 
-@test "tsc: the library's TSC ring and clock ring of one process, in one report" {
+need_invariant_tsc() {
     if ! grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
        ! grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc; then
         skip "this host's TSC is not invariant: the library stamps the clock instead"
     fi
+}
+
+@test "tsc: the library's TSC ring and clock ring of one process, in one report" {
+    need_invariant_tsc
     mkdir -p "$D/W"
     "$MIXED" "$D/W" 200 20000
     [ "$(head -c 4 "$D/W/oai.1.latrec")" = ALRT ]
@@ -92,4 +96,37 @@ csvval() {
     # at least the 20 us spin, less a conversion error of a few ns
     min=$(csvval "$D/w.csv" libe3 outbound ENQUEUE-\>DEQUEUE min_us)
     awk -v m="$min" 'BEGIN { exit !(m >= 19.990) }'
+}
+
+@test "tsc: e3loop recorded with two roles on the TSC: start stamp, joins and legs as with the clock" {
+    need_invariant_tsc
+    command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
+    if [ "$(id -u)" -eq 0 ] && grep -qw tracefs /proc/filesystems &&
+        ! mountpoint -q /sys/kernel/tracing; then
+        mount -t tracefs nodev /sys/kernel/tracing
+    fi
+    run env LATREC_CLOCK_OAI=tsc LATREC_CLOCK_DAPP=tsc \
+        "$LATREC" record -q -o "$D/e3" -- "$E3LOOP" --duration 2 --threads 2 --rate 1000
+    [ "$status" -eq 0 ]
+    # the chosen roles stamp the TSC, the others the clock
+    for f in "$D"/e3/rings/oai.[0-9]*.latrec "$D"/e3/rings/dapp.*.latrec; do
+        [ "$(head -c 4 "$f")" = ALRT ]
+    done
+    for f in "$D"/e3/rings/libe3.*.latrec "$D"/e3/rings/oai.ctrl.*.latrec; do
+        [ "$(head -c 4 "$f")" = ALR1 ]
+    done
+    # every record, converted, after the run's start stamp; none dropped
+    jq -e '.collectors.rings.dropped_before_start == 0' "$D/e3/run.json"
+    jq -e '.collectors.rings.first_record_mono_ns > .start_stamp.mono_ns' "$D/e3/run.json"
+    "$LATREC" convert -q -o "$D/e3csv" "$D/e3"
+    start="$(jq -r .start_stamp.mono_ns "$D/e3/run.json")"
+    awk -F, -v s="$start" 'NR == 1 { next } { n++; if ($1 + 0 < s + 0) bad++ }
+        END { if (n < 1000 || bad) { print n " records, " bad " before the start stamp"; exit 1 } }' \
+        "$D/e3csv/records.csv"
+    # the outbound leg crosses from the producer's TSC ring to the publisher's
+    # clock ring: joined, and never a clock regression
+    "$LATREC" report "$D/e3" --format csv > "$D/e3.csv"
+    [ "$(csvval "$D/e3.csv" libe3 outbound ENQUEUE-\>DEQUEUE count)" -gt 1000 ]
+    [ "$(csvval "$D/e3.csv" libe3 outbound ENQUEUE-\>DEQUEUE regressions)" = 0 ]
+    [ "$(csvval "$D/e3.csv" libe3 outbound total regressions)" = 0 ]
 }

@@ -15,7 +15,7 @@ if(TARGET latrec_cli)
   if(LATREC_TSC_BATS)
     add_test(NAME cli_tsc COMMAND ${LATREC_TSC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/tsc.bats)
     set_tests_properties(cli_tsc PROPERTIES
-      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;MIXED=$<TARGET_FILE:tsc_mixed>"
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;MIXED=$<TARGET_FILE:tsc_mixed>;E3LOOP=$<TARGET_FILE:e3loop>"
       LABELS cli TIMEOUT 300)
   else()
     message(STATUS "bats not found: cli_tsc is not registered")
