@@ -479,6 +479,7 @@ static int link_side(latrec_paths *p, struct piece *pc, int side)
         struct piece *other = e->ptr;
         map_remove(&p->wait, e);
         other->waits[side == LEFT ? RIGHT : LEFT] = 0;
+        p->counts[path].joined[join]++;
         merge(p, other->frag, pc->frag);
         return 0;
     }

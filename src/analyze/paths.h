@@ -100,6 +100,7 @@ typedef struct latrec_path_counts {
     uint64_t unanchored;                                         /* fragments without the first leg */
     uint64_t cut_open;                                           /* fragments that left because max_open was reached */
     uint64_t drops_delayed;                                      /* incomplete instances with a drops-as-delay end */
+    uint64_t joined[LATREC_MAX_PATH_LEGS];                       /* [i]: links made at the join into leg i */
 } latrec_path_counts;
 
 typedef struct latrec_paths_opts {

@@ -388,15 +388,14 @@ void latrec_pass_print_join_warnings(const latrec_catalog *cat, const latrec_pat
         const latrec_path *path = &cat->paths[k];
         const latrec_path_counts *c = latrec_paths_counts(paths, k);
         if (!c || c->complete) continue;
-        /* The first join no instance got past: instances stopped at its
-         * leg, none further. */
+        /* The first join that linked no two instances, with instances
+         * stopped at its leg (an incomplete leg instance that did join is
+         * not this join's fault). */
         for (int i = 1; i < path->n_legs; i++) {
-            uint64_t here = 0, further = 0;
+            uint64_t here = 0;
             for (int r = 0; r < LATREC_PATH_N_STOPS; r++) here += c->stopped[i][r];
-            for (int q = i + 1; q < path->n_legs; q++)
-                for (int r = 0; r < LATREC_PATH_N_STOPS; r++) further += c->stopped[q][r];
-            if (further) break;
-            if (!here) continue;
+            if (c->joined[i]) continue;
+            if (!here) break;
             char jt[2 * LATREC_NAME_MAX * 2 + 16];
             join_text(cat, &cat->joins[path->joins[i]], jt, sizeof(jt));
             fprintf(stderr, "latrec: catalog '%s': path %s: join %s matched nothing (%llu path instances stopped "

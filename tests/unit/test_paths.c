@@ -347,6 +347,9 @@ static void test_pipe(void **state)
     assert_int_equal(n->incomplete, 4);
     /* unanchored: m 10's b+c (partner gone), process 300's c */
     assert_int_equal(n->unanchored, 2);
+    /* links made per join: a -> b for 1..5, 9, 11; b -> c also for 10 */
+    assert_int_equal(n->joined[1], 7);
+    assert_int_equal(n->joined[2], 8);
 
     /* drops as delay: 6, 7 and 8 run until 9 got through; 10 left (at
      * the horizon) before 11 got through: unresolved */
