@@ -6,6 +6,12 @@
  * clock map and a one-ring merge. Invariants the reader promises are
  * checked; a violation aborts, so the fuzzer reports it.
  *
+ * An input of at least 4096 bytes is the ring file itself. A shorter one
+ * (from 100 bytes) is compact, so mutations land on bytes that matter: its
+ * first 640 bytes are the header's first 640 (base fields, timebase block,
+ * 8 calibration pairs), zero filled to 4096, and the rest follows as the
+ * records (corpus/compact_* are such seeds).
+ *
  *   fuzz_ring -max_total_time=60 tests/fuzz/corpus
  */
 #include <stddef.h>
@@ -37,9 +43,9 @@ static void check_ring(const latrec_ring *r)
     CHECK(!(r->wrapped && r->multi_writer));
     /* counts saturate at LATREC_COUNT_MAX, as a lower bound */
     CHECK(r->written <= LATREC_COUNT_MAX && r->lost <= LATREC_COUNT_MAX);
-    CHECK(r->lost < LATREC_COUNT_MAX || r->lost_lower_bound);
-    if (r->lost == LATREC_COUNT_MAX)
-        ;
+    CHECK(r->lost <= r->written);
+    if (r->written == LATREC_COUNT_MAX || r->lost == LATREC_COUNT_MAX)
+        CHECK(r->lost_lower_bound); /* saturated: no exact relation left */
     else if (r->valid + 1 == r->entries && r->wrapped)
         CHECK(r->lost == r->written - r->valid);
     else
@@ -92,6 +98,16 @@ static void check_ring(const latrec_ring *r)
     }
 }
 
+static void put_at(const uint8_t *p, size_t n, size_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = pwrite(memfd, p + done, n - done, (off_t)(off + done));
+        CHECK(w > 0);
+        done += (size_t)w;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (memfd < 0) {
@@ -99,11 +115,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(memfd >= 0);
     }
     CHECK(ftruncate(memfd, 0) == 0);
-    size_t done = 0;
-    while (done < size) {
-        ssize_t w = pwrite(memfd, data + done, size - done, (off_t)done);
-        CHECK(w > 0);
-        done += (size_t)w;
+    if (size >= 100 && size < 4096 && size > 640) {
+        put_at(data, 640, 0);
+        put_at(data + 640, size - 640, 4096);
+    } else if (size >= 100 && size < 4096) {
+        put_at(data, size, 0);
+        CHECK(ftruncate(memfd, 4096) == 0);
+    } else {
+        put_at(data, size, 0);
     }
 
     latrec_ring r;
