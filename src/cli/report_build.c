@@ -38,6 +38,8 @@ static int rt_new(void *ctx, latrec_leg_table *t)
     if (latrec_stats_init(&rt->gaps_stats) < 0) return -1;
     latrec_gaps_init(&rt->gaps, &rt->gaps_stats);
     rt->rank_hop = rank_hop_of(t);
+    rt->series.table = t;
+    rt->series.path = -1;
     if (top_cap(r->o) && !(rt->top = calloc((size_t)top_cap(r->o), sizeof(*rt->top)))) return -1;
     return 0;
 }
@@ -48,7 +50,7 @@ static void rt_free(latrec_leg_table *t)
     if (!rt) return;
     for (int h = 0; h < t->n_hops; h++) latrec_stats_free(&rt->col[h]);
     latrec_stats_free(&rt->gaps_stats);
-    for (int i = 0; i < rt->n_open; i++) latrec_stats_free(&rt->open[i].total);
+    for (int i = 0; i < rt->series.n_open; i++) latrec_stats_free(&rt->series.open[i].total);
     free(rt->top);
     free(rt);
     t->user = NULL;
@@ -136,9 +138,9 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
     if (n < cap) rt->n_top++;
 }
 
-static void close_interval(struct report_run *r, const latrec_leg_table *table, struct rtable *rt, int i)
+static void close_interval(struct report_run *r, struct series *s, int i)
 {
-    struct interval *iv = &rt->open[i];
+    struct interval *iv = &s->open[i];
     if (r->n_rows == r->cap_rows) {
         size_t cap = r->cap_rows ? r->cap_rows * 2 : 256;
         struct interval_row *rows = realloc(r->rows, cap * sizeof(*rows));
@@ -151,14 +153,20 @@ static void close_interval(struct report_run *r, const latrec_leg_table *table, 
     }
     struct interval_row *row = &r->rows[r->n_rows++];
     memset(row, 0, sizeof(*row));
-    row->table = table;
+    row->table = s->table;
+    row->path = s->path;
     row->idx = iv->idx;
     row->count = iv->count;
     row->bytes = iv->bytes;
     row->has_p50 = latrec_stats_percentile(&iv->total, 50, &row->p50);
     row->has_p99 = latrec_stats_percentile(&iv->total, 99, &row->p99);
     latrec_stats_free(&iv->total);
-    rt->open[i] = rt->open[--rt->n_open];
+    s->open[i] = s->open[--s->n_open];
+}
+
+static void close_series(struct report_run *r, struct series *s)
+{
+    for (int k = s->n_open - 1; k >= 0; k--) close_interval(r, s, k);
 }
 
 /* The byte count an instance carries (the catalog's `bytes` field of the
@@ -173,46 +181,54 @@ static uint64_t instance_bytes(const latrec_leg *leg, const latrec_instance *ins
     return leg->bytes_field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
 }
 
-static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
+/* The interval of series s that an instance starting at first_t counts in,
+ * opened if needed; NULL before the beginning, when that interval was
+ * closed already (counted late) or out of memory. */
+static struct interval *series_slot(struct report_run *r, struct series *s, uint64_t first_t)
 {
     const uint64_t begin = r->begin;
-    if (inst->first_t < begin) return;
-    const uint64_t idx = (inst->first_t - begin) / r->interval_ns;
-    const latrec_leg_table *table = t;
+    if (first_t < begin) return NULL;
+    const uint64_t idx = (first_t - begin) / r->interval_ns;
     /* Close intervals the stream has left behind by more than the lateness. */
-    for (int i = 0; i < rt->n_open;) {
-        if ((rt->open[i].idx + 1) * r->interval_ns + INTERVAL_LATENESS_NS < inst->first_t - begin)
-            close_interval(r, table, rt, i);
+    for (int i = 0; i < s->n_open;) {
+        if ((s->open[i].idx + 1) * r->interval_ns + INTERVAL_LATENESS_NS < first_t - begin)
+            close_interval(r, s, i);
         else
             i++;
     }
     int slot = -1;
     uint64_t oldest_idx = UINT64_MAX;
     int oldest = -1;
-    for (int i = 0; i < rt->n_open; i++) {
-        if (rt->open[i].idx == idx) slot = i;
-        if (rt->open[i].idx < oldest_idx) {
-            oldest_idx = rt->open[i].idx;
+    for (int i = 0; i < s->n_open; i++) {
+        if (s->open[i].idx == idx) slot = i;
+        if (s->open[i].idx < oldest_idx) {
+            oldest_idx = s->open[i].idx;
             oldest = i;
         }
     }
     if (slot < 0) {
         for (size_t k = 0; k < r->n_rows; k++)
-            if (r->rows[k].table == table && r->rows[k].idx == idx) {
-                rt->late++; /* its interval was closed already */
-                return;
+            if (r->rows[k].table == s->table && r->rows[k].path == s->path && r->rows[k].idx == idx) {
+                s->late++; /* its interval was closed already */
+                return NULL;
             }
-        if (rt->n_open == MAX_OPEN_INTERVALS) close_interval(r, table, rt, oldest);
-        slot = rt->n_open;
-        memset(&rt->open[slot], 0, sizeof(rt->open[slot]));
-        if (latrec_stats_init(&rt->open[slot].total) < 0) {
+        if (s->n_open == MAX_OPEN_INTERVALS) close_interval(r, s, oldest);
+        slot = s->n_open;
+        memset(&s->open[slot], 0, sizeof(s->open[slot]));
+        if (latrec_stats_init(&s->open[slot].total) < 0) {
             r->oom = 1;
-            return;
+            return NULL;
         }
-        rt->open[slot].idx = idx;
-        rt->n_open++;
+        s->open[slot].idx = idx;
+        s->n_open++;
     }
-    struct interval *iv = &rt->open[slot];
+    return &s->open[slot];
+}
+
+static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
+{
+    struct interval *iv = series_slot(r, &rt->series, inst->first_t);
+    if (!iv) return;
     iv->count++;
     const latrec_leg *leg = &t->legdef;
     if (leg->has_bytes) iv->bytes += instance_bytes(leg, inst);
@@ -236,6 +252,12 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
 {
     struct report_run *r = ctx;
     latrec_rpaths_add(r->paths, pi, r->pass_no);
+    /* a path's time series: its complete instances' end-to-end total */
+    if (r->pass_no != 1 || !pi->complete || pi->path >= r->n_path_series) return;
+    struct interval *iv = series_slot(r, &r->path_series[pi->path], pi->start_ns);
+    if (!iv) return;
+    iv->count++;
+    latrec_stats_add(&iv->total, (int64_t)(pi->end_ns - pi->start_ns));
 }
 
 static int cmp_tables(const void *a, const void *b)
@@ -249,7 +271,8 @@ static int cmp_rows(const void *a, const void *b)
 {
     const struct interval_row *x = a, *y = b;
     if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
-    return cmp_tables(&x->table, &y->table);
+    if (x->path != y->path) return x->path < y->path ? -1 : 1; /* legs (-1), then paths in catalog order */
+    return x->table ? cmp_tables(&x->table, &y->table) : 0;
 }
 
 void latrec_report_run_free(struct report_run *r)
@@ -263,6 +286,11 @@ void latrec_report_run_free(struct report_run *r)
     }
     free(r->rows);
     r->rows = NULL;
+    for (int k = 0; k < r->n_path_series; k++)
+        for (int i = 0; i < r->path_series[k].n_open; i++) latrec_stats_free(&r->path_series[k].open[i].total);
+    free(r->path_series);
+    r->path_series = NULL;
+    r->n_path_series = 0;
     latrec_sched_view_close(&r->sv);
     latrec_rpaths_free(r->paths);
     r->paths = NULL;
@@ -310,6 +338,11 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         return LATREC_EXIT_ERROR;
     }
     if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, &r->in, &r->sv))) return LATREC_EXIT_ERROR;
+    if (o->pass.paths && r->interval_ns && r->in.cat.n_paths) {
+        if (!(r->path_series = calloc((size_t)r->in.cat.n_paths, sizeof(*r->path_series)))) return LATREC_EXIT_ERROR;
+        r->n_path_series = r->in.cat.n_paths;
+        for (int k = 0; k < r->n_path_series; k++) r->path_series[k].path = k;
+    }
     latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage, o->pass.paths ? on_path : NULL };
     /* The callbacks run inside latrec_pass_run(), before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
@@ -328,8 +361,9 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
             latrec_outliers_fence(&col->outl, &rt->fence[h]);
             need_second |= rt->fig[h].outliers != rt->fig[h].outliers_max;
         }
-        for (int k = rt->n_open - 1; k >= 0; k--) close_interval(r, tables[i], rt, k);
+        close_series(r, &rt->series);
     }
+    for (int k = 0; k < r->n_path_series; k++) close_series(r, &r->path_series[k]);
     if (r->paths) need_second |= latrec_rpaths_close_first(r->paths);
     if (r->oom) return LATREC_EXIT_ERROR;
     if (need_second) {

@@ -163,7 +163,7 @@ static void table_html(const latrec_report *m, int i, FILE *out)
     if (rr && rr->dist) {
         fputs("<p class=\"note\">Histogram and percentiles of ", out);
         latrec_html_text(out, rr->name);
-        fputs(path ? ". No time series for paths yet (see latrec-report(1)).</p>\n" : ".</p>\n", out);
+        fputs(path ? "; over time: the complete instances' total.</p>\n" : ".</p>\n", out);
     }
     int parts = 0;
     for (int h = 0; h < t->n_rows; h++) parts += t->rows[h].in_sum;

@@ -207,7 +207,7 @@ static void build_table(struct builder *b, latrec_report_table *mt, const latrec
     mt->instances = t->instances;
     mt->complete = t->complete;
     mt->rank_row = rt->rank_hop;
-    mt->late = rt->late;
+    mt->late = rt->series.late;
     if (!(mt->rows = calloc((size_t)t->n_hops + 1, sizeof(*mt->rows)))) {
         b->oom = 1;
         return;
@@ -249,12 +249,19 @@ static void build_intervals(struct builder *b, latrec_leg_table **tables, int n)
         b->oom = 1;
         return;
     }
-    b->m->n_intervals = r->n_rows;
     for (size_t k = 0; k < r->n_rows; k++) {
         const struct interval_row *row = &r->rows[k];
-        latrec_report_interval *iv = &b->m->intervals[k];
-        for (int i = 0; i < n; i++)
+        latrec_report_interval *iv = &b->m->intervals[b->m->n_intervals];
+        iv->table = -1;
+        for (int i = 0; i < n && row->table; i++)
             if (tables[i] == row->table) iv->table = i;
+        /* a path's rows: its table among those latrec_rpaths_build added */
+        for (int i = n; i < b->m->n_tables && row->path >= 0; i++)
+            if (b->m->tables[i].kind == LATREC_TABLE_PATH &&
+                strcmp(b->m->tables[i].name, r->in.cat.paths[row->path].name) == 0)
+                iv->table = i;
+        if (iv->table < 0) continue;
+        b->m->n_intervals++;
         iv->idx = row->idx;
         iv->count = row->count;
         iv->bytes = row->bytes;
@@ -284,11 +291,14 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
     if (n && !(m->tables = calloc((size_t)n, sizeof(*m->tables)))) return LATREC_EXIT_ERROR;
     m->n_tables = n;
     for (int i = 0; i < n && !b.oom; i++) build_table(&b, &m->tables[i], tables[i]);
-    build_intervals(&b, tables, n);
     if (!b.oom && r->paths &&
         latrec_rpaths_build(r->paths, base ? base->paths : NULL, latrec_pass_paths(r->pass), latrec_pass_begin(r->pass),
                             latrec_pass_legs(r->pass), m) < 0)
         b.oom = 1;
+    for (int i = n; i < m->n_tables; i++) /* the paths' late instances */
+        for (int k = 0; k < r->n_path_series; k++)
+            if (strcmp(m->tables[i].name, r->in.cat.paths[k].name) == 0) m->tables[i].late = r->path_series[k].late;
+    build_intervals(&b, tables, n);
     if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
     return b.oom ? LATREC_EXIT_ERROR : 0;
 }

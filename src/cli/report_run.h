@@ -31,8 +31,18 @@ struct interval {
     latrec_stats total;
 };
 
+/* The open intervals of one leg's (or path's) time series. */
+struct series {
+    const latrec_leg_table *table; /* the leg, or NULL for a path */
+    int path;                      /* catalog path index, -1 for a leg */
+    struct interval open[MAX_OPEN_INTERVALS];
+    int n_open;
+    uint64_t late; /* instances after their interval closed */
+};
+
 struct interval_row {
-    const latrec_leg_table *table;
+    const latrec_leg_table *table; /* NULL: the path's */
+    int path;                      /* -1: a leg's */
     uint64_t idx, count, bytes;
     int has_p50, has_p99;
     int64_t p50, p99;
@@ -53,9 +63,7 @@ struct rtable {
     int rank_hop;                            /* -1: no ranking */
     struct top_entry *top;
     int n_top;
-    struct interval open[MAX_OPEN_INTERVALS];
-    int n_open;
-    uint64_t late;
+    struct series series; /* --interval */
 };
 
 struct report_run {
@@ -70,6 +78,8 @@ struct report_run {
     latrec_sched_view sv; /* the scheduler's side, or why not */
     latrec_rpaths *paths; /* the path tables' state */
     uint64_t interval_ns; /* --interval, or the automatic one (html), 0: none */
+    struct series *path_series; /* per catalog path, with paths and an interval */
+    int n_path_series;
     int oom;
 };
 

@@ -5,13 +5,13 @@ report of the same run and options (latrec report --format json), figure by
 figure:
   - no console error, no page error, no request but the page's own;
   - one section per leg and per path of the JSON report;
-  - per section a histogram, a percentile plot and a waterfall, a p50/p99
-    series for legs; each with 1 series (2 with --baseline) whose marks are
+  - per section a histogram, a percentile plot, a p50/p99 series and a
+    waterfall; each with 1 series (2 with --baseline) whose marks are
     as many as it says (data-points);
   - histogram counts add up to the count of the ranking row (the total);
   - the p50 and p99 marks of the percentile plot are the JSON's p50/p99
     (and the baseline series' those of the JSON's baseline figures);
-  - the series has one mark per interval of that leg in the JSON;
+  - the series has one mark per interval of that leg (or path) in the JSON;
   - the waterfall's parts are the path's hop and hand-off segments (a leg's
     chain hops) and add up to the mean of the total within 5 % (not exactly:
     a negative hand-off, the next leg begun before the last one ended, is a
@@ -86,9 +86,13 @@ def main():
                 if not near(marks[p], fig['p%d_%s' % (p, unit)] * div, 0):
                     fail('%s: %s p%d mark at %s ns, the report says %s %s'
                          % (name, who, p, marks[p], fig['p%d_%s' % (p, unit)], unit))
-        if kind == 'leg':
+        if 1:
             s = check_chart(sec, 'series', 2)
-            mine = [iv for iv in intervals if iv['component'] + '/' + iv['leg'] == name]
+            of = (lambda iv: iv['component'] + '/' + iv['leg']) if kind == 'leg' else \
+                 (lambda iv: iv['leg'] if iv['component'] == 'path' else None)
+            mine = [iv for iv in intervals if of(iv) == name]
+            if not mine:
+                fail('%s: no interval in the JSON report' % name)
             for ser, k in zip(s['series'], ('p50', 'p99')):
                 if ser['marks'] != sum(1 for iv in mine if iv['%s_%s' % (k, unit)] is not None):
                     fail('%s: %s series has %d marks, %d intervals' % (name, k, ser['marks'], len(mine)))
