@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,10 +219,15 @@ static int check_previous(const char *dir, int quiet, char *err, size_t errlen)
     json_t *run = latrec_manifest_load(dir, why, sizeof(why));
     const char *state = json_string_value(json_object_get(run, "state"));
     if (!quiet && state && (strcmp(state, "recording") == 0 || strcmp(state, "running") == 0)) {
-        char who[512];
+        char who[512], cmd[96] = "";
         describe_holder(dir, who, sizeof(who));
+        const json_t *pid = json_object_get(run, "pid");
+        if (json_is_integer(pid) && json_integer_value(pid) > 0) /* PR_SET_PDEATHSIG should have ended it */
+            snprintf(cmd, sizeof(cmd), "; its command, pid %lld, %s", (long long)json_integer_value(pid),
+                     kill((pid_t)json_integer_value(pid), 0) == 0 || errno == EPERM ? "still exists (check it)"
+                                                                                   : "is gone");
         fprintf(stderr, "latrec: %s: its run never finished (%s; latrec ended without finalising it, "
-                        "killed?); see latrec report %s\n", dir, who, dir);
+                        "killed?%s); see latrec report %s\n", dir, who, cmd, dir);
     }
     json_decref(run);
     close(fd);

@@ -53,15 +53,7 @@ instance_gone() {
     [ ! -e "/sys/kernel/tracing/instances/$name" ]
 }
 
-# Wait until the command of run directory $1 has been released and exec'd.
-wait_running() {
-    local i
-    for i in $(seq 200); do
-        jq -e '.launch.release_to_exec_ns' "$1/run.json" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    return 1
-}
+load record_helpers
 
 # ---- exit statuses -----------------------------------------------------------
 

@@ -87,15 +87,7 @@ teardown() {
 
 # ---- the run directory: locked while in use, -f checks before deleting ----------
 
-# Wait until the command of run directory $1 has been released and exec'd.
-wait_running() {
-    local i
-    for i in $(seq 400); do
-        jq -e '.launch.release_to_exec_ns' "$1/run.json" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    return 1
-}
+load record_helpers
 
 @test "a run directory in use is locked: a second record is refused naming the running one; report says the run is in progress" {
     "$LATREC" record -q -o r -- "$E3LOOP" --duration 30 --rate 200 >/dev/null 2>&1 &
@@ -147,7 +139,7 @@ wait_running() {
     [[ "$output" == *"r: its recording never finished (latrec pid "*" ended without finalising run.json: killed?)"* ]]
     run "$LATREC" record -o r -- true
     [ "$status" -eq 0 ]
-    [[ "$output" == *"r: its run never finished"* ]]
+    [[ "$output" == *"r: its run never finished"*"its command, pid $child, is gone"* ]]
     [ "$(jq -r .state r.old/run.json)" = recording ]
     # the next run's rings directory is gone after it; the killed run's is named in its run.json
     local tmp

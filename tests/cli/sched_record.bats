@@ -74,15 +74,7 @@ need_e3run() {
     [ "$(cat "$BATS_FILE_TMPDIR/e3.status")" -eq 0 ] || { cat "$BATS_FILE_TMPDIR/e3.out"; false; }
 }
 
-# Wait until the command of run directory $1 has been released and exec'd.
-wait_running() {
-    local i
-    for i in $(seq 200); do
-        jq -e '.launch.release_to_exec_ns' "$1/run.json" >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    return 1
-}
+load record_helpers
 
 # check_ring FILE: the ALR1 contract of sched.latrec, read straight from
 # the file (format.h): v3 header, name "sched", catalog "kernel", clock 1,
