@@ -130,7 +130,11 @@ static void write_proc(latrec_timeline *t, const struct proc *p)
 static void write_thread(latrec_timeline *t, const struct track *tr)
 {
     char name[384];
-    const char *comm = comm_of(t, tr->real_tid, tr->when);
+    /* A thread by the last name it had (after its exec, not the "latrec"
+     * or "sh" it was forked as), of the generation alive when first used. */
+    const int64_t gen = t->sv.model && tr->real_tid ? latrec_sched_gen_at(t->sv.model, tr->real_tid, tr->when) : -1;
+    const char *last = gen >= 0 ? latrec_sched_thread_name(t->sv.model, tr->real_tid, (uint32_t)gen) : NULL;
+    const char *comm = last && last[0] ? last : comm_of(t, tr->real_tid, tr->when);
     if (tr->name[0] && comm) snprintf(name, sizeof(name), "%s (%s)", tr->name, comm);
     else if (tr->name[0]) snprintf(name, sizeof(name), "%s", tr->name);
     else if (comm) snprintf(name, sizeof(name), "%s", comm);

@@ -87,3 +87,12 @@ SPEC
     [ "$(jq -c '[.columns[0].name, .columns[0].count, .columns[0].min, .columns[0].max]' <<<"$output")" = \
         '["runqlat",4,100,700]' ]
 }
+
+@test "convert --format chrome: thread tracks named by ring role and the thread's last name" {
+    command -v jq >/dev/null || skip "jq is not installed"
+    run --separate-stderr "$LATREC" convert -q --format chrome -o "$D/tl" "$D/run"
+    [ "$status" -eq 0 ]
+    names=$(jq -r '.traceEvents[] | select(.name == "thread_name") | "\(.tid) \(.args.name)"' "$D/tl/trace.json" | sort)
+    # not "app.worker (latrec)" nor "sh": the names after their exec
+    [ "$names" = "$(printf '200 app.worker (e3loop)\n300 e3loop')" ] || { echo "$names"; return 1; }
+}
