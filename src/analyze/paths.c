@@ -456,6 +456,7 @@ static struct frag *merge(latrec_paths *p, struct frag *a, struct frag *b)
  * came. */
 static void tomb_hit(latrec_paths *p, struct piece *pc, int side, uint32_t tag, int join)
 {
+    if (!p->tombs.n) return; /* nothing has left yet */
     struct entry *te = map_find(&p->tombs, tag, pc->scope[side], pc->key[side]);
     if (!te->ptr) return;
     struct tomb *t = &p->tomb[(uintptr_t)te->ptr - 1];
