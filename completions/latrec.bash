@@ -45,7 +45,7 @@ _latrec() {
     fi
 
     # argp children every analysis command shares (cli/options.h)
-    local input="-i --input --catalog --stages --stage-prefix --wall --leg-horizon --path-horizon -q --quiet"
+    local input="-i --input --catalog --stages --stage-prefix --wall --align --leg-horizon --path-horizon -q --quiet"
     local select="--component --leg --hop --warm-up --calibrate"
     local output="--unit --format"
     local opts

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analyze/legs.h"
+#include "cli/align.h"
 #include "cli/commands.h"
 #include "cli/component_table.h"
 #include "cli/csv.h"
@@ -612,7 +613,7 @@ int latrec_cmd_convert(int argc, char **argv)
     if (o.watch) wait_quiet(&o.input, o.quiet_secs, o.timeout_secs);
 
     latrec_input in;
-    if (latrec_input_open(&in, &o.input, "convert") != 0) {
+    if (latrec_input_open(&in, &o.input, "convert") != 0 || latrec_input_align(&in) < 0) {
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }

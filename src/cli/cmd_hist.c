@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/align.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/input.h"
@@ -487,7 +488,7 @@ int latrec_cmd_hist(int argc, char **argv)
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
 
     latrec_input in;
-    if (latrec_input_open(&in, &o.input, "hist") != 0) {
+    if (latrec_input_open(&in, &o.input, "hist") != 0 || latrec_input_align(&in) < 0) {
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON };
+enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON, OPT_ALIGN };
 
 static const struct argp_option input_options[] = {
     { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
@@ -28,6 +28,9 @@ static const struct argp_option input_options[] = {
     { "stage-prefix", OPT_STAGE_PREFIX, "PREFIX", 0, "Enumerator prefix for --stages (e.g. MYAPP_)", 1 },
     { "wall", OPT_WALL, 0, 0, "Order and print times on CLOCK_REALTIME, mapped per ring (needed "
                               "to combine hosts or boots)", 1 },
+    { "align", OPT_ALIGN, 0, 0, "With --wall and the run directories of several hosts: shift each host's "
+                                "clock by the offset estimated from paths that go there and back (NTP's "
+                                "estimate), instead of trusting its realtime pairs", 1 },
     { "leg-horizon", OPT_LEG_HORIZON, "DURATION", 0, "An instance open longer than this (stream time) "
                                                      "ends unfinished, counted in the header (default 10s)", 1 },
     { "path-horizon", OPT_PATH_HORIZON, "DURATION", 0, "A path instance whose legs have not all joined "
@@ -58,6 +61,7 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     case OPT_STAGES: o->stages_header = arg; break;
     case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
     case OPT_WALL: o->wall = 1; break;
+    case OPT_ALIGN: o->align = 1; break;
     case OPT_LEG_HORIZON:
         o->leg_horizon_ns = latrec_arg_duration(state, &leg_horizon_opt, arg);
         break;

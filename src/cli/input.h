@@ -24,6 +24,7 @@ typedef struct latrec_input_opts {
     const char *stage_prefix;  /* --stage-prefix PREFIX */
     int         wall;          /* --wall */
     uint64_t    leg_horizon_ns; /* --leg-horizon (0: LATREC_LEGS_HORIZON_NS) */
+    int         align;         /* --align (cli/align.c) */
     uint64_t    path_horizon_ns; /* --path-horizon (0: LATREC_PATHS_HORIZON_NS) */
     int         quiet;         /* -q */
 } latrec_input_opts;
@@ -58,6 +59,15 @@ typedef struct latrec_input {
     char           run_name[64];  /* its program: argv[0]'s last component */
     uint64_t       run_start_real_ns, run_stop_real_ns;
     char           sched_reason[256]; /* run.json's word on the scheduler collector */
+    /* --align: per directory, the shift applied to its rings' realtime
+     * pairs (minus the estimated offset to directory 0) and its bound */
+    int            aligned;
+    struct latrec_input_align {
+        int      have;
+        int64_t  shift_ns, bound_ns;
+        uint64_t exchanges;
+        int      consistent;
+    } align[64];
     char           exit_note[320]; /* how the target ended ("exited with status 0") */
     json_t        *exit_json;     /* run.json's "exit" object (NULL when none) */
     int            run_state;     /* LATREC_RUN_*: the first directory's run still recording, or never finished */

@@ -53,6 +53,7 @@ struct latrec_pass {
     size_t n_disc, cap_disc;
     latrec_paths *paths;
     uint64_t path_warm_skipped;
+    latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
     int failed;
 };
 
@@ -227,6 +228,7 @@ static void disc_flush(latrec_pass *p, uint64_t before)
 static void on_path(void *ctx, const latrec_path_instance *pi)
 {
     latrec_pass *p = ctx;
+    if (p->offsets) latrec_offsets_add_path(p->offsets, p->legs, pi); /* every path's exchanges */
     if (p->opts.path && strcmp(p->opts.path, p->in->cat.paths[pi->path].name) != 0) return;
     if (pi->start_ns < p->begin + p->opts.warmup_ns) {
         p->path_warm_skipped++;
@@ -318,6 +320,10 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
             latrec_legs_free(p->legs);
             p->legs = NULL;
         }
+        if (p->legs && po.cross_hosts && (p->offsets = malloc(sizeof(*p->offsets))))
+            latrec_offsets_init(p->offsets, in->opts.n_dirs);
+        else if (po.cross_hosts)
+            p->failed = 1;
     }
     latrec_merge m;
     if (!p->legs || latrec_input_rewind(in, &m) < 0) {
@@ -366,6 +372,7 @@ latrec_legs *latrec_pass_legs(latrec_pass *p) { return p->legs; }
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipped; }
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
 const latrec_paths *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
+const latrec_offsets *latrec_pass_offsets(const latrec_pass *p) { return p->offsets; }
 uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p) { return p->path_warm_skipped; }
 
 void latrec_pass_print_warnings(const latrec_legs *legs)

@@ -29,6 +29,7 @@
 
 #include "analyze/hops.h"
 #include "analyze/legs.h"
+#include "analyze/clock_offset.h"
 #include "analyze/paths.h"
 #include "cli/input.h"
 
@@ -82,6 +83,9 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n);
 latrec_legs *latrec_pass_legs(latrec_pass *p);
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
+/* Host clock offsets estimated from the paths' exchanges (--wall with
+ * several directories and paths assembled), else NULL. */
+const latrec_offsets *latrec_pass_offsets(const latrec_pass *p);
 /* The path assembler (its counts), NULL without opts.paths. */
 const latrec_paths *latrec_pass_paths(const latrec_pass *p);
 /* Path instances skipped by the warm-up. */

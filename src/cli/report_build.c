@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/align.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/report_run.h"
@@ -326,7 +327,8 @@ static uint64_t auto_interval(const latrec_input *in)
 int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
     const latrec_report_request *o = r->o;
-    if (latrec_input_open(&r->in, input_opts, "report") != 0) return LATREC_EXIT_ERROR;
+    if (latrec_input_open(&r->in, input_opts, "report") != 0 || latrec_input_align(&r->in) < 0)
+        return LATREC_EXIT_ERROR;
     r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
     if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;

@@ -70,6 +70,17 @@ static json_t *header(const latrec_report *m)
     json_t *ex = h->exit_json ? json_loads(h->exit_json, 0, NULL) : NULL;
     json_object_set_new(hdr, "exit", ex ? ex : json_null());
     json_object_set_new(hdr, "exit_note", h->exit_note ? json_string(h->exit_note) : json_null());
+    json_t *offs = json_array(), *al = json_array();
+    for (int i = 0; i < h->n_offsets; i++) {
+        const struct latrec_report_offset *x = &h->offsets[i];
+        json_array_append_new(offs, json_pack("{s:s, s:s, s:I, s:I, s:I, s:b}", "from", x->from, "to", x->to,
+                                              "offset_ns", (json_int_t)x->offset_ns, "bound_ns",
+                                              (json_int_t)x->bound_ns, "exchanges", (json_int_t)x->exchanges,
+                                              "consistent", x->consistent));
+    }
+    for (int i = 0; i < h->n_aligned; i++) json_array_append_new(al, json_string(h->aligned[i]));
+    json_object_set_new(hdr, "clock_offsets", offs);
+    json_object_set_new(hdr, "clock_alignment", al);
     json_object_set_new(hdr, "leg_horizon_ns", json_integer((json_int_t)h->leg_horizon_ns));
     json_object_set_new(hdr, "instances_cut_by_horizon", json_integer((json_int_t)h->cut_horizon));
     json_object_set_new(hdr, "path_horizon_ns", h->paths ? json_integer((json_int_t)h->path_horizon_ns) : json_null());

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/align.h"
 #include "cli/commands.h"
 #include "cli/report_run.h"
 
@@ -81,6 +82,23 @@ static char *dup_str(struct builder *b, const char *s)
     return d;
 }
 
+static void build_offsets(struct builder *b, latrec_report_header *h)
+{
+    const latrec_input *in = &b->r->in;
+    const latrec_offsets *o = latrec_pass_offsets(b->r->pass);
+    for (int a = 0; o && a < in->opts.n_dirs; a++)
+        for (int d = a + 1; d < in->opts.n_dirs && h->n_offsets < 16; d++) {
+            struct latrec_report_offset *x = &h->offsets[h->n_offsets];
+            if (!latrec_offsets_get(o, a, d, &x->offset_ns, &x->bound_ns, &x->consistent, &x->exchanges)) continue;
+            x->from = dup_str(b, in->opts.dirs[a]);
+            x->to = dup_str(b, in->opts.dirs[d]);
+            h->n_offsets++;
+        }
+    char note[1024];
+    for (int d = 1; d < in->opts.n_dirs && h->n_aligned < 16; d++)
+        if (latrec_align_note(in, d, note, sizeof(note))) h->aligned[h->n_aligned++] = dup_str(b, note);
+}
+
 static void build_header(struct builder *b)
 {
     latrec_report_header *h = &b->m->hdr;
@@ -108,6 +126,7 @@ static void build_header(struct builder *b)
     const latrec_legs *legs = latrec_pass_legs(b->r->pass);
     h->leg_horizon_ns = latrec_legs_horizon(legs);
     h->paths = b->req->pass.paths;
+    build_offsets(b, h);
     h->path_horizon_ns = in->opts.path_horizon_ns ? in->opts.path_horizon_ns : LATREC_PATHS_HORIZON_NS;
     h->path_warmup_skipped = latrec_pass_path_warmup_skipped(b->r->pass);
     h->cut_horizon = latrec_legs_cut_horizon(legs);
@@ -333,6 +352,11 @@ void latrec_report_free(latrec_report *m)
     free(m->intervals);
     free(m->baseline_dir);
     latrec_report_header *h = &m->hdr;
+    for (int i = 0; i < h->n_offsets; i++) {
+        free(h->offsets[i].from);
+        free(h->offsets[i].to);
+    }
+    for (int i = 0; i < h->n_aligned; i++) free(h->aligned[i]);
     free(h->command);
     free(h->exit_note);
     free(h->exit_json);

@@ -172,6 +172,17 @@ typedef struct latrec_report_header {
     uint64_t cut_horizon, cut_room; /* instances it (and max_open) cut unfinished */
     char    *horizon_note;     /* "10 s, N instances cut unfinished by it" */
     int      paths;            /* path tables were asked for */
+    /* --wall with several directories: host clock offsets from the paths'
+     * exchanges (analyze/clock_offset.h), "DIRb - DIRa"; --align's shifts */
+    int      n_offsets;
+    struct latrec_report_offset {
+        char    *from, *to;    /* directories a and b: the offset is b's clock minus a's */
+        int64_t  offset_ns, bound_ns;
+        uint64_t exchanges;
+        int      consistent;
+    } offsets[16];
+    int      n_aligned;
+    char    *aligned[16];      /* latrec_align_note() of each shifted directory */
     uint64_t path_horizon_ns;  /* --path-horizon in use */
     uint64_t path_warmup_skipped; /* path instances the warm-up skipped */
     uint64_t warmup_ns, warmup_skipped;

@@ -41,6 +41,14 @@ static void header_text(const latrec_report *m, FILE *out)
     else
         fprintf(out, "# scheduler: n/a (%s)\n", h->sched_reason);
     fprintf(out, "# leg horizon: %s\n", h->horizon_note);
+    for (int i = 0; i < h->n_aligned; i++) fprintf(out, "# clock alignment: %s\n", h->aligned[i]);
+    for (int i = 0; i < h->n_offsets; i++) {
+        const struct latrec_report_offset *x = &h->offsets[i];
+        fprintf(out, "# clock offset: %s - %s: %+.3f us +-%.3f us (%llu exchanges of paths there and back%s)\n",
+                x->to, x->from, (double)x->offset_ns / 1e3, (double)x->bound_ns / 1e3,
+                (unsigned long long)x->exchanges,
+                x->consistent ? "" : "; their intervals do not meet (drift?): the smallest round trip's");
+    }
     if (h->paths)
         fprintf(out, "# path horizon: %.3f s (an instance whose legs have not joined by then is incomplete)\n",
                 (double)h->path_horizon_ns / 1e9);

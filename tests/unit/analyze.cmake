@@ -14,3 +14,6 @@ latrec_unit_test(test_paths
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_paths.c
   LIBS latrec_analyze latrec_read)
 target_include_directories(test_paths PRIVATE ${CMAKE_SOURCE_DIR}/src)
+latrec_unit_test(test_clock_offset
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_clock_offset.c
+  LIBS latrec_analyze latrec_read)

@@ -1,0 +1,27 @@
+/*
+ * cli/align.h - --align: with --wall and the run directories of several
+ * hosts, one pass assembles the catalog's paths and estimates each
+ * directory's clock offset to the first directory from the exchanges of
+ * the paths that go there and back (analyze/clock_offset.h); each
+ * directory's rings then have their realtime pairs shifted by minus that
+ * offset, so every later pass (and every figure) is on the first
+ * directory's clock. A directory without such a path keeps its pairs (one
+ * line says so).
+ */
+#ifndef LATREC_CLI_ALIGN_H
+#define LATREC_CLI_ALIGN_H
+
+#include <stddef.h>
+
+#include "cli/input.h"
+
+/* Does nothing without --align. 0, or -1 with the reason printed (--align
+ * without --wall or with one directory, a catalog without paths, out of
+ * memory). */
+int latrec_input_align(latrec_input *in);
+
+/* "DIR shifted by -5000.000 us (offset to DIR0 estimated within +-12.000 us
+ * from 998 exchanges)" for directory d when --align shifted it: 1, else 0. */
+int latrec_align_note(const latrec_input *in, int d, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# Two "hosts" made from one real e3loop run: the RAN process's rings in
+# host1/, the dApp process's in host2/ with every realtime pair of its ring
+# headers (t0_real_ns, t1_real_ns) moved 5 ms later, as if host2's clock ran
+# 5 ms ahead. The e3/loop path goes host1 -> host2 -> host1, so each loop is
+# an NTP exchange: the report estimates host2 - host1 within its stated
+# bound; --wall alone shows the 5 ms in the hand-offs across; --align
+# removes it (what is left is within the bound).
+#
+# Needs: LATREC, E3LOOP (ctest sets both), jq, python3.
+
+SHIFT_NS=5000000
+
+setup_file() {
+    : "${LATREC:?set LATREC to the latrec binary}"
+    : "${E3LOOP:?set E3LOOP to the e3loop workload}"
+    command -v jq >/dev/null || skip "jq is not installed (apt-get install jq)"
+    export D="$BATS_FILE_TMPDIR"
+    "$LATREC" record -q --no-sched -o "$D/plain" -- "$E3LOOP" --duration 2 --rate 200
+    python3 - "$D" "$SHIFT_NS" <<'EOF'
+import os, shutil, struct, sys
+d, shift = sys.argv[1], int(sys.argv[2])
+src = f"{d}/plain/rings"
+by_pid = {}
+for f in sorted(os.listdir(src)):
+    if f.endswith(".latrec"):
+        with open(f"{src}/{f}", "rb") as fh:
+            by_pid.setdefault(struct.unpack_from("<I", fh.read(4096), 128)[0], []).append(f)
+assert len(by_pid) == 2, by_pid
+ran = next(p for p, fs in by_pid.items() if any(f.startswith("oai.") for f in fs))
+for pid, files in by_pid.items():
+    host = "host1" if pid == ran else "host2"
+    os.makedirs(f"{d}/{host}", exist_ok=True)
+    for f in files:
+        dst = f"{d}/{host}/{f}"
+        shutil.copy(f"{src}/{f}", dst)
+        if host == "host2":
+            with open(dst, "r+b") as fh:
+                h = bytearray(fh.read(4096))
+                for off in (32, 120):  # t0_real_ns, t1_real_ns (latrec-format(5))
+                    v = struct.unpack_from("<Q", h, off)[0]
+                    if v:
+                        struct.pack_into("<Q", h, off, v + shift)
+                fh.seek(0)
+                fh.write(h)
+EOF
+    "$LATREC" report -q "$D/plain" --format json > "$D/plain.json"
+    "$LATREC" report -q --wall "$D/host1" "$D/host2" --format json > "$D/wall.json"
+    "$LATREC" report -q --wall --align "$D/host1" "$D/host2" --format json > "$D/align.json"
+}
+
+# seg FILE SEGMENT KEY: a figure of an e3/loop segment
+seg() {
+    jq -r --arg s "$2" '.paths[] | select(.path == "e3/loop") | .segments[] | select(.segment == $s) | .'"$3" "$1"
+}
+
+@test "hosts: the offset of host2 to host1 is estimated from the loops, within its bound" {
+    [ "$(jq '.header.clock_offsets | length' "$D/wall.json")" = 1 ]
+    off=$(jq '.header.clock_offsets[0].offset_ns' "$D/wall.json")
+    bound=$(jq '.header.clock_offsets[0].bound_ns' "$D/wall.json")
+    n=$(jq '.header.clock_offsets[0].exchanges' "$D/wall.json")
+    loops=$(seg "$D/plain.json" total count)
+    echo "offset $off bound $bound exchanges $n loops $loops" >&3
+    [ "$(jq -r '.header.clock_offsets[0].consistent' "$D/wall.json")" = true ]
+    [ "$(jq -r '.header.clock_offsets[0] | .from + " " + .to' "$D/wall.json")" = "$D/host1 $D/host2" ]
+    [ "$n" -ge $((loops - 1)) ]
+    # the known shift is inside [offset - bound, offset + bound]
+    [ $((off - bound)) -le "$SHIFT_NS" ] && [ $((off + bound)) -ge "$SHIFT_NS" ]
+    # and the bound is a real one: well under the shift
+    [ "$bound" -gt 0 ] && [ "$bound" -lt 500000 ]
+    # the text header says it
+    run "$LATREC" report -q --wall "$D/host1" "$D/host2"
+    grep -q "^# clock offset: $D/host2 - $D/host1: +5[0-9][0-9][0-9]\.[0-9]* us +-[0-9.]* us ($n exchanges of paths there and back)" <<< "$output"
+    # the other order: the same offset, negated
+    "$LATREC" report -q --wall "$D/host2" "$D/host1" --format json > "$D/rev.json"
+    [ "$(jq '.header.clock_offsets[0].offset_ns' "$D/rev.json")" = "$((-off))" ]
+    [ "$(jq '.header.clock_offsets[0].bound_ns' "$D/rev.json")" = "$bound" ]
+}
+
+@test "hosts: --wall alone shows the shift as a skewed hand-off" {
+    # the loops of the two-host reading (the one-host run's may differ by
+    # one at the run's edges: host1/ and host2/ have no start stamp)
+    n=$(seg "$D/wall.json" total count)
+    # host1 -> host2: every value 5 ms longer (SEND_DONE is stamped when
+    # send() returns, so on one host the receiver may be first: p50, not min)
+    [ "$(seg "$D/wall.json" 'SEND_DONE->RECV' count)" -ge $((n - 5)) ]
+    awk -v m="$(seg "$D/wall.json" 'SEND_DONE->RECV' p50_us)" -v p="$(seg "$D/plain.json" 'SEND_DONE->RECV' p50_us)" \
+        'BEGIN { exit !(m > 4900 && m > p + 4900) }'
+    # host2 -> host1: 5 ms shorter, every value a negative hand-off
+    [ "$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)" -ge "$n" ]
+    [ "$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' count)" = 0 ]
+    [ "$(seg "$D/plain.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)" = 0 ]
+}
+
+@test "hosts: --align removes the shift within the bound" {
+    n=$(seg "$D/align.json" total count)
+    [ "$n" = "$(seg "$D/wall.json" total count)" ]
+    bound=$(jq '.header.clock_offsets[0].bound_ns' "$D/wall.json")
+    [ "$(jq '.header.clock_alignment | length' "$D/align.json")" = 1 ]
+    [[ "$(jq -r '.header.clock_alignment[0]' "$D/align.json")" == "$D/host2 shifted by -5"* ]]
+    # what is left between the hosts is within the bound (0 by construction)
+    [ "$(jq '.header.clock_offsets[0].offset_ns' "$D/align.json")" = 0 ]
+    # the return hand-off is back: no regression, its figures within the bound of the one-host run's
+    [ "$(seg "$D/align.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)" = 0 ]
+    [ "$(seg "$D/align.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' count)" -ge "$n" ]
+    for fig in p50_us min_us max_us; do
+        a=$(seg "$D/align.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' $fig)
+        p=$(seg "$D/plain.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' $fig)
+        awk -v a="$a" -v p="$p" -v b="$bound" 'BEGIN { d = a - p; if (d < 0) d = -d; exit !(d * 1000 <= b + 1000) }'
+    done
+    # the loop total never crossed hosts: unchanged
+    [ "$(seg "$D/align.json" total p50_us)" = "$(seg "$D/wall.json" total p50_us)" ]
+    # text header
+    run "$LATREC" report -q --wall --align "$D/host1" "$D/host2"
+    grep -q "^# clock alignment: $D/host2 shifted by -5" <<< "$output"
+}
+
+@test "hosts: --align needs --wall and two directories" {
+    run --separate-stderr "$LATREC" report -q --align "$D/plain"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec: --align needs --wall and the run directories of two hosts or more" ]
+    run --separate-stderr "$LATREC" hist -q --wall --align "$D/plain" --leg outbound
+    [ "$status" -eq 1 ]
+}
