@@ -11,43 +11,45 @@
 
 /* ---- baseline matching ---------------------------------------------------- */
 
-/* The baseline figures of the same component, leg and hop (hop == n_hops:
- * inter-arrival), or NULL. */
-static const latrec_figures *baseline_of(struct report_run *base, const latrec_leg_table *t, int hop)
+/* The baseline's table of the same component and leg, or NULL. */
+static const latrec_leg_table *baseline_leg(struct report_run *base, const latrec_leg_table *t)
 {
     if (!base || !base->pass) return NULL;
     int n;
     latrec_leg_table **tables = latrec_pass_tables(base->pass, &n);
-    for (int i = 0; i < n; i++) {
-        const latrec_leg_table *b = tables[i];
-        if (strcmp(b->component_name, t->component_name) != 0 || strcmp(b->legdef.name, t->legdef.name) != 0)
-            continue;
-        const struct rtable *rt = b->user;
-        if (hop == t->n_hops) return &rt->fig[b->n_hops];
-        for (int h = 0; h < b->n_hops; h++)
-            if (strcmp(b->hops[h].name, t->hops[hop].name) == 0) return &rt->fig[h];
-    }
+    for (int i = 0; i < n; i++)
+        if (strcmp(tables[i]->component_name, t->component_name) == 0 &&
+            strcmp(tables[i]->legdef.name, t->legdef.name) == 0)
+            return tables[i];
     return NULL;
 }
 
 /* The baseline's table state of the same component and leg, with *bh the
- * index of the same hop there; NULL when it has none. */
+ * index of the same hop there (hop == t->n_hops: the inter-arrival row);
+ * NULL when it has none. */
 static struct rtable *baseline_table(struct report_run *base, const latrec_leg_table *t, int hop, int *bh)
 {
-    if (!base || !base->pass) return NULL;
-    int n;
-    latrec_leg_table **tables = latrec_pass_tables(base->pass, &n);
-    for (int i = 0; i < n; i++) {
-        const latrec_leg_table *b = tables[i];
-        if (strcmp(b->component_name, t->component_name) != 0 || strcmp(b->legdef.name, t->legdef.name) != 0)
-            continue;
-        for (int h = 0; h < b->n_hops; h++)
-            if (strcmp(b->hops[h].name, t->hops[hop].name) == 0) {
-                *bh = h;
-                return b->user;
-            }
+    const latrec_leg_table *b = baseline_leg(base, t);
+    if (!b) return NULL;
+    if (hop == t->n_hops) {
+        *bh = b->n_hops;
+        return b->user;
     }
+    for (int h = 0; h < b->n_hops; h++)
+        if (strcmp(b->hops[h].name, t->hops[hop].name) == 0) {
+            *bh = h;
+            return b->user;
+        }
     return NULL;
+}
+
+/* The baseline figures of the same component, leg and hop (hop == n_hops:
+ * inter-arrival), or NULL. */
+static const latrec_figures *baseline_of(struct report_run *base, const latrec_leg_table *t, int hop)
+{
+    int bh;
+    const struct rtable *rt = baseline_table(base, t, hop, &bh);
+    return rt ? &rt->fig[bh] : NULL;
 }
 
 /* The baseline's column of the same component, leg and hop, or NULL. */
