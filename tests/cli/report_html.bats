@@ -8,11 +8,13 @@ bats_require_minimum_version 1.5.0
 # full-page screenshot saved as a test artefact in $ARTEFACTS; the same with
 # --baseline.
 #
-# Needs: LATREC, E3LOOP, JS_DIR, ARTEFACTS (ctest sets them). Without
+# Needs: LATREC, E3LOOP, GEN (gen_synthetic), JS_DIR, ARTEFACTS (ctest sets
+# them). Without
 # Chromium or npm the browser tests skip with the reason.
 
 setup_file() {
     : "${LATREC:?set LATREC}" "${E3LOOP:?set E3LOOP}" "${JS_DIR:?set JS_DIR}" "${ARTEFACTS:?set ARTEFACTS}"
+    : "${GEN:?set GEN}"
     if [ -x /usr/bin/python3 ]; then export PY=/usr/bin/python3; else export PY=python3; fi
     export BASE="$BATS_FILE_TMPDIR/base" RUN="$BATS_FILE_TMPDIR/run"
     local st=0
@@ -109,5 +111,38 @@ page = json.load(open(sys.argv[1]))
 for s in page['sections']:
     ser = [c for c in s['charts'] if c['chart'] == 'series'][0]['series']
     assert 50 <= ser[0]["marks"] <= 110, (s["name"], ser[0]["marks"])
+PY
+}
+
+@test "report --format html in Chromium: the charts of known stamps (200 hops of 1010..3000 ns)" {
+    need_browser
+    # libe3/inbound, instance i = 1..200 every 1 ms: RECV at 2 s + i ms,
+    # DECODE_E3AP_DONE 1000 + 10 i ns later
+    d="$BATS_TEST_TMPDIR/syn"
+    { echo "ring libe3.inbound.102 version=3 pid=1000 tid=102"
+      for i in $(seq 1 200); do
+          t=$((2000000000 + i * 1000000))
+          echo "rec libe3.inbound.102 RECV $i $t 100"
+          echo "rec libe3.inbound.102 DECODE_E3AP_DONE $i $((t + 1000 + 10 * i))"
+      done; } > "$BATS_TEST_TMPDIR/spec"
+    "$GEN" "$d" < "$BATS_TEST_TMPDIR/spec"
+    "$LATREC" report -q "$d" --format html --interval 50ms -o "$BATS_TEST_TMPDIR/s.html"
+    browse "$BATS_TEST_TMPDIR/s.html" "$BATS_TEST_TMPDIR/s.png" > "$BATS_TEST_TMPDIR/page.json"
+    "$PY" - "$BATS_TEST_TMPDIR/page.json" <<'PY'
+import json, sys
+page = json.load(open(sys.argv[1]))
+assert not page['console_errors'] and not page['requests'], page
+(sec,) = [s for s in page['sections'] if s['name'] == 'libe3/inbound']
+ch = dict((c['chart'], c) for c in sec['charts'])
+hist = ch['hist']['series'][0]
+assert sum(hist['counts']) == 200, hist['counts']
+# nearest rank: p0 1010, p50 the 100th (2000), p99 the 198th (2980), p100 3000
+pct = dict((p, v) for p, v in ch['cdf']['series'][0]['pcts'])
+assert (pct[0], pct[50], pct[99], pct[100]) == (1010, 2000, 2980, 3000), pct
+# one waterfall part: the mean, 1000 + 10 x 100.5 ns
+assert ch['waterfall']['series'][0]['ns'] == [2005.0], ch['waterfall']['series'][0]
+# 50 ms intervals from the first record: i = 1..50, 51..100, 101..150, 151..200
+assert [s['marks'] for s in ch['series']['series']] == [4, 4], ch['series']
+print('ok')
 PY
 }

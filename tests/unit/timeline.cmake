@@ -15,7 +15,7 @@ if(TARGET latrec_cli)
     # The HTML report in a real browser; screenshots into test-artefacts/.
     add_test(NAME cli_report_html COMMAND ${LATREC_TIMELINE_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/report_html.bats)
     set_tests_properties(cli_report_html PROPERTIES
-      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;E3LOOP=$<TARGET_FILE:e3loop>;JS_DIR=${CMAKE_BINARY_DIR}/js;ARTEFACTS=${CMAKE_BINARY_DIR}/test-artefacts"
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;E3LOOP=$<TARGET_FILE:e3loop>;GEN=$<TARGET_FILE:gen_synthetic>;JS_DIR=${CMAKE_BINARY_DIR}/js;ARTEFACTS=${CMAKE_BINARY_DIR}/test-artefacts"
       LABELS cli
       TIMEOUT 600
       RESOURCE_LOCK js_install)
