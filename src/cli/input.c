@@ -47,8 +47,10 @@ int latrec_input_add_dir(latrec_input_opts *o, const char *dir)
     return 0;
 }
 
-/* --leg-horizon: a unit is required (the same grammar as every duration). */
+/* --leg-horizon and --path-horizon: a unit is required (the one grammar of
+ * util/duration.h); 1ns..8784h. */
 static const latrec_duration_opt leg_horizon_opt = { "--leg-horizon", NULL, 1, 8784ull * 3600000000000ull };
+static const latrec_duration_opt path_horizon_opt = { "--path-horizon", NULL, 1, 8784ull * 3600000000000ull };
 
 static error_t parse_input(int key, char *arg, struct argp_state *state)
 {
@@ -66,8 +68,7 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
         o->leg_horizon_ns = latrec_arg_duration(state, &leg_horizon_opt, arg);
         break;
     case OPT_PATH_HORIZON:
-        if (latrec_parse_duration(arg, &o->path_horizon_ns) < 0 || o->path_horizon_ns == 0)
-            argp_error(state, "--path-horizon: '%s' is not a positive duration (500ms, 30s, 2m)", arg);
+        o->path_horizon_ns = latrec_arg_duration(state, &path_horizon_opt, arg);
         break;
     case 'q': o->quiet = 1; break;
     default: return ARGP_ERR_UNKNOWN;
@@ -76,13 +77,6 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
 }
 
 struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, 0, 0 };
-
-int latrec_parse_duration(const char *s, uint64_t *ns)
-{
-    static const latrec_duration_opt any = { "duration", NULL, 0, UINT64_MAX };
-    char err[160];
-    return latrec_duration_parse(&any, s, ns, err, sizeof(err));
-}
 
 /* The target's end as run.json's "exit" tells it (latrec-record(1)). */
 static void exit_note(latrec_input *in, json_t *ex)

@@ -150,9 +150,4 @@ typedef struct latrec_input_totals {
 
 void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t);
 
-/* A duration with its unit ("500us", "2.5ms", "3s", "1m"; a bare "0"), by
- * the one grammar of util/duration.h, no range. Returns 0 and *ns, or -1.
- * Options use latrec_duration_parse() with their own range and message. */
-int latrec_parse_duration(const char *s, uint64_t *ns);
-
 #endif

@@ -41,7 +41,11 @@ usage_error() {
         usage_error "'$v' is not a duration" hist "$D/A" --warm-up "$v"
         usage_error "'$v' is not a duration" convert "$D/A" -o "$D/c" --watch --timeout "$v"
         usage_error "'$v' is not a duration" convert "$D/A" -o "$D/c" --watch --quiet-secs "$v"
+        usage_error "--leg-horizon: '$v' is not a duration" hist "$D/A" --leg-horizon "$v"
+        usage_error "--path-horizon: '$v' is not a duration" report "$D/A" --path-horizon "$v"
     done
+    usage_error "--path-horizon: '5' needs a unit" report "$D/A" --path-horizon 5
+    usage_error "--leg-horizon: '0' is out of range (1ns..8784h)" convert "$D/A" --leg-horizon 0
     [ ! -e "$D/c" ]
 }
 
