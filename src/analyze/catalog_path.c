@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +13,6 @@
 #include "read/input_file.h"
 #include "read/outfile.h"
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-    if (!err || !len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-}
 
 int latrec_catalog_name_ok(const char *name)
 {
@@ -106,7 +97,7 @@ static int write_new(const char *dir, const char *name, const char *data, size_t
     latrec_outfile o;
     if (latrec_outfile_open(&o, path, 0, err, errlen) < 0) return -1;
     if (fwrite(data, 1, len, o.f) != len) {
-        set_err(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         latrec_outfile_abort(&o);
         return -1;
     }
@@ -119,11 +110,11 @@ static int open_catalogs_dir(const char *run_dir, char *dir, size_t dirlen, char
 {
     snprintf(dir, dirlen, "%s/" LATREC_RUN_CATALOGS, run_dir);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        set_err(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+        snprintf(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
         return -1;
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) set_err(err, errlen, "%s: not a directory latrec made: %s", dir, strerror(errno));
+    if (fd < 0) snprintf(err, errlen, "%s: not a directory latrec made: %s", dir, strerror(errno));
     return fd;
 }
 
@@ -159,7 +150,7 @@ static char *rewrite(const char *text, int dirfd, const char *dir, const char *s
     size_t cap = strlen(text) * 2 + 4096, n = 0;
     char *out = malloc(cap);
     if (!out) {
-        set_err(err, errlen, "out of memory");
+        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     for (const char *line = text; *line;) {
@@ -201,7 +192,7 @@ int latrec_catalog_copy(const char *src, const char *run_dir, char *name, size_t
     snprintf(name, name_len, "%s", cat.name);
     latrec_catalog_free(&cat);
     if (!latrec_catalog_name_ok(name)) {
-        set_err(err, errlen, "%s: catalog name '%s' is not a file name (letters, digits, _ - .)", src, name);
+        snprintf(err, errlen, "%s: catalog name '%s' is not a file name (letters, digits, _ - .)", src, name);
         return -1;
     }
     char *text;
