@@ -14,25 +14,6 @@ const latrec_report_format latrec_report_formats[] = {
     { NULL, NULL, NULL },
 };
 
-const latrec_report_format *latrec_report_format_find(const char *name)
-{
-    for (const latrec_report_format *f = latrec_report_formats; f->name; f++)
-        if (strcmp(f->name, name) == 0) return f;
-    return NULL;
-}
-
-void latrec_report_format_names(char *buf, size_t len, int mark_default)
-{
-    size_t n = 0, used = 0;
-    while (latrec_report_formats[n].name) n++;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used < len; i++) {
-        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
-        used += (size_t)snprintf(buf + used, len - used, "%s%s%s", sep, latrec_report_formats[i].name,
-                                 i == 0 && mark_default ? " (default)" : "");
-    }
-}
-
 void latrec_report_fmt_value(char *buf, size_t len, double v, int time, const latrec_units *u)
 {
     if (time) snprintf(buf, len, "%.*f", u->decimals, v / u->div);

@@ -1,6 +1,7 @@
 /*
  * cli/report_model.h - the report as plain data, built once and written by
- * one writer per format (report_text.c, report_csv.c, report_json.c).
+ * one writer per format (report_text.c, report_csv.c, report_json.c,
+ * report_html.c with the charts of report_svg.c).
  *
  * A report is a header (the run: command, duration, rings, losses, clock
  * cost, catalog, scheduler data or why not, the options that change figures),
@@ -14,13 +15,17 @@
  * row_word "segment", report_paths.c) come after the leg tables, in
  * catalog order: their rows are a path's segments (every hop of its legs,
  * every hand-off between two), "total" and "total_drops_as_delay", and
- * they add where the incomplete instances stopped.
+ * they add where the incomplete instances stopped. For the HTML page a
+ * table's ranking row also carries its distribution (pre-binned: log bins
+ * and a fixed set of percentiles, report_dist.c) and every part of a total
+ * its mean with clock regressions included.
  *
  * Everything is ns unless named; the writers convert to the chosen unit.
  * The model owns its memory (latrec_report_free) and refers to no run, so a
  * writer needs nothing else.
  *
- * Building it (report_build.c) reads the run: one pass over every record,
+ * Building it (report_build.c: the passes; report_model.c: the model from
+ * their state) reads the run: one pass over every record,
  * and a second one when the outlier counts must be exact or --drop-outliers
  * asks for figures without them (see latrec-report(1)).
  */
@@ -243,13 +248,6 @@ typedef struct latrec_report_format {
  * and the completion (latrec report --format help) list this table. */
 extern const latrec_report_format latrec_report_formats[];
 #define LATREC_REPORT_MAX_FORMATS 8
-
-/* The format called name, or NULL. */
-const latrec_report_format *latrec_report_format_find(const char *name);
-
-/* "text (default), csv or json" into buf ("text, csv or json" without
- * mark_default). */
-void latrec_report_format_names(char *buf, size_t len, int mark_default);
 
 void latrec_report_write_text(const latrec_report *m, FILE *out);
 void latrec_report_write_csv(const latrec_report *m, FILE *out);
