@@ -30,29 +30,64 @@ for t in ts: t.join()
 """
 
 
+def reachable(path, test):
+    return subprocess.run(NOBODY + ["test", test, path]).returncode == 0
+
+
+def project_libs(*programs):
+    """The project's own shared libraries the programs load (liblatrec):
+    what ldd resolves outside /lib and /usr."""
+    libs = set()
+    for prog in programs:
+        out = subprocess.run(["ldd", prog], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and parts[2].startswith("/") and \
+                    not parts[2].startswith(("/lib", "/usr/lib")):
+                libs.add(parts[2])
+    return sorted(libs)
+
+
 @pytest.fixture
-def nobody_dir():
+def nobody_run():
+    """(directory nobody owns, the latrec command, the environment) for a
+    run as nobody. In a checkout closed to other users (cloned under /root,
+    or into a 0700 mktemp -d) the module, the command and liblatrec are
+    copied where nobody reaches them, and PYTHONPATH and LD_LIBRARY_PATH
+    name the copies (the build's RUNPATH gives way to LD_LIBRARY_PATH)."""
     if os.geteuid() != 0:
         pytest.skip("not root: the tests already run unprivileged")
     if not shutil.which("setpriv"):
         pytest.skip("setpriv (util-linux) is not installed")
     module = run_py("import latrec; print(latrec.__file__)").stdout.strip()
-    for path, test in ((module, "-r"), (PYTHON, "-x"), (need_cli(), "-x")):
-        if subprocess.run(NOBODY + ["test", test, path]).returncode != 0:
-            pytest.skip(f"nobody cannot reach {path} (a checkout others cannot enter)")
+    latrec = need_cli()
+    if not reachable(PYTHON, "-x"):
+        pytest.skip(f"nobody cannot run {PYTHON}")
     d = tempfile.mkdtemp(prefix="latrec-py-nobody-")
     os.chown(d, 65534, 65534)
-    yield d
+    env = {k: v for k, v in os.environ.items() if k != "LATREC_OUTPUT_DIR"}
+    if not reachable(module, "-r") or not reachable(latrec, "-x"):
+        copies = os.path.join(d, "bin")
+        os.mkdir(copies)
+        os.chmod(copies, 0o755)
+        for f in [module, latrec] + project_libs(module, latrec):
+            dest = os.path.join(copies, os.path.basename(f))
+            shutil.copy(f, dest)
+            os.chmod(dest, 0o755)
+        env["PYTHONPATH"] = copies
+        env["LD_LIBRARY_PATH"] = copies + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+        latrec = os.path.join(copies, "latrec")
+        assert reachable(latrec, "-x"), f"nobody cannot run the copy {latrec}"
+    yield d, latrec, env
     shutil.rmtree(d, ignore_errors=True)
 
 
-def test_record_as_nobody(nobody_dir):
-    latrec = need_cli()
+def test_record_as_nobody(nobody_run):
+    nobody_dir, latrec, env = nobody_run
     app = os.path.join(nobody_dir, "app.py")
     with open(app, "w") as f:
         f.write(APP)
     run = os.path.join(nobody_dir, "run")
-    env = {k: v for k, v in os.environ.items() if k != "LATREC_OUTPUT_DIR"}
     p = subprocess.run(NOBODY + [latrec, "record", "-q", "-o", run, "--", PYTHON, app],
                        env=env, capture_output=True, text=True, timeout=300, cwd=nobody_dir)
     assert p.returncode == 0, p.stderr
@@ -60,7 +95,7 @@ def test_record_as_nobody(nobody_dir):
     assert sorted(r.split(".")[0] for r in rings) == ["np1", "np2", "np3"]
     assert all(os.stat(os.path.join(run, "rings", r)).st_uid == 65534 for r in rings)
     q = subprocess.run([latrec, "report", "-q", run, "--format", "json", "--unit", "ns"],
-                       capture_output=True, text=True, timeout=300, check=True)
+                       env=env, capture_output=True, text=True, timeout=300, check=True)
     legs = {(leg["component"], leg["leg"]): leg for leg in json.loads(q.stdout)["legs"]}
     for c in ("np1", "np2", "np3"):
         hop = legs[(c, "inbound")]["hops"][0]
