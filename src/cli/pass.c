@@ -432,6 +432,7 @@ void latrec_pass_free(latrec_pass *p)
     for (int i = 0; i < p->n_routes; i++) free(p->routes[i].pending);
     free(p->routes);
     free(p->disc);
+    free(p->offsets);
     latrec_paths_free(p->paths);
     latrec_legs_free(p->legs);
     free(p);

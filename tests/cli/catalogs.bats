@@ -277,6 +277,9 @@ EOF
     grep -qx "# catalog: pipe (from piperun/catalogs/pipe.catalog)" "$w/out.txt"
     grep -q '^pipe/ingest  instances: 2000  complete: 2000' "$w/out.txt"
     grep -q '^pipe/answer  instances: 2000  complete: 2000' "$w/out.txt"
+    # the catalog's path joins the two legs of every request
+    grep -q '^path request  instances: 2000  complete: 2000' "$w/out.txt"
+    grep -q '^PARSED->DECIDE  *ingest->answer  *2000 ' "$w/out.txt"
     # the parse sleeps 100 us, the decision 20 us: each leg's minimum is above its sleep
     min_ingest=$(cell "$w/out.txt" pipe/ingest RX-\>PARSED MIN_us)
     min_answer=$(cell "$w/out.txt" pipe/answer DECIDE-\>TX MIN_us)
