@@ -17,8 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int fail(int e, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int fail(int e, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static int fail(int e, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -34,21 +33,16 @@ static int fail(int e, char *err, size_t errlen, const char *fmt, ...)
 
 static const char *kind_of(mode_t m)
 {
-    if (S_ISDIR(m))
-        return "a directory";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISSOCK(m))
-        return "a socket";
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
     return "not a plain file";
 }
 
-int latrec_input_file_read(const char *path, size_t limit, const char *what,
-                           char **text, size_t *len, char *err, size_t errlen)
+int latrec_input_file_read(const char *path, size_t limit, const char *what, char **text, size_t *len, char *err,
+                           size_t errlen)
 {
     *text = NULL;
     *len = 0;
@@ -65,13 +59,12 @@ int latrec_input_file_read(const char *path, size_t limit, const char *what,
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, err, errlen,
-                    "%s: %s, not a regular file", path, kind_of(st.st_mode));
+        return fail(S_ISDIR(st.st_mode) ? EISDIR : EINVAL, err, errlen, "%s: %s, not a regular file", path,
+                    kind_of(st.st_mode));
     }
     if ((uint64_t)st.st_size > limit) {
         close(fd);
-        return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s", path,
-                    limit, what);
+        return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s", path, limit, what);
     }
     /* Read up to one byte past the limit: a file that grew since fstat is
      * caught, and the buffer never grows past limit + 1. */
@@ -87,8 +80,7 @@ int latrec_input_file_read(const char *path, size_t limit, const char *what,
             if (ncap <= cap) {
                 free(buf);
                 close(fd);
-                return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s",
-                            path, limit, what);
+                return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s", path, limit, what);
             }
             char *nb = realloc(buf, ncap + 1);
             if (!nb) {
@@ -100,23 +92,20 @@ int latrec_input_file_read(const char *path, size_t limit, const char *what,
             cap = ncap;
         }
         ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
+        if (got < 0 && errno == EINTR) continue;
         if (got < 0) {
             int e = errno;
             free(buf);
             close(fd);
             return fail(e, err, errlen, "%s: %s", path, strerror(e));
         }
-        if (got == 0)
-            break;
+        if (got == 0) break;
         n += (size_t)got;
     }
     close(fd);
     if (n > limit) {
         free(buf);
-        return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s", path,
-                    limit, what);
+        return fail(EFBIG, err, errlen, "%s: larger than the %zu-byte limit of a %s", path, limit, what);
     }
     buf[n] = '\0';
     *text = buf;

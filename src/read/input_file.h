@@ -19,9 +19,9 @@ extern "C" {
 #endif
 
 /* Size limits, bytes (latrec-format(5) and the subcommand pages state them). */
-#define LATREC_CATALOG_FILE_MAX (1u << 20)  /* a catalog file: 1 MiB */
-#define LATREC_HEADER_FILE_MAX  (16u << 20) /* a C header of stage ids: 16 MiB */
-#define LATREC_RUN_JSON_MAX     (16u << 20) /* a run directory's run.json: 16 MiB */
+#define LATREC_CATALOG_FILE_MAX (1u << 20) /* a catalog file: 1 MiB */
+#define LATREC_HEADER_FILE_MAX (16u << 20) /* a C header of stage ids: 16 MiB */
+#define LATREC_RUN_JSON_MAX (16u << 20)    /* a run directory's run.json: 16 MiB */
 
 /* Read the regular file at `path` whole into *text (malloc'd, NUL-terminated
  * after *len bytes; free it). `what` names the kind of file for the limit
@@ -34,8 +34,8 @@ extern "C" {
  *   EFBIG        "PATH: larger than the 1048576-byte limit of a catalog file"
  *   ENOMEM       "PATH: out of memory"
  * The caller prints "latrec: <err>". */
-int latrec_input_file_read(const char *path, size_t limit, const char *what,
-                           char **text, size_t *len, char *err, size_t errlen);
+int latrec_input_file_read(const char *path, size_t limit, const char *what, char **text, size_t *len, char *err,
+                           size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -21,14 +21,14 @@
 
 struct slot {
     uintptr_t start; /* 0 = free; atomic */
-    size_t    len;   /* written before start is published */
-    uint64_t  cut;   /* lowest replaced offset, UINT64_MAX = none; atomic */
+    size_t len;      /* written before start is published */
+    uint64_t cut;    /* lowest replaced offset, UINT64_MAX = none; atomic */
 };
 
 struct block {
-    struct slot   slots[BLOCK_SLOTS];
+    struct slot slots[BLOCK_SLOTS];
     struct block *next; /* atomic */
-    uint32_t      base; /* handle of slots[0] */
+    uint32_t base;      /* handle of slots[0] */
 };
 
 static struct block *head; /* atomic */
@@ -60,16 +60,13 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
         for (int i = 0; i < BLOCK_SLOTS; i++) {
             struct slot *s = &b->slots[i];
             uintptr_t start = __atomic_load_n(&s->start, __ATOMIC_ACQUIRE);
-            if (!start || a < start || a - start >= s->len)
-                continue;
+            if (!start || a < start || a - start >= s->len) continue;
             uintptr_t page = a & ~page_mask;
             size_t rest = start + s->len - page;
-            if (mmap((void *)page, rest, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                     -1, 0) == MAP_FAILED)
+            if (mmap((void *)page, rest, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
                 break;
             uint64_t off = page - start, old = __atomic_load_n(&s->cut, __ATOMIC_RELAXED);
-            while (off < old && !__atomic_compare_exchange_n(&s->cut, &old, off, 0,
-                                                             __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            while (off < old && !__atomic_compare_exchange_n(&s->cut, &old, off, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
                 ;
             return;
         }
@@ -89,10 +86,8 @@ static void init_page(void)
 static int install(void)
 {
     struct sigaction cur;
-    if (sigaction(SIGBUS, NULL, &cur) != 0)
-        return 0;
-    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus)
-        return 1;
+    if (sigaction(SIGBUS, NULL, &cur) != 0) return 0;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus) return 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_sigbus;
@@ -103,20 +98,16 @@ static int install(void)
 
 static struct slot *slot_of(uint32_t handle)
 {
-    if (handle == 0)
-        return NULL;
-    for (struct block *b = __atomic_load_n(&head, __ATOMIC_ACQUIRE); b;
-         b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE))
-        if (handle - 1 >= b->base && handle - 1 < b->base + BLOCK_SLOTS)
-            return &b->slots[handle - 1 - b->base];
+    if (handle == 0) return NULL;
+    for (struct block *b = __atomic_load_n(&head, __ATOMIC_ACQUIRE); b; b = __atomic_load_n(&b->next, __ATOMIC_ACQUIRE))
+        if (handle - 1 >= b->base && handle - 1 < b->base + BLOCK_SLOTS) return &b->slots[handle - 1 - b->base];
     return NULL;
 }
 
 uint32_t latrec_shrink_guard_add(const void *map, size_t len)
 {
     pthread_once(&once, init_page);
-    if (!map || !len)
-        return 0;
+    if (!map || !len) return 0;
     pthread_mutex_lock(&lock);
     if (!install()) {
         pthread_mutex_unlock(&lock);
@@ -151,8 +142,7 @@ uint32_t latrec_shrink_guard_add(const void *map, size_t len)
 void latrec_shrink_guard_remove(uint32_t handle)
 {
     struct slot *s = slot_of(handle);
-    if (!s)
-        return;
+    if (!s) return;
     pthread_mutex_lock(&lock);
     __atomic_store_n(&s->start, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);

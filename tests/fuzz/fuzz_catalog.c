@@ -25,13 +25,15 @@
 
 #include "fuzz_tmpdir.h"
 
-#define CHECK(x) do { if (!(x)) abort(); } while (0)
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        if (!(x)) abort();                                                                                             \
+    } while (0)
 
 static char path[96];
 
-static const char header[] =
-    "enum app_stage {\n    APP_RX = 0x80, /* RX */\n    APP_PARSE,\n    APP_TX = 0x90,\n};\n"
-    "enum other { OTHER_A = 3, OTHER_B = OTHER_A + 1, OTHER_C, OTHER_D = 7u };\n";
+static const char header[] = "enum app_stage {\n    APP_RX = 0x80, /* RX */\n    APP_PARSE,\n    APP_TX = 0x90,\n};\n"
+                             "enum other { OTHER_A = 3, OTHER_B = OTHER_A + 1, OTHER_C, OTHER_D = 7u };\n";
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -50,8 +52,7 @@ static void check_catalog(const latrec_catalog *cat)
     CHECK(memchr(cat->name, '\0', sizeof cat->name));
     for (unsigned id = 0; id < 256; id++) {
         const char *n = cat->stage_names[id];
-        if (!n)
-            continue;
+        if (!n) continue;
         CHECK(strlen(n) > 0 && strlen(n) < LATREC_NAME_MAX);
         int back = latrec_catalog_stage_id(cat, n);
         CHECK(back >= 0 && back < 256 && strcmp(cat->stage_names[back], n) == 0);

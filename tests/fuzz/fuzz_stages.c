@@ -26,7 +26,10 @@
 
 #include "fuzz_tmpdir.h"
 
-#define CHECK(x) do { if (!(x)) abort(); } while (0)
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        if (!(x)) abort();                                                                                             \
+    } while (0)
 
 static char path[96];
 
@@ -42,8 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const uint8_t *nl = memchr(data, '\n', size);
     size_t plen = nl ? (size_t)(nl - data) : 0;
-    if (plen > 64)
-        plen = 64;
+    if (plen > 64) plen = 64;
     char prefix[65];
     memcpy(prefix, data, plen);
     prefix[plen] = '\0';
@@ -65,13 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int named = 0;
         for (unsigned id = 0; id < 256; id++) {
             const char *n = cat.stage_names[id];
-            if (!n)
-                continue;
+            if (!n) continue;
             named++;
             size_t len = strlen(n);
             CHECK(len > 0 && len < LATREC_NAME_MAX);
-            for (size_t i = 0; i < len; i++)
-                CHECK(isalnum((unsigned char)n[i]) || n[i] == '_');
+            for (size_t i = 0; i < len; i++) CHECK(isalnum((unsigned char)n[i]) || n[i] == '_');
         }
         CHECK(named <= added); /* a later enumerator may rename an id */
         CHECK((named > 0) == (added > 0));

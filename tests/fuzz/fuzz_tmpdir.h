@@ -14,8 +14,7 @@ static void fuzz_tmpdir_remove(void)
 {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", fuzz_dir);
-    if (system(cmd) != 0)
-        return;
+    if (system(cmd) != 0) return;
 }
 
 /* The directory's path (aborts when none can be made). */
@@ -24,8 +23,7 @@ static const char *fuzz_tmpdir(void)
     snprintf(fuzz_dir, sizeof fuzz_dir, "/dev/shm/latrec-fuzz-XXXXXX");
     if (!mkdtemp(fuzz_dir)) {
         snprintf(fuzz_dir, sizeof fuzz_dir, "/tmp/latrec-fuzz-XXXXXX");
-        if (!mkdtemp(fuzz_dir))
-            abort();
+        if (!mkdtemp(fuzz_dir)) abort();
     }
     atexit(fuzz_tmpdir_remove);
     return fuzz_dir;

@@ -126,8 +126,10 @@ static void test_truncated_while_read(void **state)
     assert_int_equal(ps.n_a, (8192 - 4096) / 32);
     assert_int_equal(ps.n_b, 10);
     char want[1200];
-    snprintf(want, sizeof(want), "latrec: %s: truncated while read (now at most 8192 bytes): the records past "
-                                 "that were not read\n", pa);
+    snprintf(want, sizeof(want),
+             "latrec: %s: truncated while read (now at most 8192 bytes): the records past "
+             "that were not read\n",
+             pa);
     assert_string_equal(err, want);
     latrec_input_totals t;
     latrec_input_totals_get(&in, &t);
