@@ -329,7 +329,8 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     const latrec_report_request *o = r->o;
     if (latrec_input_open(&r->in, input_opts, "report") != 0 || latrec_input_align(&r->in) < 0)
         return LATREC_EXIT_ERROR;
-    r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
+    /* the baseline takes the run's (set before): their series line up */
+    if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
     if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;
     if (latrec_hop_specs_resolve(&popts.hops, &r->in.cat, o->hop_specs, o->n_hop_specs, "report") < 0)
@@ -415,6 +416,7 @@ int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const 
         latrec_input_opts bo = *input;
         bo.n_dirs = 0;
         latrec_input_add_dir(&bo, req->baseline);
+        base_run.interval_ns = run.interval_ns;
         rc = latrec_report_analyse(&base_run, &bo);
     }
     if (rc == 0) rc = latrec_report_model_fill(m, &run, req->baseline ? &base_run : NULL, req);

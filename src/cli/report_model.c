@@ -262,27 +262,34 @@ static void build_table(struct builder *b, latrec_report_table *mt, const latrec
     build_top(b, mt, t, rt);
 }
 
-static void build_intervals(struct builder *b, latrec_leg_table **tables, int n)
+/* The model's table of an interval row of run src (the run's or the
+ * baseline's), by names: -1 when the model has none. */
+static int table_of_row(const latrec_report *m, const struct report_run *src, const struct interval_row *row)
 {
-    struct report_run *r = b->r;
-    if (!r->n_rows) return;
-    if (!(b->m->intervals = calloc(r->n_rows, sizeof(*b->m->intervals)))) {
+    for (int i = 0; i < m->n_tables; i++) {
+        const latrec_report_table *t = &m->tables[i];
+        if (row->table ? t->kind == LATREC_TABLE_LEG && strcmp(t->component, row->table->component_name) == 0 &&
+                             strcmp(t->name, row->table->legdef.name) == 0
+                       : t->kind == LATREC_TABLE_PATH && strcmp(t->name, src->in.cat.paths[row->path].name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The time series of src into *out (rows of tables the model has). */
+static void build_intervals(struct builder *b, const struct report_run *src, latrec_report_interval **out,
+                            size_t *n_out)
+{
+    if (!src || !src->n_rows) return;
+    if (!(*out = calloc(src->n_rows, sizeof(**out)))) {
         b->oom = 1;
         return;
     }
-    for (size_t k = 0; k < r->n_rows; k++) {
-        const struct interval_row *row = &r->rows[k];
-        latrec_report_interval *iv = &b->m->intervals[b->m->n_intervals];
-        iv->table = -1;
-        for (int i = 0; i < n && row->table; i++)
-            if (tables[i] == row->table) iv->table = i;
-        /* a path's rows: its table among those latrec_rpaths_build added */
-        for (int i = n; i < b->m->n_tables && row->path >= 0; i++)
-            if (b->m->tables[i].kind == LATREC_TABLE_PATH &&
-                strcmp(b->m->tables[i].name, r->in.cat.paths[row->path].name) == 0)
-                iv->table = i;
-        if (iv->table < 0) continue;
-        b->m->n_intervals++;
+    for (size_t k = 0; k < src->n_rows; k++) {
+        const struct interval_row *row = &src->rows[k];
+        latrec_report_interval *iv = &(*out)[*n_out];
+        if ((iv->table = table_of_row(b->m, src, row)) < 0) continue;
+        (*n_out)++;
         iv->idx = row->idx;
         iv->count = row->count;
         iv->bytes = row->bytes;
@@ -319,7 +326,8 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
     for (int i = n; i < m->n_tables; i++) /* the paths' late instances */
         for (int k = 0; k < r->n_path_series; k++)
             if (strcmp(m->tables[i].name, r->in.cat.paths[k].name) == 0) m->tables[i].late = r->path_series[k].late;
-    build_intervals(&b, tables, n);
+    build_intervals(&b, r, &m->intervals, &m->n_intervals);
+    if (req->dists) build_intervals(&b, base, &m->base_intervals, &m->n_base_intervals); /* the page's overlay */
     if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
     return b.oom ? LATREC_EXIT_ERROR : 0;
 }
@@ -352,6 +360,7 @@ void latrec_report_free(latrec_report *m)
     }
     free(m->tables);
     free(m->intervals);
+    free(m->base_intervals);
     free(m->baseline_dir);
     latrec_report_header *h = &m->hdr;
     for (int i = 0; i < h->n_offsets; i++) {

@@ -224,6 +224,8 @@ typedef struct latrec_report {
     latrec_report_table *tables;
     size_t       n_intervals;
     latrec_report_interval *intervals;
+    size_t       n_base_intervals; /* the baseline's, on the same interval (html only) */
+    latrec_report_interval *base_intervals;
     int          n_rejected;   /* rings skipped (exit 3) */
 } latrec_report;
 

@@ -199,32 +199,77 @@ void latrec_svg_cdf(FILE *out, const latrec_report_dist *run, const latrec_repor
     fputs("</svg>\n", out);
 }
 
+/* One line of the time series: p50 or p99 of the run's or the baseline's
+ * intervals of one table. */
+typedef struct line {
+    const latrec_report_interval *iv;
+    size_t n;
+    int p99;
+    const char *name, *colour, *dash;
+} line;
+
+static int line_has(const line *l, const latrec_report_interval *iv, int table)
+{
+    return iv->table == table && (l->p99 ? iv->has_p99 : iv->has_p50);
+}
+
+static double line_v(const line *l, const latrec_report_interval *iv)
+{
+    return (double)(l->p99 ? iv->p99 : iv->p50);
+}
+
+static void draw_line(FILE *out, const latrec_report *m, const line *l, int table, const axis *x, const axis *y)
+{
+    int n = 0;
+    for (size_t k = 0; k < l->n; k++) n += line_has(l, &l->iv[k], table);
+    fprintf(out,
+            "<g class=\"series\" data-name=\"%s\" data-points=\"%d\" stroke=\"%s\" fill=\"%s\">\n<polyline "
+            "fill=\"none\" stroke-width=\"1.5\" stroke-dasharray=\"%s\" points=\"",
+            l->name, n, l->colour, l->colour, l->dash);
+    for (size_t k = 0; k < l->n; k++)
+        if (line_has(l, &l->iv[k], table))
+            fprintf(out, "%.2f,%.2f ", px(x, (double)l->iv[k].idx * (double)m->interval_ns / 1e9),
+                    px(y, line_v(l, &l->iv[k])));
+    fputs("\"/>\n", out);
+    for (size_t k = 0; k < l->n; k++) {
+        const latrec_report_interval *iv = &l->iv[k];
+        if (!line_has(l, iv, table)) continue;
+        const double t = (double)iv->idx * (double)m->interval_ns / 1e9, v = line_v(l, iv);
+        char b[32];
+        human(b, sizeof(b), v);
+        fprintf(out,
+                "<circle data-t=\"%.6f\" data-ns=\"%.0f\" cx=\"%.2f\" cy=\"%.2f\" r=\"1.8\"><title>%.3f s: "
+                "%s %s (%llu instances)</title></circle>\n",
+                t, v, px(x, t), px(y, v), t, l->name, b, (unsigned long long)iv->count);
+    }
+    fputs("</g>\n", out);
+}
+
 void latrec_svg_series(FILE *out, const latrec_report *m, int table)
 {
+    line lines[4] = {
+        { m->intervals, m->n_intervals, 0, "p50", "#16a34a", "none" },
+        { m->intervals, m->n_intervals, 1, "p99", "#dc2626", "none" },
+        { m->base_intervals, m->n_base_intervals, 0, "baseline p50", "#86efac", "4 2" },
+        { m->base_intervals, m->n_base_intervals, 1, "baseline p99", "#fca5a5", "4 2" },
+    };
+    const int n_lines = m->n_base_intervals ? 4 : 2;
     /* y on a log scale: a p50 of microseconds and a p99 of milliseconds
      * both stay readable */
     axis x = { 0, 0, 0, ML, W - MR }, y = { 1e300, 0, 1, H - MB, MT };
-    int n[2] = { 0, 0 };
-    for (size_t k = 0; k < m->n_intervals; k++) {
-        const latrec_report_interval *iv = &m->intervals[k];
-        if (iv->table != table) continue;
-        const double t = (double)(iv->idx + 1) * (double)m->interval_ns / 1e9;
-        if (t > x.hi) x.hi = t;
-        n[0] += iv->has_p50;
-        n[1] += iv->has_p99;
-        for (int s = 0; s < 2; s++) {
-            if (!(s ? iv->has_p99 : iv->has_p50)) continue;
-            const double v = (double)(s ? iv->p99 : iv->p50) > 1 ? (double)(s ? iv->p99 : iv->p50) : 1;
-            if (v > y.hi) y.hi = v;
-            if (v < y.lo) y.lo = v;
+    for (int s = 0; s < n_lines; s++)
+        for (size_t k = 0; k < lines[s].n; k++) {
+            const latrec_report_interval *iv = &lines[s].iv[k];
+            if (!line_has(&lines[s], iv, table)) continue;
+            const double t = (double)(iv->idx + 1) * (double)m->interval_ns / 1e9, v = line_v(&lines[s], iv);
+            if (t > x.hi) x.hi = t;
+            if ((v > 1 ? v : 1) > y.hi) y.hi = v > 1 ? v : 1;
+            if ((v > 1 ? v : 1) < y.lo) y.lo = v > 1 ? v : 1;
         }
-    }
     if (y.hi <= 0) y.lo = 1, y.hi = 10;
     y.lo /= 1.3;
     y.hi *= 1.3;
-    static const char *const name[2] = { "p50", "p99" };
-    static const char *const col[2] = { "#16a34a", "#dc2626" };
-    begin(out, "series", 2, "p50 and p99 over time");
+    begin(out, "series", n_lines, "p50 and p99 over time");
     const int fine = y.hi < y.lo * 1000;
     for (double d = pow(10, floor(log10(y.lo))); d <= y.hi; d *= 10)
         for (int k = 0; k < 3; k++) {
@@ -238,36 +283,15 @@ void latrec_svg_series(FILE *out, const latrec_report *m, int table)
         fprintf(out, "<text class=\"tick\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3g s</text>\n",
                 px(&x, x.hi * k / 4), H - MB + 14, x.hi * k / 4);
     x_title(out, "time from the run's beginning (interval start); latency on a log scale");
-    for (int s = 0; s < 2; s++) {
-        fprintf(out,
-                "<g class=\"series\" data-name=\"%s\" data-points=\"%d\" stroke=\"%s\" fill=\"%s\">\n<polyline "
-                "fill=\"none\" stroke-width=\"1.5\" points=\"",
-                name[s], n[s], col[s], col[s]);
-        for (size_t k = 0; k < m->n_intervals; k++) {
-            const latrec_report_interval *iv = &m->intervals[k];
-            if (iv->table != table || !(s ? iv->has_p99 : iv->has_p50)) continue;
-            fprintf(out, "%.2f,%.2f ", px(&x, (double)iv->idx * (double)m->interval_ns / 1e9),
-                    px(&y, (double)(s ? iv->p99 : iv->p50)));
-        }
-        fputs("\"/>\n", out);
-        for (size_t k = 0; k < m->n_intervals; k++) {
-            const latrec_report_interval *iv = &m->intervals[k];
-            if (iv->table != table || !(s ? iv->has_p99 : iv->has_p50)) continue;
-            const double t = (double)iv->idx * (double)m->interval_ns / 1e9, v = (double)(s ? iv->p99 : iv->p50);
-            char b[32];
-            human(b, sizeof(b), v);
-            fprintf(out,
-                    "<circle data-t=\"%.6f\" data-ns=\"%.0f\" cx=\"%.2f\" cy=\"%.2f\" r=\"1.8\"><title>%.3f s: "
-                    "%s %s (%llu instances)</title></circle>\n",
-                    t, v, px(&x, t), px(&y, v), t, name[s], b, (unsigned long long)iv->count);
-        }
-        fputs("</g>\n", out);
-    }
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < n_lines; s++) draw_line(out, m, &lines[s], table, &x, &y);
+    static const char *const label[4] = { "p50", "p99", "base p50", "base p99" };
+    for (int s = 0; s < n_lines; s++) {
+        const double lx = W - MR - 68.0 * n_lines + 68.0 * s;
         fprintf(out,
                 "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/><text class=\"tick\" "
                 "x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                W - MR - 110 + 50 * s, MT + 4, col[s], W - MR - 96 + 50 * s, MT + 13, name[s]);
+                lx, MT + 4, lines[s].colour, lx + 14, MT + 13, label[s]);
+    }
     fputs("</svg>\n", out);
 }
 

@@ -11,7 +11,9 @@
  *              carry data-count)
  *   cdf        percentile plot: log x, y in "nines" (-log10(1 - p)), marks
  *              carry data-p and data-ns
- *   series     p50 and p99 of the leg total per interval (marks data-t, data-ns)
+ *   series     p50 and p99 of the total per interval (marks data-t, data-ns);
+ *              with a baseline also its p50 and p99 (dashed), on the same
+ *              interval from its own beginning: 4 series
  *   waterfall  mean time per segment, stacked, one bar per run; each
  *              segment split below into on-CPU, runqueue, blocked, unknown
  * With a baseline, hist, cdf and waterfall get a second series.

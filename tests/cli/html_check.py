@@ -11,7 +11,8 @@ figure:
   - histogram counts add up to the count of the ranking row (the total);
   - the p50 and p99 marks of the percentile plot are the JSON's p50/p99
     (and the baseline series' those of the JSON's baseline figures);
-  - the series has one mark per interval of that leg (or path) in the JSON;
+  - the series has one mark per interval of that leg (or path) in the JSON
+    (with --baseline two more series: the baseline's p50 and p99);
   - the waterfall's parts are the path's hop and hand-off segments (a leg's
     chain hops) and add up to the mean of the total within 5 % (not exactly:
     a negative hand-off, the next leg begun before the last one ended, is a
@@ -87,13 +88,13 @@ def main():
                     fail('%s: %s p%d mark at %s ns, the report says %s %s'
                          % (name, who, p, marks[p], fig['p%d_%s' % (p, unit)], unit))
         if 1:
-            s = check_chart(sec, 'series', 2)
+            s = check_chart(sec, 'series', 2 * n)
             of = (lambda iv: iv['component'] + '/' + iv['leg']) if kind == 'leg' else \
                  (lambda iv: iv['leg'] if iv['component'] == 'path' else None)
             mine = [iv for iv in intervals if of(iv) == name]
             if not mine:
                 fail('%s: no interval in the JSON report' % name)
-            for ser, k in zip(s['series'], ('p50', 'p99')):
+            for ser, k in zip(s['series'][:2], ('p50', 'p99')):
                 if ser['marks'] != sum(1 for iv in mine if iv['%s_%s' % (k, unit)] is not None):
                     fail('%s: %s series has %d marks, %d intervals' % (name, k, ser['marks'], len(mine)))
         w = check_chart(sec, 'waterfall', n)
