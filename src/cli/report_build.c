@@ -415,6 +415,7 @@ int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const 
     if (rc == 0 && req->baseline) {
         latrec_input_opts bo = *input;
         bo.n_dirs = 0;
+        bo.align = 0; /* one directory: nothing to align */
         latrec_input_add_dir(&bo, req->baseline);
         base_run.interval_ns = run.interval_ns;
         rc = latrec_report_analyse(&base_run, &bo);

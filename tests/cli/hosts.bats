@@ -111,6 +111,9 @@ seg() {
     done
     # the loop total never crossed hosts: unchanged
     [ "$(seg "$D/align.json" total p50_us)" = "$(seg "$D/wall.json" total p50_us)" ]
+    # a one-directory baseline beside two aligned hosts
+    run "$LATREC" report -q --wall --align "$D/host1" "$D/host2" --baseline "$D/plain"
+    [ "$status" -eq 0 ]
     # text header
     run "$LATREC" report -q --wall --align "$D/host1" "$D/host2"
     grep -q "^# clock alignment: $D/host2 shifted by -5" <<< "$output"
