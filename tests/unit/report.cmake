@@ -7,6 +7,7 @@
 #   cli_catalogs         tests/cli/catalogs.bats: user catalogs, README's pipeline
 #                        on rings that gen_synthetic writes from a text spec
 #                        (known hop deltas) and on the libE3 fixtures
+#   cli_tour             tests/cli/tour.bats: README's five-minute tour as written
 latrec_unit_test(test_report_figures
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_figures.c
           ${CMAKE_SOURCE_DIR}/src/cli/figures.c
@@ -48,7 +49,12 @@ if(TARGET latrec_cli)
       ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR}"
       LABELS cli
       TIMEOUT 600)
+    add_test(NAME cli_tour COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/tour.bats)
+    set_tests_properties(cli_tour PROPERTIES
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR}"
+      LABELS cli
+      TIMEOUT 600)
   else()
-    message(STATUS "bats not found: cli_report, cli_hist, cli_legs and cli_catalogs are not registered")
+    message(STATUS "bats not found: cli_report, cli_hist, cli_legs, cli_catalogs and cli_tour are not registered")
   endif()
 endif()
