@@ -112,11 +112,23 @@
  * other count.
  *
  * Iteration (write order): latrec_ring_next() below. It acquire-loads t_ns
- * first, skips a zero, then copies sc, aux, aux2: one plain pass, no
- * allocation, no indirect call. The slots visited are fixed at open
- * (start_slot, iter_len): on a live ring, records published later in slots
- * that were still empty are not visited (open the ring again to see them);
- * records rewritten in visited slots are read as they are at that moment.
+ * first, skips a zero, copies sc, aux, aux2, then loads t_ns again after an
+ * acquire fence (the writer's contract in <latrec/latrec.h>): one plain
+ * pass, no allocation, no indirect call. The slots visited are fixed at
+ * open (start_slot, iter_len): on a live ring, records published later in
+ * slots that were still empty are not visited (open the ring again to see
+ * them).
+ *
+ * Lapped slots (live ring). A visited slot the writer rewrote since the
+ * open no longer holds the record of its write-order position: the writer
+ * lapped the reader there. Such a slot is skipped and counted in the
+ * cursor's `lapped`: its t_ns changed between the two loads (rewritten
+ * while copied), or it is later than every stamp the open saw (max_t_ns;
+ * a stamp taken before the open and stored after it, latrec_stamp_at()
+ * with an old time, is read as a record; a ring struct filled by hand with
+ * max_t_ns 0 has no such bound). A slot found with t_ns 0 (never
+ * written, torn, or being rewritten right now) is skipped uncounted. A
+ * ring that is not written while read has no lapped slot.
  */
 #ifndef LATREC_READ_RING_H
 #define LATREC_READ_RING_H
@@ -218,6 +230,7 @@ typedef struct latrec_ring {
  * (start_slot + pos - 1) & mask. */
 typedef struct latrec_cursor {
     uint64_t pos;
+    uint64_t lapped; /* visited slots rewritten since the open, skipped */
 } latrec_cursor;
 
 /* Open, validate and derive the ring file at `path` (relative to the current
@@ -262,12 +275,15 @@ int latrec_ring_boot_differs(const latrec_ring *a, const latrec_ring *b);
 static inline void latrec_ring_cursor_init(latrec_cursor *c)
 {
     c->pos = 0;
+    c->lapped = 0;
 }
 
 /* Next valid record of `r` in write order into *out. Returns 1 with *out
  * filled, 0 at the end (and for a rejected ring). t_ns is acquire-loaded
- * before sc/aux/aux2 are copied, so a record a live writer is publishing
- * is either skipped (t_ns still 0) or seen whole. */
+ * before sc/aux/aux2 are copied and loaded again after them, so a record a
+ * live writer is publishing is either skipped (t_ns still 0) or seen whole,
+ * and a slot it rewrites meanwhile is skipped and counted in c->lapped
+ * (see "Lapped slots" above). */
 static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
                                    latrec_rec *out)
 {
@@ -279,12 +295,24 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
         pos++;
         if (t == 0)
             continue;
+        const uint64_t sc = __atomic_load_n(&s->sc, __ATOMIC_RELAXED);
+        const uint64_t aux = __atomic_load_n(&s->aux, __ATOMIC_RELAXED);
+        const uint64_t aux2 = __atomic_load_n(&s->aux2, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__builtin_expect(__atomic_load_n(&s->t_ns, __ATOMIC_RELAXED) != t, 0)) {
+            c->lapped++;
+            continue;
+        }
         if (__builtin_expect(r->tsc != NULL, 0))
             t = latrec_tsc_to_mono(r->tsc, t);
-        out->sc = s->sc;
+        if (__builtin_expect(t > r->max_t_ns, 0) && r->max_t_ns) {
+            c->lapped++;
+            continue;
+        }
+        out->sc = sc;
         out->t_ns = t;
-        out->aux = s->aux;
-        out->aux2 = s->aux2;
+        out->aux = aux;
+        out->aux2 = aux2;
         c->pos = pos;
         return 1;
     }

@@ -23,3 +23,7 @@ latrec_unit_test(test_read_wallclock
 latrec_unit_test(test_out_escape
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_out_escape.c
   LIBS latrec_read)
+# The reader on rings a writer thread is still stamping (torn, lapped).
+latrec_unit_test(test_read_live
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
+  LIBS latrec latrec_read)
