@@ -682,8 +682,8 @@ int latrec_cmd_convert(int argc, char **argv)
     if (!in.opts.quiet) {
         latrec_input_totals t;
         latrec_input_totals_get(&in, &t);
-        fprintf(stderr, "latrec convert: %zu rings (%zu skipped), %llu records", t.rings, t.rejected,
-                (unsigned long long)in.records);
+        fprintf(stderr, "latrec convert: %zu ring%s (%zu skipped), %llu records", t.rings,
+                t.rings == 1 ? "" : "s", t.rejected, (unsigned long long)in.records);
         if (t.dropped) fprintf(stderr, ", %llu dropped before the start stamp", (unsigned long long)t.dropped);
         if (t.sched.present)
             fprintf(stderr, "; %s: %llu scheduler events", in.set.rings[in.sched_ring].basename,

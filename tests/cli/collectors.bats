@@ -68,7 +68,7 @@ SPEC
     [ "$(jq -c '[.header.rings, .header.records, .header.sched.events, .header.sched.ring]' <<<"$output")" = \
         '[1,10,18,"sched.latrec"]' ]
     run --separate-stderr "$LATREC" convert "$D/run" -o "$D/csv"
-    [ "$stderr" = "latrec convert: 1 rings (0 skipped), 10 records; sched.latrec: 18 scheduler events -> $D/csv" ]
+    [ "$stderr" = "latrec convert: 1 ring (0 skipped), 10 records; sched.latrec: 18 scheduler events -> $D/csv" ]
 }
 
 @test "hist --runqlat --per-thread: labels by ring role and last name, a reused tid is a new column" {
