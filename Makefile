@@ -85,8 +85,11 @@ fuzz: deps
 	        -print_final_stats=1 $(BUILD)-fuzz/corpus-$$t tests/fuzz/$$c || exit 1; \
 	done
 
+# ldconfig: the loader finds a new liblatrec.so in /usr/local/lib only once
+# its cache is rebuilt (root, no DESTDIR).
 install: build
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-fuzz
