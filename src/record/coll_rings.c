@@ -1,9 +1,11 @@
 /* The rings collector: where the target's rings are during the run, how
  * they reach <run>/rings, and their counts around the start stamp. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -127,15 +129,32 @@ static void role_of(const char *name, char *role, size_t len)
 }
 
 /* Read and remove <run>/rings-failed.log: one line per ring the program's
- * library could not create, "<name>\t<reason>" (src/lib/ring.c). */
+ * library could not create, "<name>\t<reason>" (src/lib/ring.c). The
+ * program can replace the file: only a regular file is read (never a link
+ * or a FIFO, which would block or never end), its first FAILURE_LOG_MAX
+ * bytes, grouped into at most FAILURE_ROLES_MAX roles (later roles count
+ * in the total only). */
+#define FAILURE_LOG_MAX   (4u << 20)
+#define FAILURE_ROLES_MAX 256u
 static void read_failures(struct rings_priv *p)
 {
     char path[4200];
     snprintf(path, sizeof(path), "%s/%s", p->run_dir, LATREC_RING_FAILURE_LOG);
-    FILE *f = fopen(path, "re");
-    if (!f) return;
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 && errno == ENOENT) return;
+    FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        fprintf(stderr, "latrec: %s: not a regular file (replaced by the program?): ignored, rings that "
+                        "failed to open are not counted\n", path);
+        if (fd >= 0) close(fd);
+        unlink(path);
+        return;
+    }
     char line[1024];
-    while (fgets(line, sizeof(line), f)) {
+    size_t used = 0;
+    while (used < FAILURE_LOG_MAX && fgets(line, sizeof(line), f)) {
+        used += strlen(line);
         line[strcspn(line, "\n")] = '\0';
         char *tab = strchr(line, '\t');
         if (!tab) continue;
@@ -144,7 +163,7 @@ static void read_failures(struct rings_priv *p)
         role_of(line, role, sizeof(role));
         size_t i = 0;
         while (i < p->n_failed_roles && strcmp(p->failed[i].role, role) != 0) i++;
-        if (i == p->n_failed_roles) {
+        if (i == p->n_failed_roles && i < FAILURE_ROLES_MAX) {
             struct failed_role *g = realloc(p->failed, (i + 1) * sizeof(*g));
             if (!g) break;
             p->failed = g;
@@ -153,7 +172,7 @@ static void read_failures(struct rings_priv *p)
             copy_text(g[i].reason, sizeof(g[i].reason), tab + 1);
             p->n_failed_roles++;
         }
-        p->failed[i].rings++;
+        if (i < p->n_failed_roles) p->failed[i].rings++;
         p->n_failed++;
     }
     fclose(f);
