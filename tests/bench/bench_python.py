@@ -64,7 +64,7 @@ def variants(latrec):
     if latrec.ENABLED:
         # For comparison: the same stamp through ctypes and the library's
         # out-of-line latrec_tstamp_fn() (the FFI path, no module).
-        lib = ctypes.CDLL("liblatrec.so.0")
+        lib = ctypes.CDLL("liblatrec.so.1")
         fn = lib.latrec_tstamp_fn
         fn.argtypes = [ctypes.c_uint64, ctypes.c_uint8, ctypes.c_uint64, ctypes.c_uint64]
         fn.restype = None

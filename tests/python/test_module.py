@@ -182,7 +182,7 @@ def test_a_ring_opened_by_c_code_on_the_thread_gets_the_stamps(tmp_path):
     ctx is one value for both sides."""
     code = r"""
 import ctypes, sys, latrec
-lib = ctypes.CDLL("liblatrec.so.0")         # the copy the module already loaded
+lib = ctypes.CDLL("liblatrec.so.1")         # the copy the module already loaded
 lib.latrec_tls_open_as.restype = ctypes.c_void_p
 lib.latrec_ctx_fn.restype = ctypes.c_uint64
 lib.latrec_ctx_set_fn.argtypes = [ctypes.c_uint64]
