@@ -120,6 +120,7 @@ struct done_ring {
 struct latrec_paths {
     const latrec_catalog *cat;
     const latrec_legs *legs;
+    int cat_i, leg_off; /* the builder's catalog index; builder leg of its leg 0 */
     latrec_paths_opts opts;
     latrec_path_emit_fn emit;
     void *ctx;
@@ -149,6 +150,24 @@ const char *latrec_path_stop_name(int reason)
 {
     static const char *const names[] = { "no_partner", "duplicate_key", "drop", "outside_horizon", "incomplete_leg" };
     return reason >= 0 && reason < LATREC_PATH_N_STOPS ? names[reason] : "?";
+}
+
+/* The catalog index of a builder leg (instances of this catalog only). */
+static int local_leg(const latrec_paths *p, const latrec_instance *in)
+{
+    return in->leg - p->leg_off;
+}
+
+latrec_paths *latrec_paths_new_catalog(const latrec_legs *legs, int c, const latrec_paths_opts *opts,
+                                       latrec_path_emit_fn emit, void *ctx)
+{
+    if (c < 0 || c >= latrec_legs_n_catalogs(legs)) return NULL;
+    const latrec_catalog *cat = latrec_legs_catalog(legs, c);
+    latrec_paths *p = latrec_paths_new(cat, legs, opts, emit, ctx);
+    if (!p) return NULL;
+    p->cat_i = c;
+    p->leg_off = cat->n_legs ? latrec_legs_catalog_leg(legs, c, 0) : 0;
+    return p;
 }
 
 latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *legs, const latrec_paths_opts *opts,
@@ -353,7 +372,7 @@ static uint64_t next_through(const struct done_ring *r, uint64_t start)
 static int has_drop(const latrec_paths *p, const struct piece *pc)
 {
     const latrec_instance *in = PIECE_INST(pc);
-    int dh = p->drop_hit[in->leg];
+    int dh = p->drop_hit[local_leg(p, in)];
     return dh >= 0 && dh < in->n_hits && in->hits[dh].t_ns != 0;
 }
 
@@ -507,7 +526,7 @@ static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_
     int present = 1;
     uint64_t v = in->seq;
     if (key >= 0) {
-        const latrec_key *k = &p->cat->legs[in->leg].keys[key];
+        const latrec_key *k = &p->cat->legs[local_leg(p, in)].keys[key];
         v = latrec_instance_field(p->legs, in, k->stage, k->field, &present);
     }
     const latrec_process *proc = latrec_legs_process(p->legs, in->process);
@@ -521,7 +540,7 @@ static int key_present(const latrec_paths *p, const latrec_instance *inst, const
 {
     int key = leg_is_b ? j->key_b : j->key_a, present = 1;
     if (key >= 0) {
-        const latrec_key *k = &p->cat->legs[inst->leg].keys[key];
+        const latrec_key *k = &p->cat->legs[local_leg(p, inst)].keys[key];
         latrec_instance_field(p->legs, inst, k->stage, k->field, &present);
     }
     return present;
@@ -536,7 +555,7 @@ static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance
     }
     if (pos > 0) { /* nothing can ever join it from the left: unanchored now, never held */
         const latrec_join *j = &p->cat->joins[path->joins[pos]];
-        if (!key_present(p, inst, j, j->leg_b == inst->leg)) {
+        if (!key_present(p, inst, j, j->leg_b == local_leg(p, inst))) {
             p->counts[path_i].unanchored++;
             return 0;
         }
@@ -560,11 +579,11 @@ static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance
     p->n_open++;
     if (pos > 0) {
         const latrec_join *j = &p->cat->joins[path->joins[pos]];
-        piece_key(p, pc, LEFT, j, j->leg_b == inst->leg);
+        piece_key(p, pc, LEFT, j, j->leg_b == local_leg(p, inst));
     }
     if (pos + 1 < path->n_legs) {
         const latrec_join *j = &p->cat->joins[path->joins[pos + 1]];
-        piece_key(p, pc, RIGHT, j, j->leg_b == inst->leg);
+        piece_key(p, pc, RIGHT, j, j->leg_b == local_leg(p, inst));
     }
     for (int side = 0; side < 2; side++)
         if (pc->has_key[side] && link_side(p, pc, side) < 0) return -1;
@@ -577,9 +596,10 @@ int latrec_paths_feed(latrec_paths *p, const latrec_instance *inst)
     for (int i = 0; i < inst->n_hits; i++)
         if (inst->hits[i].t_ns > p->now) p->now = inst->hits[i].t_ns;
     evict(p);
-    if (inst->leg < 0 || inst->leg >= p->cat->n_legs) return 0;
-    for (int u = 0; u < p->n_uses[inst->leg]; u++)
-        if (add_piece(p, p->uses[inst->leg][u].path, p->uses[inst->leg][u].pos, inst) < 0) return -1;
+    const int l = local_leg(p, inst);
+    if (l < 0 || l >= p->cat->n_legs || latrec_legs_leg_catalog_index(p->legs, inst->leg) != p->cat_i) return 0;
+    for (int u = 0; u < p->n_uses[l]; u++)
+        if (add_piece(p, p->uses[l][u].path, p->uses[l][u].pos, inst) < 0) return -1;
     return 0;
 }
 

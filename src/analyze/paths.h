@@ -117,6 +117,16 @@ typedef struct latrec_paths latrec_paths;
 latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *legs, const latrec_paths_opts *opts,
                                latrec_path_emit_fn emit, void *ctx);
 
+/* Assemble the paths of catalog c of a multi-catalog builder
+ * (latrec_legs_new_multi()): its legs and joins are resolved within that
+ * catalog, and only instances of its legs (builder legs
+ * latrec_legs_catalog_leg(legs, c, k)) are taken; the rest are ignored, so
+ * one assembler per catalog can be fed the same stream. pi->path indexes
+ * that catalog's paths. With c = 0 this is latrec_paths_new() of catalog 0.
+ * NULL when c is out of range or out of memory. */
+latrec_paths *latrec_paths_new_catalog(const latrec_legs *legs, int c, const latrec_paths_opts *opts,
+                                       latrec_path_emit_fn emit, void *ctx);
+
 /* Feed one ended leg instance (copied). 0, or -1 when out of memory (the
  * instance is lost and counted nowhere; the caller says so). */
 int latrec_paths_feed(latrec_paths *p, const latrec_instance *inst);

@@ -549,6 +549,119 @@ static void test_max_open(void **state)
     run_close(&r);
 }
 
+/* ---- two catalogs in one run ------------------------------------------------ */
+
+struct mixed {
+    latrec_legs *legs;
+    latrec_paths *paths;
+    const latrec_catalog *cat;
+    latrec_segment segs[LATREC_MAX_SEGS];
+    int n_segs;
+    uint64_t complete_total[5], n_complete;
+};
+
+static struct mixed *mixed_e3, *mixed_pipe;
+
+static void on_mixed_path(void *ctx, const latrec_path_instance *pi)
+{
+    struct mixed *x = ctx;
+    if (!pi->complete) return;
+    x->n_complete++;
+    const latrec_hit *a, *b;
+    int64_t v = 0;
+    int n = latrec_path_segments(x->cat, &x->cat->paths[pi->path], x->segs);
+    assert_true(latrec_segment_value(x->cat, &x->cat->paths[pi->path], pi, &x->segs[n - 1], &v, &a, &b));
+    uint64_t m = pi->legs[0]->seq;
+    if (m >= 1 && m <= 5) x->complete_total[m - 1] = (uint64_t)v;
+    x->n_segs = n;
+}
+
+static void on_mixed_leg(void *ctx, const latrec_instance *inst)
+{
+    (void)ctx;
+    assert_int_equal(latrec_paths_feed(mixed_e3->paths, inst), 0);
+    assert_int_equal(latrec_paths_feed(mixed_pipe->paths, inst), 0);
+}
+
+/* E3 rings and rings of the user catalog "pipe" in one directory, read by
+ * one builder (E3 catalog 0, pipe catalog 1): pipe's path is assembled by
+ * its own assembler, its legs found past E3's in the builder, while the E3
+ * ring stamps the same raw stage ids under E3's names. */
+static void test_two_catalogs(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("mixed");
+    static struct ring a = { "a.101", 100, 101, { { 0 } }, 0 }, b = { "b.201", 200, 201, { { 0 } }, 0 },
+                       c = { "c.202", 200, 202, { { 0 } }, 0 }, e3 = { "oai.11", 10, 11, { { 0 } }, 0 };
+    for (uint64_t m = 1; m <= 5; m++) {
+        uint64_t t = BASE + m * MS;
+        put_a(&a, m, t, m);
+        put_c(&c, m, put_b(&b, m, t, m), m);
+        for (unsigned st = A_IN; st <= C_OUT; st++) put(&e3, m, st, t + 10 * st, 100 + m, 900 + m);
+    }
+    write_ring(dir, &a);
+    write_ring(dir, &b);
+    write_ring(dir, &c);
+    write_ring(dir, &e3);
+
+    static latrec_catalog e3cat, pipecat;
+    char err[256], path[700];
+    assert_int_equal(latrec_catalog_e3(&e3cat), 0);
+    snprintf(path, sizeof path, "%s/pipe.catalog", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(pipe_catalog, f);
+    fclose(f);
+    assert_int_equal(latrec_catalog_load(&pipecat, path, err, sizeof err), 0);
+    const char *dirs[] = { dir };
+    latrec_ringset set;
+    assert_int_equal(latrec_ringset_open(&set, dirs, 1, err, sizeof err), 0);
+    assert_int_equal(set.n, 4);
+    int ring_cat[4];
+    for (size_t i = 0; i < set.n; i++) ring_cat[i] = strstr(set.rings[i].path, "/oai.") ? 0 : 1;
+    const latrec_catalog *cats[] = { &e3cat, &pipecat };
+    static struct mixed xe, xp;
+    memset(&xe, 0, sizeof xe);
+    memset(&xp, 0, sizeof xp);
+    mixed_e3 = &xe;
+    mixed_pipe = &xp;
+    latrec_legs *legs = latrec_legs_new_multi(cats, 2, ring_cat, &set, NULL, 0, 0, on_mixed_leg, NULL);
+    assert_non_null(legs);
+    assert_true(latrec_legs_catalog_leg(legs, 1, 0) >= e3cat.n_legs); /* pipe's legs come after E3's */
+    const latrec_paths_opts o = { 100 * MS, 0, 0 };
+    xe.cat = &e3cat;
+    xp.cat = &pipecat;
+    assert_null(latrec_paths_new_catalog(legs, 2, &o, on_mixed_path, &xp));
+    assert_non_null(xe.paths = latrec_paths_new_catalog(legs, 0, &o, on_mixed_path, &xe));
+    assert_non_null(xp.paths = latrec_paths_new_catalog(legs, 1, &o, on_mixed_path, &xp));
+    latrec_merge m;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    latrec_merged ev;
+    while (latrec_merge_next(&m, &ev)) assert_true(latrec_legs_feed(legs, ev.ring, &ev.rec) >= -1);
+    latrec_merge_free(&m);
+    latrec_legs_finish(legs);
+    latrec_paths_finish(xe.paths);
+    latrec_paths_finish(xp.paths);
+
+    const latrec_path_counts *n = latrec_paths_counts(xp.paths, 0);
+    assert_int_equal(n->complete, 5);
+    assert_int_equal(n->incomplete, 0);
+    assert_int_equal(n->unanchored, 0);
+    assert_int_equal(xp.n_segs, 6);
+    for (uint64_t k = 1; k <= 5; k++)
+        assert_int_equal(xp.complete_total[k - 1], seg_a(k) + seg_ab(k) + seg_b(k) + seg_bc(k) + seg_c(k));
+    /* the E3 assembler never takes a pipe leg: no E3 path instance here */
+    assert_int_equal(xe.n_complete, 0);
+    for (int k = 0; k < e3cat.n_paths; k++) assert_int_equal(latrec_paths_counts(xe.paths, k)->complete, 0);
+
+    latrec_paths_free(xe.paths);
+    latrec_paths_free(xp.paths);
+    latrec_legs_free(legs);
+    latrec_ringset_close(&set);
+    latrec_catalog_free(&e3cat);
+    latrec_catalog_free(&pipecat);
+}
+
 int main(void)
 {
     mkdir(LATREC_TEST_TMP, 0755);
@@ -556,7 +669,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pipe),     cmocka_unit_test(test_path_directive_errors),
         cmocka_unit_test(test_e3_loop),  cmocka_unit_test(test_cross_hosts),
-        cmocka_unit_test(test_max_open),
+        cmocka_unit_test(test_max_open), cmocka_unit_test(test_two_catalogs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
