@@ -67,3 +67,10 @@ int latrec_align_note(const latrec_input *in, int d, char *buf, size_t len)
              (unsigned long long)a->exchanges, a->consistent ? "" : "; not consistent: the smallest round trip's");
     return 1;
 }
+
+void latrec_align_print(const latrec_input *in, FILE *out)
+{
+    char note[1024];
+    for (int d = 1; !in->opts.quiet && d < in->opts.n_dirs; d++)
+        if (latrec_align_note(in, d, note, sizeof(note))) fprintf(out, "latrec: clock alignment: %s\n", note);
+}

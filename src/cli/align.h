@@ -12,6 +12,7 @@
 #define LATREC_CLI_ALIGN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cli/input.h"
 
@@ -23,5 +24,10 @@ int latrec_input_align(latrec_input *in);
 /* "DIR shifted by -5000.000 us (offset to DIR0 estimated within +-12.000 us
  * from 998 exchanges)" for directory d when --align shifted it: 1, else 0. */
 int latrec_align_note(const latrec_input *in, int d, char *buf, size_t len);
+
+/* hist and convert: each shifted directory's latrec_align_note() on out,
+ * "latrec: clock alignment: ..." (report puts it in its header); nothing
+ * with -q. */
+void latrec_align_print(const latrec_input *in, FILE *out);
 
 #endif

@@ -617,6 +617,7 @@ int latrec_cmd_convert(int argc, char **argv)
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }
+    latrec_align_print(&in, stderr);
     char outdir[4096];
     if (o.outdir) snprintf(outdir, sizeof(outdir), "%s", o.outdir);
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in.opts.dirs[0]); /* <run>/trace.json */

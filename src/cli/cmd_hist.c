@@ -492,6 +492,7 @@ int latrec_cmd_hist(int argc, char **argv)
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;
     }
+    latrec_align_print(&in, stderr);
     if (latrec_select_resolve(&o.sel, &in, "hist") < 0) {
         latrec_input_close(&in);
         return LATREC_EXIT_ERROR;

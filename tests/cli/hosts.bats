@@ -119,6 +119,18 @@ seg() {
     grep -q "^# clock alignment: $D/host2 shifted by -5" <<< "$output"
 }
 
+@test "hosts: hist and convert --align tell the shift on stderr" {
+    run --separate-stderr "$LATREC" hist --wall --align "$D/host1" "$D/host2" --leg outbound
+    [ "$status" -eq 0 ]
+    grep -q "^latrec: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
+    run --separate-stderr "$LATREC" convert --wall --align "$D/host1" "$D/host2" -o "$D/conv"
+    [ "$status" -eq 0 ]
+    grep -q "^latrec: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
+    run --separate-stderr "$LATREC" hist -q --wall --align "$D/host1" "$D/host2" --leg outbound
+    [ "$status" -eq 0 ]
+    ! grep -q "clock alignment" <<< "$stderr"
+}
+
 @test "hosts: --align needs --wall and two directories" {
     run --separate-stderr "$LATREC" report -q --align "$D/plain"
     [ "$status" -eq 1 ]
