@@ -1,0 +1,163 @@
+/*
+ * analyze/sched_model_impl.h - the scheduler model's private state, shared
+ * by its two halves: building (sched_model.c) and queries (sched_query.c).
+ * Not a public header: nothing outside those two files includes it.
+ */
+#ifndef LATREC_ANALYZE_SCHED_MODEL_IMPL_H
+#define LATREC_ANALYZE_SCHED_MODEL_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/sched_model.h"
+
+#define NO_T     UINT64_MAX
+#define N_KINDS  16
+#define AGG_STACK 32
+
+typedef struct u64vec {
+    uint64_t *v;
+    size_t    n, cap;
+} u64vec;
+
+/* One thread generation. */
+typedef struct gen {
+    uint32_t idx; /* own index in m->g */
+    uint32_t tid, gen_no, tgid;
+    /* live state */
+    uint8_t  state, cause;
+    uint8_t  wait_cause, wait_mig;
+    uint16_t cpu;      /* cpu of the open interval */
+    uint16_t task_cpu; /* where the kernel has it (MIGRATE while blocked) */
+    uint8_t  born;     /* FORK, WAKEUP_NEW or EXEC began it */
+    uint8_t  exited;   /* EXIT seen */
+    uint8_t  closed;   /* timeline ended */
+    uint8_t  woken_new;
+    uint64_t since, wait_start;
+    uint64_t first_t, end_t;
+    /* timeline */
+    latrec_sched_interval *iv;
+    uint64_t *ends; /* iv[i].end_ns, packed for the searches */
+    size_t   n_iv, cap_iv, cap_ends;
+    uint64_t tot[3];
+    u64vec   pre, mig; /* preemption and migration times */
+} gen;
+
+typedef struct name_ent {
+    uint64_t t;
+    char     comm[LATREC_SCHED_COMM_LEN];
+} name_ent;
+
+typedef struct tident {
+    uint32_t  tid;
+    int32_t   cur;   /* latest generation, -1 none */
+    int32_t   dying; /* exited generation replaced before its final switch-out */
+    uint32_t *gens;  /* generation indices, in time order */
+    size_t    n_gens, cap_gens;
+    name_ent *names; /* in time order */
+    size_t    n_names, cap_names;
+} tident;
+
+typedef struct occ {
+    uint64_t start, end; /* [start, end); end NO_T while open */
+    uint32_t tid;
+    int32_t  gen; /* target generation, or -1 */
+} occ;
+
+typedef struct cpustate {
+    occ     *v;
+    uint64_t *ends; /* v[i].end, packed for the searches (open: NO_T) */
+    size_t   n, cap, cap_ends;
+    int      open; /* v[n - 1] is the task on the CPU now */
+    uint32_t open_prev;
+    int32_t  running_gen; /* target generation RUNNING here, or -1 */
+    uint32_t waiters;     /* target generations RUNNABLE here */
+    uint64_t wait_edge;   /* when waiters last went from 0 to 1 */
+} cpustate;
+
+struct latrec_sched_model {
+    gen     *g;
+    size_t   n_g, cap_g;
+    tident  *td;
+    size_t   n_td, cap_td;
+    int32_t *hash; /* tid -> td index; -1 empty */
+    size_t   hash_cap;
+    cpustate cpu[LATREC_SCHED_MAX_CPUS];
+    latrec_sched_wait *w;
+    size_t   n_w, cap_w;
+    latrec_rec *grp; /* records of one t_ns, awaiting replay */
+    uint8_t    *defer;
+    size_t   n_grp, cap_grp;
+    uint64_t cur_t;
+    int      finished, oom;
+    latrec_sched_counts c;
+};
+
+/* ---- look-ups both halves use ---------------------------------------- */
+
+/* first index with v[i] >= x */
+static inline size_t u64_lower(const u64vec *v, uint64_t x)
+{
+    size_t lo = 0, hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->v[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* first index i >= lo with v[i] >= x, galloping from lo */
+static inline size_t u64_gallop(const u64vec *v, size_t lo, uint64_t x)
+{
+    if (lo >= v->n || v->v[lo] >= x) return lo;
+    size_t prev = lo, step = 1;
+    while (lo + step < v->n && v->v[lo + step] < x) {
+        prev = lo + step;
+        step *= 2;
+    }
+    size_t a = prev + 1, b = lo + step < v->n ? lo + step : v->n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (v->v[mid] < x) a = mid + 1;
+        else b = mid;
+    }
+    return a;
+}
+
+static inline uint32_t u64_count(const u64vec *v, uint64_t a, uint64_t b)
+{
+    if (v->n == 0 || v->v[0] >= b || v->v[v->n - 1] < a) return 0;
+    size_t i = u64_lower(v, a);
+    return (uint32_t)(u64_gallop(v, i, b) - i);
+}
+
+static inline size_t hslot(uint32_t tid, size_t cap)
+{
+    return (size_t)((tid * 0x9E3779B1u) ^ (tid >> 15)) & (cap - 1);
+}
+
+static inline const tident *td_find(const latrec_sched_model *m, uint32_t tid)
+{
+    if (!m->hash) return NULL;
+    for (size_t s = hslot(tid, m->hash_cap);; s = (s + 1) & (m->hash_cap - 1)) {
+        int32_t i = m->hash[s];
+        if (i < 0) return NULL;
+        if (m->td[i].tid == tid) return &m->td[i];
+    }
+}
+
+static inline const gen *gen_at(const latrec_sched_model *m, const tident *td, uint64_t t)
+{
+    if (td->n_gens == 0) return NULL;
+    if (td->n_gens == 1) return &m->g[td->gens[0]];
+    size_t lo = 0, hi = td->n_gens; /* last k with first_t <= t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->g[td->gens[mid]].first_t <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return &m->g[td->gens[lo ? lo - 1 : 0]];
+}
+
+#endif

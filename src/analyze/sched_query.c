@@ -1,0 +1,302 @@
+/*
+ * analyze/sched_query.c - questions asked of a built scheduler model: the
+ * split of a hop, a thread's state, name and generation at a time, its
+ * intervals, the runqueue waits. Rules: sched_model.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/sched_model_impl.h"
+
+/* ---- public: queries -------------------------------------------------- */
+
+/* first i in [lo, hi) with ends[i] > t, or hi */
+static size_t end_upper(const uint64_t *ends, size_t lo, size_t hi, uint64_t t)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* as end_upper over [lo, n), galloping from lo (t is usually close) */
+static size_t end_gallop(const uint64_t *ends, size_t lo, size_t n, uint64_t t)
+{
+    if (lo >= n || ends[lo] > t) return lo;
+    size_t prev = lo, step = 1;
+    while (lo + step < n && ends[lo + step] <= t) {
+        prev = lo + step;
+        step *= 2;
+    }
+    size_t hi = lo + step < n ? lo + step + 1 : n;
+    return end_upper(ends, prev + 1, hi, t);
+}
+
+/* ns per state before t; i = iv_upper(.., t) */
+static void prefix_at(const gen *g, size_t i, uint64_t t, uint64_t f[3])
+{
+    if (i >= g->n_iv) {
+        memcpy(f, g->tot, 3 * sizeof *f);
+        return;
+    }
+    const latrec_sched_interval *iv = &g->iv[i];
+    memcpy(f, iv->before_ns, 3 * sizeof *f);
+    if (t > iv->start_ns) f[iv->state - 1] += t - iv->start_ns;
+}
+
+static const char *names_at(const tident *td, uint64_t t, uint64_t lo, uint64_t hi)
+{
+    if (!td || td->n_names == 0) return NULL;
+    size_t a = 0, b = td->n_names; /* first name with t_n > t */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (td->names[mid].t <= t) a = mid + 1;
+        else b = mid;
+    }
+    if (a > 0 && td->names[a - 1].t >= lo) return td->names[a - 1].comm;
+    for (size_t j = a; j < td->n_names; j++) { /* its first name, later on */
+        if (td->names[j].t >= hi) break;
+        if (td->names[j].t >= lo) return td->names[j].comm;
+    }
+    return NULL;
+}
+
+static const char *gen_name(const latrec_sched_model *m, const gen *g, uint64_t t)
+{
+    const tident *td = td_find(m, g->tid);
+    uint64_t lo = (g->born || g->gen_no > 0) ? g->first_t : 0;
+    uint64_t hi = NO_T;
+    if (td && g->gen_no + 1 < td->n_gens) hi = m->g[td->gens[g->gen_no + 1]].first_t;
+    return names_at(td, t, lo, hi);
+}
+
+typedef struct agg {
+    uint32_t tid, cpu;
+    int32_t  gen;
+    uint64_t ns, t_first;
+} agg;
+
+static int agg_better(const agg *a, const agg *b)
+{
+    if (a->ns != b->ns) return a->ns > b->ns;
+    if (a->tid != b->tid) return a->tid < b->tid;
+    if (a->gen != b->gen) return a->gen < b->gen;
+    return a->cpu < b->cpu;
+}
+
+/* Who ran on the thread's CPU while it was runnable in [a, b). */
+static int others(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
+                  latrec_sched_breakdown *out)
+{
+    agg stack[AGG_STACK], *v = stack;
+    size_t n = 0, cap = AGG_STACK;
+    int rc = 0;
+    unsigned last_cpu = LATREC_SCHED_NO_CPU;
+    size_t last_j = 0;
+    for (size_t i = i0; i < g->n_iv && g->iv[i].start_ns < b; i++) {
+        const latrec_sched_interval *iv = &g->iv[i];
+        if (iv->state != LATREC_SCHED_RUNNABLE || iv->cpu >= LATREC_SCHED_MAX_CPUS) continue;
+        uint64_t s = iv->start_ns > a ? iv->start_ns : a, e = iv->end_ns < b ? iv->end_ns : b;
+        if (s >= e) continue;
+        const cpustate *cs = &m->cpu[iv->cpu];
+        /* first occupancy ending after s; the thread's runnable intervals
+         * rise in time, so on the same CPU gallop on from the last one */
+        size_t lo = iv->cpu == last_cpu ? end_gallop(cs->ends, last_j, cs->n, s) : end_upper(cs->ends, 0, cs->n, s);
+        last_cpu = iv->cpu;
+        last_j = lo;
+        for (size_t j = lo; j < cs->n && cs->v[j].start < e; j++) {
+            const occ *o = &cs->v[j];
+            if (o->gen == (int32_t)g->idx) continue;
+            uint64_t os = o->start > s ? o->start : s, oe = o->end < e ? o->end : e;
+            if (os >= oe) continue;
+            uint32_t kcpu = o->tid == 0 ? iv->cpu : 0;
+            size_t k;
+            for (k = 0; k < n; k++)
+                if (v[k].tid == o->tid && v[k].gen == o->gen && (o->tid != 0 || v[k].cpu == kcpu)) break;
+            if (k == n) {
+                if (n == cap) {
+                    agg *nv = malloc(2 * cap * sizeof *nv);
+                    if (!nv) {
+                        rc = -1;
+                        goto done;
+                    }
+                    memcpy(nv, v, n * sizeof *v);
+                    if (v != stack) free(v);
+                    v = nv;
+                    cap *= 2;
+                }
+                v[n++] = (agg){ o->tid, iv->cpu, o->gen, 0, os };
+            }
+            v[k].ns += oe - os;
+            out->instead_ns += oe - os;
+        }
+    }
+    out->n_tasks = (uint32_t)n;
+    for (int r = 0; r < LATREC_SCHED_TOP && (size_t)r < n; r++) {
+        size_t best = (size_t)r;
+        for (size_t k = (size_t)r + 1; k < n; k++)
+            if (agg_better(&v[k], &v[best])) best = k;
+        agg tmp = v[r];
+        v[r] = v[best];
+        v[best] = tmp;
+        latrec_sched_other *o = &out->others[r];
+        o->tid = v[r].tid;
+        o->cpu = v[r].cpu;
+        o->target = v[r].gen >= 0;
+        o->ns = v[r].ns;
+        const char *nm = v[r].gen >= 0 ? gen_name(m, &m->g[v[r].gen], v[r].t_first)
+                                       : names_at(td_find(m, v[r].tid), v[r].t_first, 0, NO_T);
+        if (nm) snprintf(o->comm, sizeof o->comm, "%s", nm);
+        else if (v[r].tid == 0) snprintf(o->comm, sizeof o->comm, "swapper/%u", v[r].cpu);
+        else o->comm[0] = '\0';
+        out->n_others = r + 1;
+    }
+done:
+    if (v != stack) free(v);
+    if (rc) {
+        out->n_others = 0;
+        out->n_tasks = 0;
+        out->instead_ns = 0;
+    }
+    return rc;
+}
+
+int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                       latrec_sched_breakdown *out)
+{
+    out->on_cpu_ns = out->runnable_ns = out->blocked_ns = 0;
+    out->preemptions = out->migrations = 0;
+    out->n_tasks = 0;
+    out->instead_ns = out->unattributed_ns = 0;
+    out->n_others = 0;
+    out->gen = -1;
+    if (t_b < t_a) {
+        out->unknown_ns = 0;
+        errno = EINVAL;
+        return -1;
+    }
+    out->unknown_ns = t_b - t_a;
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_b) : NULL;
+    if (!g) return 0;
+    out->gen = (int32_t)g->gen_no;
+    out->preemptions = u64_count(&g->pre, t_a, t_b);
+    out->migrations = u64_count(&g->mig, t_a, t_b);
+    if (g->n_iv == 0 || t_a == t_b) return 0;
+    size_t ia = end_upper(g->ends, 0, g->n_iv, t_a);
+    size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
+    uint64_t fa[3], fb[3];
+    prefix_at(g, ia, t_a, fa);
+    prefix_at(g, ib, t_b, fb);
+    out->on_cpu_ns = fb[0] - fa[0];
+    out->runnable_ns = fb[1] - fa[1];
+    out->blocked_ns = fb[2] - fa[2];
+    out->unknown_ns -= out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
+    int rc = 0;
+    if (out->runnable_ns) {
+        rc = others(m, g, ia, t_a, t_b, out);
+        if (rc) errno = ENOMEM;
+    }
+    out->unattributed_ns = out->runnable_ns - out->instead_ns;
+    return rc;
+}
+
+latrec_sched_state latrec_sched_state_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns,
+                                         unsigned *cpu)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    if (cpu) *cpu = LATREC_SCHED_NO_CPU;
+    if (!g) return LATREC_SCHED_UNKNOWN;
+    size_t i = end_upper(g->ends, 0, g->n_iv, t_ns);
+    if (i == g->n_iv || g->iv[i].start_ns > t_ns) return LATREC_SCHED_UNKNOWN;
+    if (cpu) *cpu = g->iv[i].cpu;
+    return (latrec_sched_state)g->iv[i].state;
+}
+
+const char *latrec_sched_comm(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns)
+{
+    const tident *td = td_find(m, tid);
+    if (!td) return NULL;
+    const gen *g = gen_at(m, td, t_ns);
+    return g ? gen_name(m, g, t_ns) : names_at(td, t_ns, 0, NO_T);
+}
+
+const char *latrec_sched_thread_name(const latrec_sched_model *m, uint32_t tid, uint32_t gen_no)
+{
+    const tident *td = td_find(m, tid);
+    if (!td || gen_no >= td->n_gens) return NULL;
+    const gen *g = &m->g[td->gens[gen_no]];
+    uint64_t t = g->end_t == NO_T ? m->cur_t : g->end_t;
+    /* a name from the next generation's first instant is not this one's */
+    if (gen_no + 1 < td->n_gens && t >= m->g[td->gens[gen_no + 1]].first_t && m->g[td->gens[gen_no + 1]].first_t)
+        t = m->g[td->gens[gen_no + 1]].first_t - 1;
+    return gen_name(m, g, t);
+}
+
+int64_t latrec_sched_gen_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    return g ? (int64_t)g->gen_no : -1;
+}
+
+const latrec_sched_interval *latrec_sched_intervals(const latrec_sched_model *m, uint32_t tid,
+                                                    uint64_t t_ns, size_t *n, uint32_t *gen_no)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_ns) : NULL;
+    *n = 0;
+    if (!g) return NULL;
+    if (gen_no) *gen_no = g->gen_no;
+    *n = g->n_iv;
+    return g->iv;
+}
+
+int latrec_sched_foreach_wait(const latrec_sched_model *m, latrec_sched_wait_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < m->n_w; i++) {
+        int rc = fn(ctx, &m->w[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+size_t latrec_sched_n_threads(const latrec_sched_model *m)
+{
+    return m->n_g;
+}
+
+void latrec_sched_thread_info(const latrec_sched_model *m, size_t i, latrec_sched_thread *out)
+{
+    const gen *g = &m->g[i];
+    out->tid = g->tid;
+    out->gen = g->gen_no;
+    out->tgid = g->tgid;
+    out->exited = g->exited;
+    out->first_ns = g->first_t;
+    out->end_ns = g->end_t == NO_T ? m->cur_t : g->end_t;
+    out->on_cpu_ns = g->tot[0];
+    out->runnable_ns = g->tot[1];
+    out->blocked_ns = g->tot[2];
+    out->n_intervals = g->n_iv;
+}
+
+const latrec_sched_counts *latrec_sched_counters(const latrec_sched_model *m)
+{
+    return &m->c;
+}
+
+const char *latrec_sched_state_name(latrec_sched_state s)
+{
+    switch (s) {
+    case LATREC_SCHED_RUNNING: return "RUNNING";
+    case LATREC_SCHED_RUNNABLE: return "RUNNABLE";
+    case LATREC_SCHED_BLOCKED: return "BLOCKED";
+    default: return "UNKNOWN";
+    }
+}
