@@ -25,10 +25,7 @@
 
 #include "fuzz_tmpdir.h"
 
-#define CHECK(x)                                                                                                       \
-    do {                                                                                                               \
-        if (!(x)) abort();                                                                                             \
-    } while (0)
+#include "fuzz_check.h"
 
 static char path[96];
 

@@ -25,7 +25,7 @@
 #include "read/ring.h"
 #include "read/wallclock.h"
 
-#define CHECK(x) do { if (!(x)) abort(); } while (0)
+#include "fuzz_check.h"
 
 static int memfd = -1;
 

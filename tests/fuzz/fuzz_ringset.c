@@ -31,10 +31,7 @@
 
 #include "fuzz_tmpdir.h"
 
-#define CHECK(x)                                                                                                       \
-    do {                                                                                                               \
-        if (!(x)) abort();                                                                                             \
-    } while (0)
+#include "fuzz_check.h"
 #define SEP "#LATREC#"
 #define SEP_LEN 8
 #define HDR_PIECE 640
