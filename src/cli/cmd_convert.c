@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "analyze/legs.h"
-#include "cli/align.h"
+#include "engine/align.h"
 #include "cli/commands.h"
 #include "cli/component_table.h"
 #include "cli/csv.h"
-#include "cli/input.h"
+#include "engine/input.h"
 #include "cli/options.h"
-#include "cli/pass.h"
+#include "engine/pass.h"
 #include "cli/paths_csv.h"
 #include "cli/timeline.h"
 

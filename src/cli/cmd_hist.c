@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/align.h"
+#include "engine/align.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
-#include "cli/input.h"
+#include "engine/input.h"
 #include "cli/options.h"
-#include "cli/pass.h"
+#include "engine/pass.h"
 #include "cli/sched_view.h"
 
 enum {

@@ -10,7 +10,7 @@
 #include "analyze/catalog.h"
 #include "analyze/catalog_path.h"
 #include "cli/commands.h"
-#include "cli/input.h"
+#include "engine/input.h"
 #include "cli/options.h"
 #include "record/coll_sched.h"
 #include "record/priority.h"

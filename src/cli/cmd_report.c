@@ -9,9 +9,9 @@
 #include "analyze/stats.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
-#include "cli/input.h"
+#include "engine/input.h"
 #include "cli/options.h"
-#include "cli/pass.h"
+#include "engine/pass.h"
 #include "cli/report_model.h"
 #include "read/outfile.h"
 

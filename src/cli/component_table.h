@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "analyze/legs.h"
-#include "cli/input.h"
+#include "engine/input.h"
 
 typedef struct latrec_component_tables latrec_component_tables;
 

@@ -2,7 +2,7 @@
  * cli/options.h - the options every subcommand parses the same way, as argp
  * children, and the option values they share.
  *
- *   latrec_input_argp   (cli/input.h) the directories, catalog, --wall, -q
+ *   latrec_input_argp   (cli/input_argp.c) the directories, catalog, --wall, -q
  *   latrec_select_argp  --component, --leg, --hop, --warm-up, --calibrate
  *   latrec_output_argp  --unit, --format (the command's own format table)
  *   latrec_help_argp    -h, the same as --help
@@ -21,10 +21,13 @@
 #include <stdint.h>
 
 #include "cli/figures.h"
-#include "cli/input.h"
-#include "cli/pass.h"
+#include "engine/input.h"
+#include "engine/pass.h"
 #include "util/duration.h"
 #include "util/number.h"
+
+/* The directories, catalog, clock and horizons (engine/input.h opts). */
+extern struct argp latrec_input_argp;
 
 /* --warm-up (report, hist): a unit is required; 0..8784h. */
 extern const latrec_duration_opt latrec_opt_warmup;

@@ -17,7 +17,7 @@
 #define LATREC_CLI_PATHS_CSV_H
 
 #include "analyze/paths.h"
-#include "cli/input.h"
+#include "engine/input.h"
 
 typedef struct latrec_paths_csv latrec_paths_csv;
 

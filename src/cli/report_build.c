@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/align.h"
+#include "engine/align.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/report_run.h"

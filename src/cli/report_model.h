@@ -36,8 +36,8 @@
 #include <stdio.h>
 
 #include "cli/figures.h"
-#include "cli/input.h"
-#include "cli/pass.h"
+#include "engine/input.h"
+#include "engine/pass.h"
 
 /* The scheduler's split of one row: means per split instance, ns, over the
  * thread that stamped the row's second stage. */

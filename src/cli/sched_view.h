@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "analyze/sched_model.h"
-#include "cli/input.h"
+#include "engine/input.h"
 
 typedef struct latrec_sched_view {
     latrec_sched_model *model; /* NULL: no scheduler data */

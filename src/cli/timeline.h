@@ -40,7 +40,7 @@
 
 #include "analyze/legs.h"
 #include "analyze/paths.h"
-#include "cli/input.h"
+#include "engine/input.h"
 
 typedef struct latrec_timeline latrec_timeline;
 

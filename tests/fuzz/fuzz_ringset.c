@@ -1,7 +1,7 @@
 /*
  * fuzz_ringset.c - libFuzzer target for the directory reader: several
  * rings and run.json in one run directory, read as report, hist and
- * convert read it (cli/input.c over read/ringset.c): open, a full pass
+ * convert read it (engine/input.c over read/ringset.c): open, a full pass
  * in time order with the start-stamp filter, the totals.
  *
  * An input is up to five pieces separated by the 8 bytes "#LATREC#":
@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/input.h"
+#include "engine/input.h"
 
 #include "fuzz_tmpdir.h"
 

@@ -24,16 +24,11 @@ if(TARGET latrec_cli AND LATREC_BATS)
     TIMEOUT 600)
 endif()
 
-# The shared input of report, hist and convert (src/cli/input.c): a ring
+# The shared input of report, hist and convert (src/engine/input.c): a ring
 # truncated mid-pass, saturating totals.
-pkg_check_modules(LATREC_INPUT_JANSSON REQUIRED IMPORTED_TARGET jansson)
 latrec_unit_test(test_input
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_input.c
-          ${CMAKE_SOURCE_DIR}/src/cli/input.c
-          ${CMAKE_SOURCE_DIR}/src/cli/options.c
-          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
-          ${CMAKE_SOURCE_DIR}/src/cli/input_catalog.c
-  LIBS latrec_analyze latrec_read PkgConfig::LATREC_INPUT_JANSSON m)
+  LIBS latrec_engine)
 target_include_directories(test_input PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
 # tests/cli/vocabulary.bats: every option of every command in --help, its man

@@ -18,16 +18,9 @@ latrec_unit_test(test_report_figures
   LIBS m)
 target_include_directories(test_report_figures PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
-pkg_check_modules(LATREC_REPORT_JANSSON REQUIRED IMPORTED_TARGET jansson)
 latrec_unit_test(test_report_pass
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_pass.c
-          ${CMAKE_SOURCE_DIR}/src/cli/pass.c
-          ${CMAKE_SOURCE_DIR}/src/cli/input.c
-          ${CMAKE_SOURCE_DIR}/src/cli/options.c
-          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
-          ${CMAKE_SOURCE_DIR}/src/cli/input_catalog.c
-          ${CMAKE_SOURCE_DIR}/src/cli/options.c
-  LIBS latrec_analyze latrec_read PkgConfig::LATREC_REPORT_JANSSON m)
+  LIBS latrec_engine)
 target_include_directories(test_report_pass PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
 # Writes synthetic rings from a text spec (see its header comment).

@@ -1,4 +1,4 @@
-/* The shared input of report, hist and convert (src/cli/input.c) over
+/* The shared input of report, hist and convert (src/engine/input.c) over
  * synthetic rings written with ringgen.h: a ring file truncated in the
  * middle of a pass (named once, the other rings read whole), and totals
  * that saturate instead of wrapping. */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli/input.h"
+#include "engine/input.h"
 #include "latrec/stages.h"
 #include "ringgen.h"
 

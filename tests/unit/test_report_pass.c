@@ -1,4 +1,4 @@
-/* One analysis pass (src/cli/pass.c) over synthetic rings written byte by
+/* One analysis pass (src/engine/pass.c) over synthetic rings written byte by
  * byte with ringgen.h: hop values, calibration by each ring's own
  * clock_ns_per_call, clock regressions passed on as negative values (never
  * wrapped), warm-up, --hop selection of a non-adjacent pair, and the
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli/pass.h"
+#include "engine/pass.h"
 #include "latrec/stages.h"
 #include "ringgen.h"
 

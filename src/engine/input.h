@@ -1,12 +1,11 @@
 /*
- * cli/input.h - what report, hist and convert share: the directories to read,
+ * engine/input.h - what report, hist and convert share: the directories to read,
  * the run manifest, the rings, the catalog, and the time-ordered record
  * stream with the start-stamp filter.
  */
-#ifndef LATREC_CLI_INPUT_H
-#define LATREC_CLI_INPUT_H
+#ifndef LATREC_ENGINE_INPUT_H
+#define LATREC_ENGINE_INPUT_H
 
-#include <argp.h>
 #include <jansson.h>
 #include <stdint.h>
 
@@ -15,7 +14,7 @@
 #include "read/merge.h"
 #include "read/ringset.h"
 
-/* Options every analysis subcommand takes (argp child: input_argp). */
+/* Options every analysis subcommand takes (cli/input_argp.c parses them). */
 typedef struct latrec_input_opts {
     const char *dirs[64];
     int         n_dirs;
@@ -24,12 +23,10 @@ typedef struct latrec_input_opts {
     const char *stage_prefix;  /* --stage-prefix PREFIX */
     int         wall;          /* --wall */
     uint64_t    leg_horizon_ns; /* --leg-horizon (0: LATREC_LEGS_HORIZON_NS) */
-    int         align;         /* --align (cli/align.c) */
+    int         align;         /* --align (engine/align.c) */
     uint64_t    path_horizon_ns; /* --path-horizon (0: LATREC_PATHS_HORIZON_NS) */
     int         quiet;         /* -q */
 } latrec_input_opts;
-
-extern struct argp latrec_input_argp;
 
 /* Add a positional directory (argp ARGP_KEY_ARG). 0, or -1 when too many. */
 int latrec_input_add_dir(latrec_input_opts *o, const char *dir);
@@ -40,7 +37,7 @@ typedef struct latrec_input {
     latrec_input_opts opts;
     latrec_ringset set;
     int           *ring_dir;      /* directory index per ring */
-    /* Each ring's catalog (cli/input_catalog.c): cats[ring_cat[i]]. cat is
+    /* Each ring's catalog (engine/input_catalog.c): cats[ring_cat[i]]. cat is
      * catalog 0: --catalog FILE or --stages when they apply to every ring,
      * else e3 when some ring reads it, else the first ring's. */
     latrec_catalog cat;

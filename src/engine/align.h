@@ -1,5 +1,5 @@
 /*
- * cli/align.h - --align: with --wall and the run directories of several
+ * engine/align.h - --align: with --wall and the run directories of several
  * hosts, one pass assembles the catalog's paths and estimates each
  * directory's clock offset to the first directory from the exchanges of
  * the paths that go there and back (analyze/clock_offset.h); each
@@ -8,13 +8,13 @@
  * directory's clock. A directory without such a path keeps its pairs (one
  * line says so).
  */
-#ifndef LATREC_CLI_ALIGN_H
-#define LATREC_CLI_ALIGN_H
+#ifndef LATREC_ENGINE_ALIGN_H
+#define LATREC_ENGINE_ALIGN_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/input.h"
+#include "engine/input.h"
 
 /* Does nothing without --align. 0, or -1 with the reason printed (--align
  * without --wall or with one directory, a catalog without paths, out of

@@ -1,11 +1,11 @@
 /* --align: the hosts' clocks aligned by the offsets their paths' exchanges
  * give (analyze/clock_offset.h), before the command's own pass. */
-#include "cli/align.h"
+#include "engine/align.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/pass.h"
+#include "engine/pass.h"
 
 /* Shift the realtime pairs of directory d's rings by -offset: its stamps
  * map to the reference directory's clock. */

@@ -1,8 +1,7 @@
 /* Shared input handling for report, hist and convert. */
-#include "cli/input.h"
+#include "engine/input.h"
 
 #include "analyze/sched_catalog.h"
-#include "cli/options.h"
 #include "read/escape.h"
 #include "read/input_file.h"
 
@@ -17,66 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON, OPT_ALIGN };
-
-static const struct argp_option input_options[] = {
-    { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
-                              ".latrec files); repeatable, like positional DIRs", 1 },
-    { "catalog", OPT_CATALOG, "FILE", 0, "Stage catalog file (stages, legs, extras, keys, joins); "
-                                         "overrides what the rings name", 1 },
-    { "stages", OPT_STAGES, "HEADER", 0, "Read stage ids from a C header's enum", 1 },
-    { "stage-prefix", OPT_STAGE_PREFIX, "PREFIX", 0, "Enumerator prefix for --stages (e.g. MYAPP_)", 1 },
-    { "wall", OPT_WALL, 0, 0, "Order and print times on CLOCK_REALTIME, mapped per ring (needed "
-                              "to combine hosts or boots)", 1 },
-    { "align", OPT_ALIGN, 0, 0, "With --wall and the run directories of several hosts: shift each host's "
-                                "clock by the offset estimated from paths that go there and back (NTP's "
-                                "estimate), instead of trusting its realtime pairs", 1 },
-    { "leg-horizon", OPT_LEG_HORIZON, "DURATION", 0, "An instance open longer than this (stream time) "
-                                                     "ends unfinished, counted in the header (default 10s)", 1 },
-    { "path-horizon", OPT_PATH_HORIZON, "DURATION", 0, "A path instance whose legs have not all joined "
-                                                       "this long after its first one leaves incomplete, "
-                                                       "counted where it stopped (default 10s)", 1 },
-    { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
-    { 0 }
-};
-
 int latrec_input_add_dir(latrec_input_opts *o, const char *dir)
 {
     if (o->n_dirs == (int)(sizeof(o->dirs) / sizeof(o->dirs[0]))) return -1;
     o->dirs[o->n_dirs++] = dir;
     return 0;
 }
-
-/* --leg-horizon and --path-horizon: a unit is required (the one grammar of
- * util/duration.h); 1ns..8784h. */
-static const latrec_duration_opt leg_horizon_opt = { "--leg-horizon", NULL, 1, 8784ull * 3600000000000ull };
-static const latrec_duration_opt path_horizon_opt = { "--path-horizon", NULL, 1, 8784ull * 3600000000000ull };
-
-static error_t parse_input(int key, char *arg, struct argp_state *state)
-{
-    latrec_input_opts *o = state->input;
-    switch (key) {
-    case 'i':
-        if (latrec_input_add_dir(o, arg) < 0) argp_error(state, "too many directories");
-        break;
-    case OPT_CATALOG: o->catalog_path = arg; break;
-    case OPT_STAGES: o->stages_header = arg; break;
-    case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
-    case OPT_WALL: o->wall = 1; break;
-    case OPT_ALIGN: o->align = 1; break;
-    case OPT_LEG_HORIZON:
-        o->leg_horizon_ns = latrec_arg_duration(state, &leg_horizon_opt, arg);
-        break;
-    case OPT_PATH_HORIZON:
-        o->path_horizon_ns = latrec_arg_duration(state, &path_horizon_opt, arg);
-        break;
-    case 'q': o->quiet = 1; break;
-    default: return ARGP_ERR_UNKNOWN;
-    }
-    return 0;
-}
-
-struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, 0, 0 };
 
 /* The target's end as run.json's "exit" tells it (latrec-record(1)). */
 static void exit_note(latrec_input *in, json_t *ex)

@@ -1,5 +1,5 @@
 /*
- * cli/pass.h - one analysis pass over a run, shared by report and hist.
+ * engine/pass.h - one analysis pass over a run, shared by report and hist.
  *
  * Streams every record (after the start stamp) through the leg builder and,
  * for every ended instance of a selected (component, leg), computes its hop
@@ -22,8 +22,8 @@
  * hop's second stage from the hop (latrec_calibrate()); a hop shorter than
  * that cost becomes 0 (clock regressions are judged on the raw hop).
  */
-#ifndef LATREC_CLI_PASS_H
-#define LATREC_CLI_PASS_H
+#ifndef LATREC_ENGINE_PASS_H
+#define LATREC_ENGINE_PASS_H
 
 #include <stdint.h>
 
@@ -31,7 +31,7 @@
 #include "analyze/legs.h"
 #include "analyze/clock_offset.h"
 #include "analyze/paths.h"
-#include "cli/input.h"
+#include "engine/input.h"
 
 typedef struct latrec_leg_table {
     int        component, leg;

@@ -1,5 +1,5 @@
 /* One analysis pass over a run. */
-#include "cli/pass.h"
+#include "engine/pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>

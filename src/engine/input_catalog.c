@@ -1,7 +1,7 @@
 /* Each ring's catalog: the one it names, found in the run directory or on
  * the catalog search path (analyze/catalog_path.h), or the one the options
  * give. One ring naming a catalog never changes how other rings are read. */
-#include "cli/input.h"
+#include "engine/input.h"
 
 #include <stdio.h>
 #include <stdlib.h>
