@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/align.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
-#include "engine/input.h"
 #include "cli/options.h"
-#include "engine/pass.h"
 #include "cli/sched_view.h"
+#include "engine/engine.h"
 
 enum {
     OPT_TOTALS = 0x600, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX, OPT_WITH_ZEROS, OPT_LOG2, OPT_RUNQLAT,
@@ -487,37 +485,36 @@ int latrec_cmd_hist(int argc, char **argv)
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
 
-    latrec_input in;
-    if (latrec_input_open(&in, &o.input, "hist") != 0 || latrec_input_align(&in) < 0) {
-        latrec_input_close(&in);
-        return LATREC_EXIT_ERROR;
-    }
-    latrec_align_print(&in, stderr);
-    if (latrec_select_resolve(&o.sel, &in, "hist") < 0) {
-        latrec_input_close(&in);
+    latrec_engine *e = latrec_engine_open(&o.input, "hist", 0);
+    if (!e) return LATREC_EXIT_ERROR;
+    latrec_input *in = latrec_engine_input(e);
+    latrec_align_print(in, stderr);
+    if (latrec_select_resolve(&o.sel, in, "hist") < 0) {
+        latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
     struct hist_run h;
     memset(&h, 0, sizeof(h));
     h.o = &o;
     h.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
-    h.cat = &in.cat;
-    if (o.sel.pass.path && latrec_catalog_path(&in.cat, o.sel.pass.path) < 0) {
+    h.cat = &in->cat;
+    if (o.sel.pass.path && latrec_catalog_path(&in->cat, o.sel.pass.path) < 0) {
         fprintf(stderr, "latrec hist: --path %s: catalog '%s' has no such path (latrec report --path=help "
-                        "lists them)\n", o.sel.pass.path, in.cat.name);
-        latrec_input_close(&in);
+                        "lists them)\n", o.sel.pass.path, in->cat.name);
+        latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
     latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL, hist_path };
     latrec_pass *p = NULL;
     int rc = LATREC_EXIT_ERROR;
     if (o.runqlat) {
-        rc = runqlat(&h, &in);
+        rc = runqlat(&h, in);
         if (rc == LATREC_EXIT_OK) {
-            print_output(&h, &in);
-            rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+            print_output(&h, in);
+            rc = in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         }
-    } else if ((p = latrec_pass_run(&in, &o.sel.pass, &sinks))) {
+    } else if (latrec_engine_start(e, &o.sel.pass, &sinks) == 0 && latrec_engine_run(e) == 0) {
+        p = latrec_engine_pass(e);
         if (latrec_pass_check_names(p, "hist") < 0) {
             rc = LATREC_EXIT_ERROR;
         } else {
@@ -527,21 +524,20 @@ int latrec_cmd_hist(int argc, char **argv)
                 fprintf(stderr, "latrec hist: no leg instances%s\n",
                         latrec_select_any(&o.sel) ? " match the selection" : "");
             if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
-            print_output(&h, &in);
+            print_output(&h, in);
             if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
                 char cuts[256];
                 latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
                 fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
             }
-            rc = h.oom ? LATREC_EXIT_ERROR : in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+            rc = h.oom ? LATREC_EXIT_ERROR : in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
         }
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);
         for (int i = 0; i < n; i++) free(tables[i]->user);
-        latrec_pass_free(p);
     }
     for (int c = 0; c < h.n_cols; c++) free(h.cols[c].bucket);
     free(h.cols);
-    latrec_input_close(&in);
+    latrec_engine_close(e);
     return rc;
 }

@@ -54,7 +54,9 @@ struct latrec_pass {
     latrec_paths *paths;
     uint64_t path_warm_skipped;
     latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
-    int failed;
+    latrec_merge m;           /* the time-ordered record stream (have_merge) */
+    int have_merge, ended, failed;
+    uint64_t fed, last_t_ns;  /* program records fed; the newest one's time */
 };
 
 static int selected(const latrec_pass *p, int component, int leg)
@@ -302,7 +304,7 @@ uint64_t latrec_pass_run_begin(const latrec_input *in)
     return begin == UINT64_MAX ? 0 : begin;
 }
 
-latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
+latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
     latrec_pass *p = calloc(1, sizeof(*p));
     if (!p) {
@@ -325,18 +327,28 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
         else if (po.cross_hosts)
             p->failed = 1;
     }
-    latrec_merge m;
-    if (!p->legs || latrec_input_rewind(in, &m) < 0) {
+    if (!p->legs || latrec_input_rewind(in, &p->m) < 0) {
         if (!p->legs) fprintf(stderr, "latrec: out of memory\n");
         latrec_pass_free(p);
         return NULL;
     }
+    p->have_merge = 1;
+    return p;
+}
+
+int latrec_pass_step(latrec_pass *p, uint64_t budget)
+{
+    latrec_input *in = p->in;
     latrec_merged ev;
-    while (latrec_input_next(in, &m, &ev)) {
+    if (p->ended) return 0;
+    for (uint64_t n = 0; n < budget; n++) {
+        if (!latrec_input_next(in, &p->m, &ev)) return 0;
         if ((int)ev.ring == in->sched_ring) continue;
         /* The builder runs on the merge's clock (wall-clock with --wall:
          * monotonic clocks of two hosts are unrelated). */
         ev.rec.t_ns = ev.t_ns;
+        p->fed++;
+        p->last_t_ns = ev.t_ns;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
             ev.rec.t_ns >= p->begin + p->opts.warmup_ns)
@@ -344,6 +356,14 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
         if (p->n_disc && p->disc[0].t_ns + latrec_legs_horizon(p->legs) < ev.rec.t_ns)
             disc_flush(p, ev.rec.t_ns - latrec_legs_horizon(p->legs));
     }
+    return p->failed ? -1 : 1;
+}
+
+int latrec_pass_end(latrec_pass *p)
+{
+    latrec_input *in = p->in;
+    if (p->ended) return p->failed ? -1 : 0;
+    p->ended = 1;
     latrec_legs_finish(p->legs);
     if (p->paths) latrec_paths_finish(p->paths);
     disc_flush(p, UINT64_MAX);
@@ -353,14 +373,33 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     }
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
-    latrec_merge_free(&m);
+    latrec_merge_free(&p->m);
+    p->have_merge = 0;
     if (p->failed) {
         fprintf(stderr, "latrec: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
+{
+    latrec_pass *p = latrec_pass_new(in, opts, sinks);
+    if (!p) return NULL;
+    int r;
+    while ((r = latrec_pass_step(p, UINT64_MAX)) > 0)
+        ;
+    if (r < 0 || latrec_pass_end(p) < 0) {
+        if (r < 0) fprintf(stderr, "latrec: out of memory\n");
         latrec_pass_free(p);
         return NULL;
     }
     return p;
 }
+
+uint64_t latrec_pass_fed(const latrec_pass *p) { return p->fed; }
+uint64_t latrec_pass_last_t(const latrec_pass *p) { return p->last_t_ns; }
+latrec_merge *latrec_pass_merge(latrec_pass *p) { return p->have_merge ? &p->m : NULL; }
 
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n)
 {
@@ -435,6 +474,7 @@ void latrec_pass_free(latrec_pass *p)
     free(p->offsets);
     latrec_paths_free(p->paths);
     latrec_legs_free(p->legs);
+    if (p->have_merge) latrec_merge_free(&p->m);
     free(p);
 }
 

@@ -80,6 +80,23 @@ uint64_t latrec_pass_run_begin(const latrec_input *in);
  * *n_tables describe the tables (owned by the pass; free with
  * latrec_pass_free) and *legs stays valid until then. */
 latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks);
+
+/* The same pass in steps (what latrec_pass_run does, and the engine):
+ * latrec_pass_new starts it (NULL, reason printed); latrec_pass_step feeds
+ * up to budget records of the stream and returns 1 while the stream may
+ * have more, 0 at its end (for a live input: none now), -1 out of memory;
+ * latrec_pass_end ends every open instance (the stream is over for good),
+ * prints the modelling warnings once per input, 0 or -1. Sinks run inside
+ * step and end. Free with latrec_pass_free either way. */
+latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks);
+int latrec_pass_step(latrec_pass *p, uint64_t budget);
+int latrec_pass_end(latrec_pass *p);
+/* Program records fed so far (sched.latrec's are not), and the newest
+ * one's time on the pass clock (0 before the first). */
+uint64_t latrec_pass_fed(const latrec_pass *p);
+uint64_t latrec_pass_last_t(const latrec_pass *p);
+/* The record stream of a pass not yet ended (NULL after latrec_pass_end). */
+latrec_merge *latrec_pass_merge(latrec_pass *p);
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n);
 latrec_legs *latrec_pass_legs(latrec_pass *p);
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
