@@ -328,6 +328,7 @@ int latrec_cmd_report(int argc, char **argv)
     latrec_output_init(&o.out, formats);
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
+    latrec_outfile_unlink_on_signal();
     if (o.sel.pass.path && strcmp(o.sel.pass.path, "help") == 0) return list_paths(&o.input);
     /* Percentiles a gate names are computed even when not listed. */
     for (int g = 0; g < o.n_gates; g++) {

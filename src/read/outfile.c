@@ -3,6 +3,7 @@
 #include "read/outfile.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,61 @@ static int may_replace(const latrec_outfile *o, char *err, size_t errlen)
     return -1;
 }
 
+/* The temporaries open now, so that a signal that ends the process does not
+ * leave them behind (latrec_outfile_unlink_on_signal). A slot is written
+ * whole before it is marked used, and cleared before its name goes away;
+ * the handler reads only used slots and calls unlinkat(), which is
+ * async-signal-safe. Beyond LATREC_OUT_TMP_SLOTS open at once the extra
+ * ones are not covered (no caller opens more than a few). */
+#define LATREC_OUT_TMP_SLOTS 32
+static struct tmp_slot {
+    volatile sig_atomic_t used;
+    int  dfd;
+    char tmp[280];
+} tmp_slots[LATREC_OUT_TMP_SLOTS];
+
+static void tmp_register(const latrec_outfile *o)
+{
+    for (int i = 0; i < LATREC_OUT_TMP_SLOTS; i++) {
+        if (tmp_slots[i].used) continue;
+        tmp_slots[i].dfd = o->dfd;
+        memcpy(tmp_slots[i].tmp, o->tmp, sizeof(o->tmp));
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        tmp_slots[i].used = 1;
+        return;
+    }
+}
+
+static void tmp_unregister(const latrec_outfile *o)
+{
+    for (int i = 0; i < LATREC_OUT_TMP_SLOTS; i++)
+        if (tmp_slots[i].used && tmp_slots[i].dfd == o->dfd && !strcmp(tmp_slots[i].tmp, o->tmp)) {
+            tmp_slots[i].used = 0;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        }
+}
+
+static void unlink_tmps_and_die(int sig)
+{
+    for (int i = 0; i < LATREC_OUT_TMP_SLOTS; i++)
+        if (tmp_slots[i].used) unlinkat(tmp_slots[i].dfd, tmp_slots[i].tmp, 0);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void latrec_outfile_unlink_on_signal(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue; /* ignored or caught: kept */
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = unlink_tmps_and_die;
+        sigfillset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, char *err, size_t errlen)
 {
     memset(o, 0, sizeof(*o));
@@ -120,6 +176,7 @@ int latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, cha
         errno = e;
         goto fail;
     }
+    tmp_register(o);
     return 0;
 fail:;
     int e = errno;
@@ -133,6 +190,7 @@ int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
 {
     if (!o->f) return -1;
     int e = 0;
+    tmp_unregister(o); /* renamed or removed below; a signal now may leave it */
     if (fflush(o->f) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
@@ -172,6 +230,7 @@ fail:
 
 void latrec_outfile_abort(latrec_outfile *o)
 {
+    if (o->dfd >= 0) tmp_unregister(o);
     if (o->f) fclose(o->f);
     o->f = NULL;
     if (o->dfd >= 0) {

@@ -53,6 +53,13 @@ int  latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, ch
 int  latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen);
 void latrec_outfile_abort(latrec_outfile *o);
 
+/* Remove the temporaries of files still open when SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT or SIGPIPE ends the process (then it dies of that signal as it
+ * would have). Signals the process ignores or catches keep their handler.
+ * For commands that write files and have no signal handling of their own
+ * (convert, report -o). */
+void latrec_outfile_unlink_on_signal(void);
+
 /* strerror(e), except EEXIST: "exists and latrec did not write it ...
  * left alone" (for callers that keep only errno). */
 const char *latrec_outfile_strerror(int e);

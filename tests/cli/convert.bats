@@ -885,6 +885,29 @@ PY
     [ "$(ls "$d/csv" | wc -l)" -eq 4 ]
 }
 
+@test "output: a SIGTERM mid-write leaves no temporary file and no half-written output" {
+    command -v strace >/dev/null || skip "strace is not installed (it slows convert's writes down here)"
+    d="$(scenario_copy b1_loop_clean)"
+    # every write(2) of convert waits 300 ms, so the signal lands mid-file
+    strace -f -qq -o /dev/null -e trace=write -e inject=write:delay_enter=300000 \
+        "$LATREC" convert -q "$d" -o "$OUT" &
+    BG_PID=$!
+    for _ in $(seq 1 200); do
+        compgen -G "$OUT/.*.??????" >/dev/null && break
+        sleep 0.05
+    done
+    compgen -G "$OUT/.*.??????" >/dev/null || { echo "no temporary file appeared"; false; }
+    kill -TERM "$(pgrep -P "$BG_PID")" # the traced latrec, strace's child
+    wait "$BG_PID" || true
+    BG_PID=
+    left="$(cd "$OUT" && ls -A | grep -v '^\.latrec-output$' || true)"
+    # what was committed before the signal is whole; nothing else is there
+    for f in $left; do
+        case "$f" in .*) echo "temporary left: $f"; false ;; esac
+    done
+    true
+}
+
 # ---------------------------------------------------------------------------
 # --format chrome
 
