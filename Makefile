@@ -20,7 +20,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
                libcmocka-dev bats libsmartcols-dev libjansson-dev \
                libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
-               linux-libc-dev rt-tests libbpf-tools util-linux jq time man-db \
+               linux-libc-dev rt-tests libbpf-tools util-linux jq time man-db strace \
                python3-dev python3-pytest chromium
 
 .PHONY: all deps configure build check run bench fuzz install clean
