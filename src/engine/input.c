@@ -195,7 +195,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     }
     in->ring_dir = calloc(in->set.n + 1, sizeof(int));
     in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
-    in->released = calloc(in->set.n + 1, sizeof(uint64_t));
+    in->released = calloc(in->set.n + 1, sizeof(*in->released));
     in->truncated = calloc(in->set.n + 1, 1);
     uint64_t *starts = in->dir_start_ns = calloc((size_t)o->n_dirs, sizeof(uint64_t));
     int *have = in->dir_have_start = calloc((size_t)o->n_dirs, sizeof(int));
@@ -281,40 +281,17 @@ const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsig
  *
  * The rings are read through read-only shared mappings, and mapped pages
  * count as the process's resident memory. A pass reads every ring front to
- * back once, so the pages behind each ring's read position are done with:
- * drop them from the mapping (MADV_DONTNEED; the file and the page cache
- * keep them, a page touched again is simply mapped again), a window at a
- * time. Resident memory then follows the merge front, not the run size.
+ * back once: each ring's window (read/ring_window.h) gives back the pages
+ * behind its read position and keeps faults from mapping far ahead of it.
+ * Resident memory then follows the merge front, not the run size.
  */
-
-#define DROP_WINDOW (1u << 15) /* records (1 MiB) between two drops of a ring */
-#define PAGE_RECS   128u       /* records per 4 KiB page; the records start on a page */
-
-/* Drop ring r's pages of write-order positions [*done, pos), whole pages
- * only; *done moves to the first position not dropped. */
-static void drop_behind(const latrec_ring *r, uint64_t *done, uint64_t pos)
-{
-    uint64_t to = pos - ((r->start_slot + pos) & (PAGE_RECS - 1)); /* to a page start */
-    if (r->entries < PAGE_RECS || to <= *done) return;
-    for (uint64_t from = *done; from < to;) {
-        const uint64_t slot = (r->start_slot + from) & r->mask;
-        uint64_t run = r->entries - slot; /* up to the end of the ring, then from slot 0 */
-        if (run > to - from) run = to - from;
-        const uint64_t first = (slot + PAGE_RECS - 1) & ~(uint64_t)(PAGE_RECS - 1);
-        const uint64_t end = slot + run; /* a page start, or the end of the ring */
-        if (end > first)
-            madvise((void *)(r->recs + first), (size_t)(end - first) * sizeof(latrec_rec), MADV_DONTNEED);
-        from += run;
-    }
-    *done = to;
-}
 
 int latrec_input_rewind(latrec_input *in, latrec_merge *m)
 {
     char err[512];
     unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
     in->pass++;
-    memset(in->released, 0, (in->set.n + 1) * sizeof(*in->released));
+    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_start(&in->set.rings[i], &in->released[i]);
     if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
         return -1;
@@ -339,8 +316,7 @@ static void say_truncated(latrec_input *in)
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
 {
     while (latrec_merge_next(m, out)) {
-        if (out->pos >= in->released[out->ring] + DROP_WINDOW)
-            drop_behind(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
+        latrec_ring_window_at(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
         const int d = in->ring_dir[out->ring];
         if (in->dir_have_start[d] && out->rec.t_ns < in->dir_start_ns[d]) {
             if (in->pass == 1) in->dropped[out->ring]++;
@@ -352,6 +328,7 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
         }
         return 1;
     }
+    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
     say_truncated(in);
     return 0;
 }

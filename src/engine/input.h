@@ -12,6 +12,7 @@
 #include "analyze/catalog.h"
 #include "analyze/legs.h"
 #include "read/merge.h"
+#include "read/ring_window.h"
 #include "read/ringset.h"
 
 /* Options every analysis subcommand takes (cli/input_argp.c parses them). */
@@ -74,8 +75,8 @@ typedef struct latrec_input {
     uint64_t      *dir_start_ns;  /* per directory: its start stamp; a ring's records
                                      before its own directory's stamp are dropped */
     uint64_t      *dropped;       /* per ring: records before the start stamp */
-    uint64_t      *released;      /* per ring: write-order position up to which
-                                     the pass gave its pages back */
+    latrec_ring_window *released; /* per ring: the pass's resident pages
+                                     (read/ring_window.h) */
     unsigned char *truncated;     /* per ring: 1 once said truncated while read */
     uint64_t       records;       /* records of the program's rings delivered by the first pass */
     uint64_t       sched_records; /* and of sched.latrec (the scheduler collector's events) */

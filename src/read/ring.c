@@ -241,15 +241,56 @@ static inline uint64_t ring_ns(const latrec_ring *r, uint64_t raw)
     return r->tsc ? latrec_tsc_to_mono(r->tsc, raw) : raw;
 }
 
+/* The slots read in order through a small buffer with pread() rather than
+ * through the mapping, so a scan at open maps none of the ring's pages (a
+ * pass then maps each page once, as it goes, and gives it back behind it:
+ * read/ring_window.h). */
+enum { SCAN_CHUNK = 2048 };
+
+struct slot_scan {
+    const latrec_ring *r;
+    int fd;
+    uint64_t base, got; /* buf holds slots [base, base + got) */
+    latrec_rec buf[SCAN_CHUNK];
+};
+
+/* Slot i (read in increasing order) as stored: raw t_ns. */
+static const latrec_rec *scan_slot(struct slot_scan *s, uint64_t i)
+{
+    if (i - s->base < s->got)
+        return &s->buf[i - s->base];
+    const latrec_ring *r = s->r;
+    const latrec_rec *recs = r->recs;
+    s->base = i;
+    uint64_t want = r->entries - i < SCAN_CHUNK ? r->entries - i : SCAN_CHUNK;
+    ssize_t n = s->fd >= 0 ? pread(s->fd, s->buf, want * sizeof(latrec_rec),
+                                   (off_t)(LATREC_HDR_LEN + i * sizeof(latrec_rec)))
+                           : -1;
+    if (n >= (ssize_t)sizeof(latrec_rec)) {
+        s->got = (uint64_t)n / sizeof(latrec_rec);
+    } else { /* no fd, a read error or a file that shrank: through the
+              * mapping (the shrink guard makes a cut page empty) */
+        s->got = want;
+        for (uint64_t k = 0; k < want; k++) {
+            s->buf[k].t_ns = __atomic_load_n(&recs[i + k].t_ns, __ATOMIC_ACQUIRE);
+            s->buf[k].sc = recs[i + k].sc;
+            s->buf[k].aux = recs[i + k].aux;
+            s->buf[k].aux2 = recs[i + k].aux2;
+        }
+    }
+    return &s->buf[0];
+}
+
 /* Descents with drop > tol, skipping slot `skip` (the wrap candidate, or
  * UINT64_MAX for none). Slot order over valid records. */
-static uint64_t count_large_descents(const latrec_ring *r, uint64_t tol,
-                                     uint64_t skip)
+static uint64_t count_large_descents(struct slot_scan *s, uint64_t tol, uint64_t skip)
 {
+    const latrec_ring *r = s->r;
     uint64_t n = 0, prev = 0, prev_slot = 0;
     int have = 0;
+    s->base = s->got = 0;
     for (uint64_t i = 0; i < r->entries; i++) {
-        uint64_t t = __atomic_load_n(&r->recs[i].t_ns, __ATOMIC_ACQUIRE);
+        uint64_t t = scan_slot(s, i)->t_ns;
         if (t == 0)
             continue;
         t = ring_ns(r, t);
@@ -303,34 +344,13 @@ static void derive(latrec_ring *r, int fd)
     uint64_t min_t = UINT64_MAX, max_t = 0;
     uint64_t min_seq = UINT64_MAX, max_seq = 0;
     uint64_t hole_slot = entries; /* first slot without a valid record */
-    /* The scan reads the file with pread() into a small buffer rather than
-     * through the mapping, so opening a ring maps none of its pages: a pass
-     * then maps each page once, as it goes (and gives it back behind it). */
-    enum { CHUNK = 2048 };
-    latrec_rec buf[CHUNK];
-    uint64_t got = 0, base = 0;
+    struct slot_scan scan_buf, *scan = &scan_buf; /* 64 KiB */
+    scan->r = r;
+    scan->fd = fd;
+    scan->base = scan->got = 0;
 
     for (uint64_t i = 0; i < entries; i++) {
-        if (i == base + got) {
-            base = i;
-            uint64_t want = entries - i < CHUNK ? entries - i : CHUNK;
-            ssize_t n = fd >= 0 ? pread(fd, buf, want * sizeof(latrec_rec),
-                                        (off_t)(LATREC_HDR_LEN + i * sizeof(latrec_rec)))
-                                : -1;
-            if (n > 0) {
-                got = (uint64_t)n / sizeof(latrec_rec);
-            } else { /* no fd, a read error or a file that shrank: through
-                        * the mapping (the shrink guard makes a cut page empty) */
-                got = want;
-                for (uint64_t k = 0; k < want; k++) {
-                    buf[k].t_ns = __atomic_load_n(&recs[i + k].t_ns, __ATOMIC_ACQUIRE);
-                    buf[k].sc = recs[i + k].sc;
-                    buf[k].aux = recs[i + k].aux;
-                    buf[k].aux2 = recs[i + k].aux2;
-                }
-            }
-        }
-        const latrec_rec *cur = &buf[i - base];
+        const latrec_rec *cur = scan_slot(scan, i);
         uint64_t t = cur->t_ns;
         if (t == 0) {
             if (hole_slot == entries)
@@ -397,15 +417,15 @@ static void derive(latrec_ring *r, int fd)
     uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
     uint64_t significant;
     if (in_progress)
-        significant = descents ? count_large_descents(r, tol, hole_newest) : 0;
+        significant = descents ? count_large_descents(scan, tol, hole_newest) : 0;
     else if (descents == 0)
         significant = 0;
     else if (candidate)
         significant = 1 + (descents > 1
-                               ? count_large_descents(r, tol, max_drop_slot)
+                               ? count_large_descents(scan, tol, max_drop_slot)
                                : 0);
     else
-        significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
+        significant = descents > 1 ? count_large_descents(scan, tol, UINT64_MAX)
                                    : (max_drop > tol);
     r->significant_descents = significant + (in_progress && hole_slot > 0);
 
@@ -509,6 +529,11 @@ static int open_on_fd(latrec_ring *r, int fd)
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
     derive(r, fd);
+    /* derive read a few slots through the mapping (the first and the last
+     * record, the neighbours of an empty slot), and a fault may map a
+     * whole large folio (read/ring_window.h): give them back, so an open
+     * ring holds no record pages until a pass reads it. */
+    madvise(map, len, MADV_DONTNEED);
     r->status = LATREC_RING_OK;
     return 0;
 }

@@ -18,8 +18,9 @@
 # Prints per shape and command the best records/s on CPU time (user + sys:
 # the machines are shared, and CPU time is what a busy neighbour steals
 # least of), the same on wall time, the CPU-time ratio to the best
-# reference pass of the same shape, and peak RSS (/usr/bin/time -v, which
-# counts the ring pages touched as well as the heap).
+# reference pass of the same shape, peak RSS (/usr/bin/time -v, which
+# counts the ring pages mapped as well as the heap), that per ring, and
+# peak RSS as a share of the goal 64 MiB + 1 MiB per ring (budget <= 1).
 #
 # Needs /usr/bin/time (Debian package `time`) and a built tree.
 set -euo pipefail
@@ -56,7 +57,8 @@ shape() { # RINGS -> "PROCS THREADS"
     case $1 in 1) echo "1 1" ;; 16) echo "4 4" ;; 64) echo "16 4" ;; *) echo "$(( $1 / 4 )) 4" ;; esac
 }
 
-printf '%-8s %5s %5s %11s %8s %12s %12s %7s %10s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio peak_RSS
+printf '%-8s %5s %5s %11s %8s %12s %12s %7s %10s %9s %7s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio \
+    peak_RSS RSS/ring budget
 for l in $log2_list; do
     for n in $rings_list; do
         read -r procs threads <<< "$(shape "$n")"
@@ -93,8 +95,9 @@ for l in $log2_list; do
             awk -v c="$cmd" -v n="$n" -v l="$l" -v r="$records" -v s="${best[$cmd]}" -v w="${wall[$cmd]}" \
                 -v b="${best[bare]}" -v k="${rss[$cmd]}" \
                 'BEGIN { s = s > 0 ? s : 0.005; b = b > 0 ? b : 0.005; w = w > 0 ? w : 0.005;
-                         printf "%-8s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB\n",
-                                c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024 }'
+                         printf "%-8s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB %7.2fMB %7.2f\n",
+                                c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024, k / 1024 / n,
+                                k / 1024 / (64 + n) }'
         done
         unset best wall rss
         rm -rf "$d" "$work/csv"

@@ -27,3 +27,7 @@ latrec_unit_test(test_out_escape
 latrec_unit_test(test_read_live
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
   LIBS latrec latrec_read)
+# A pass's resident ring pages bounded by the ring window.
+latrec_unit_test(test_read_window
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_window.c
+  LIBS latrec_read)
