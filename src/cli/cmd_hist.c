@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/figures.h"
 #include "cli/options.h"
-#include "cli/sched_view.h"
+#include "engine/sched_view.h"
 #include "engine/engine.h"
 
 enum {

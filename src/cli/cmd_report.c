@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/gate.h"
 #include "analyze/stats.h"
 #include "cli/commands.h"
 #include "cli/figures.h"
@@ -19,12 +20,6 @@ enum { OPT_TOP = 0x500, OPT_PCT, OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_
 
 #define MAX_GATES 32
 
-struct gate {
-    char spec[256];
-    char component[LATREC_NAME_MAX], leg[LATREC_NAME_MAX], hop[2 * LATREC_NAME_MAX + 8], figure[16];
-    int over;     /* 1: fail when figure > limit; 0: fail when figure < limit */
-    double limit; /* ns, or a plain number for count / skewness / outliers */
-};
 
 struct report_opts {
     latrec_input_opts input;
@@ -33,7 +28,7 @@ struct report_opts {
     int top;
     double pct[LATREC_MAX_PCT];
     int n_pct;
-    struct gate gates[MAX_GATES];
+    latrec_gate gates[MAX_GATES];
     int n_gates;
     const char *baseline;
     int drop_outliers;
@@ -61,71 +56,6 @@ static const struct argp_option report_options[] = {
     { 0 }
 };
 
-static int copy_field(char *dst, size_t len, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= len) return -1;
-    memcpy(dst, src, n + 1);
-    return 0;
-}
-
-/* count|min|max|mean|stddev|skewness|outliers|regressions|pNN: a gate on
- * any other name is a malformed spec (usage error), not a missing figure. */
-static int figure_known(const char *f)
-{
-    static const char *const names[] = { "count", "min", "max", "mean", "stddev", "skewness", "outliers",
-                                         "regressions" };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strcmp(f, names[i]) == 0) return 1;
-    if (f[0] != 'p' || !f[1]) return 0;
-    char *end;
-    double p = strtod(f + 1, &end);
-    if (*end || p < 0 || p > 100 || !isdigit((unsigned char)f[1])) return 0;
-    /* Spelt as the column names it ("p99.9", not "p99.90"). */
-    char canon[32];
-    snprintf(canon, sizeof(canon), "p%g", p);
-    return strcmp(canon, f) == 0;
-}
-
-/* 0, or -1 with why in err when the limit is at fault (else err stays ""). */
-static int parse_gate(struct gate *g, const char *spec, char *err, size_t errlen)
-{
-    err[0] = '\0';
-    memset(g, 0, sizeof(*g));
-    snprintf(g->spec, sizeof(g->spec), "%s", spec);
-    char buf[256];
-    snprintf(buf, sizeof(buf), "%s", spec);
-    char *c1 = strchr(buf, ':');
-    char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    char *slash = strchr(buf, '/');
-    if (!c1 || !c2 || !slash || slash > c1) return -1;
-    *slash = *c1 = *c2 = '\0';
-    char *fig = c2 + 1;
-    char *op = strpbrk(fig, "<>");
-    if (!op) return -1;
-    g->over = *op == '>';
-    *op = '\0';
-    if (copy_field(g->component, sizeof(g->component), buf) < 0 ||
-        copy_field(g->leg, sizeof(g->leg), slash + 1) < 0 || copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0 ||
-        copy_field(g->figure, sizeof(g->figure), fig) < 0)
-        return -1;
-    if (!figure_known(g->figure)) return -1;
-    const char *limit = op + 1;
-    int plain = strcmp(fig, "count") == 0 || strcmp(fig, "skewness") == 0 || strcmp(fig, "outliers") == 0 ||
-                strcmp(fig, "regressions") == 0;
-    if (plain) {
-        if (latrec_number_parse(limit, -1e18, 1e18, &g->limit) < 0) {
-            snprintf(err, errlen, "the limit of %s is a plain number, not '%s'", fig, limit);
-            return -1;
-        }
-    } else {
-        uint64_t ns;
-        if (latrec_duration_parse(&latrec_opt_gate_limit, limit, &ns, err, errlen) < 0) return -1;
-        g->limit = (double)ns;
-    }
-    return g->component[0] && g->leg[0] && g->hop[0] && g->figure[0] ? 0 : -1;
-}
-
 static const latrec_count_opt top_opt = { "--top", 0, 10000 };
 static const latrec_count_opt explain_opt = { "--explain", 0, 1000 };
 
@@ -148,7 +78,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     case OPT_FAIL: {
         char why[200];
         if (o->n_gates == MAX_GATES) argp_error(state, "--fail-over: at most %d gates", MAX_GATES);
-        if (parse_gate(&o->gates[o->n_gates], arg, why, sizeof(why)) < 0) {
+        if (latrec_gate_parse(&o->gates[o->n_gates], arg, LATREC_GATE_FIGURE, why, sizeof(why)) < 0) {
             if (why[0]) argp_error(state, "--fail-over '%s': %s", arg, why);
             else
                 argp_error(state, "--fail-over takes 'COMPONENT/LEG:HOP:FIGURE>LIMIT' or "
@@ -174,26 +104,17 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 /* ---- gates --------------------------------------------------------------------- */
 
 /* The gate names table t: COMPONENT/LEG of a leg; a path by its name
- * (parsed as COMPONENT/LEG when it holds a slash: e3/loop) or as
- * path/NAME. */
-static int gate_names(const latrec_report_table *t, const struct gate *g)
+ * (analyze/gate.h). */
+static int gate_names(const latrec_report_table *t, const latrec_gate *g)
 {
-    if (t->kind != LATREC_TABLE_PATH) return strcmp(t->component, g->component) == 0 && strcmp(t->name, g->leg) == 0;
-    if (strcmp(g->component, "path") == 0 && strcmp(t->name, g->leg) == 0) return 1;
-    size_t n = strlen(g->component);
-    return strncmp(t->name, g->component, n) == 0 && t->name[n] == '/' && strcmp(t->name + n + 1, g->leg) == 0;
+    if (t->kind != LATREC_TABLE_PATH) return latrec_gate_names_leg(g, t->component, t->name);
+    return latrec_gate_names_path(g, t->name);
 }
 
 /* 0 passed, 1 crossed (printed), -1 the gate names nothing (printed). */
-static int check_gate(const latrec_report *m, const struct gate *g)
+static int check_gate(const latrec_report *m, const latrec_gate *g)
 {
-    char hop[sizeof(g->hop)];
-    snprintf(hop, sizeof(hop), "%s", g->hop);
-    char *us = strstr(hop, "__");
-    if (us) { /* the CSV spelling A__B */
-        us[0] = '-';
-        us[1] = '>';
-    }
+    const char *hop = g->row;
     for (int i = 0; i < m->n_tables; i++) {
         const latrec_report_table *t = &m->tables[i];
         if (!gate_names(t, g)) continue;

@@ -11,7 +11,6 @@
 
 const latrec_duration_opt latrec_opt_warmup = { "--warm-up", NULL, 0, HOURS_8784 };
 const latrec_duration_opt latrec_opt_interval = { "--interval", NULL, 1000, HOURS_8784 };
-const latrec_duration_opt latrec_opt_gate_limit = { "limit", NULL, 0, UINT64_MAX };
 
 uint64_t latrec_arg_duration(struct argp_state *state, const latrec_duration_opt *opt, const char *arg)
 {

@@ -33,8 +33,6 @@ extern struct argp latrec_input_argp;
 extern const latrec_duration_opt latrec_opt_warmup;
 /* --interval (report): a unit is required; 1us..8784h. */
 extern const latrec_duration_opt latrec_opt_interval;
-/* A --fail-over limit on a time figure: a unit is required. */
-extern const latrec_duration_opt latrec_opt_gate_limit;
 
 /* Parse or argp_error() with the parser's line. */
 uint64_t latrec_arg_duration(struct argp_state *state, const latrec_duration_opt *opt, const char *arg);

@@ -17,7 +17,7 @@
 
 #include "analyze/paths.h"
 #include "cli/report_model.h"
-#include "cli/sched_view.h"
+#include "engine/sched_view.h"
 
 typedef struct latrec_rpaths latrec_rpaths;
 

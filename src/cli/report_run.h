@@ -9,7 +9,7 @@
 #include "analyze/stats.h"
 #include "cli/report_model.h"
 #include "cli/report_paths.h"
-#include "cli/sched_view.h"
+#include "engine/sched_view.h"
 
 #define MAX_OPEN_INTERVALS 16
 #define INTERVAL_LATENESS_NS 1000000000ull

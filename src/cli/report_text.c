@@ -8,6 +8,7 @@
 #include "read/escape.h"
 
 #include "analyze/paths.h"
+#include "engine/explain.h"
 #include "cli/report_model.h"
 
 static void header_text(const latrec_report *m, FILE *out)
@@ -241,17 +242,15 @@ static void explain_text(const latrec_report *m, const latrec_report_table *t, F
     for (int k = 0; k < n; k++) {
         const latrec_report_instance *e = &t->top[k];
         const latrec_report_why *w = &e->why;
-        char total[48], hop[48], proc[256], why_b[1024], why_a[1024];
+        char total[48], hop[48], proc[256], words[2600];
         latrec_report_fmt_value(total, sizeof(total), (double)e->value[t->rank_row], 1, u);
         latrec_report_fmt_value(hop, sizeof(hop), (double)w->value, 1, u);
-        fprintf(out, "  %d. seq %llu (%s), %s %s %s, started at %.6f s: %s took %s %s", k + 1,
-                (unsigned long long)e->seq, latrec_text_safe(e->process, proc, sizeof(proc)), rank, total, u->name,
-                (double)e->start_ns / 1e9,
-                t->rows[w->row].name, hop, u->name);
-        if (w->has_share) fprintf(out, " (%.0f%% of it)", w->share_pct);
-        fprintf(out, ". Thread %u: %s", w->tid_b, latrec_text_safe(w->why_b, why_b, sizeof(why_b)));
-        if (w->why_a)
-            fprintf(out, ". Thread %u (first stage): %s", w->tid_a, latrec_text_safe(w->why_a, why_a, sizeof(why_a)));
+        latrec_explain_words ew = { t->rows[w->row].name, hop, u->name, w->has_share, w->share_pct,
+                                    w->tid_b, w->why_b, w->tid_a, w->why_a };
+        latrec_explain_format(&ew, words, sizeof(words));
+        fprintf(out, "  %d. seq %llu (%s), %s %s %s, started at %.6f s: %s", k + 1, (unsigned long long)e->seq,
+                latrec_text_safe(e->process, proc, sizeof(proc)), rank, total, u->name, (double)e->start_ns / 1e9,
+                words);
         fprintf(out, ".\n");
     }
 }

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "cli/sched_view.h"
+#include "engine/sched_view.h"
 #include "cli/timeline.h"
 #include "read/outfile.h"
 

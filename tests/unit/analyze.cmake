@@ -17,3 +17,9 @@ target_include_directories(test_paths PRIVATE ${CMAKE_SOURCE_DIR}/src)
 latrec_unit_test(test_clock_offset
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_clock_offset.c
   LIBS latrec_analyze latrec_read)
+
+# The limit grammar of report --fail-over and record --stop-above.
+latrec_unit_test(test_gate
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_gate.c
+  LIBS latrec_analyze)
+target_include_directories(test_gate PRIVATE ${CMAKE_SOURCE_DIR}/src)

@@ -1,5 +1,5 @@
 /* The scheduler's side of a hop. */
-#include "cli/sched_view.h"
+#include "engine/sched_view.h"
 
 #include "analyze/legs.h"
 #include "read/escape.h"

@@ -1,5 +1,6 @@
 /*
- * cli/sched_view.h - the scheduler's side of a hop, for report and hist.
+ * engine/sched_view.h - the scheduler's side of a hop, for report, hist and
+ * record's --stop-above.
  *
  * When a run holds sched.latrec, its records are loaded into a scheduler
  * model (analyze/sched_model.h) and every hop instance [t_a, t_b] is laid
@@ -9,8 +10,8 @@
  * the view says why (run.json's collector reason, or that the run has no
  * sched.latrec) and every figure is n/a - never zero.
  */
-#ifndef LATREC_CLI_SCHED_VIEW_H
-#define LATREC_CLI_SCHED_VIEW_H
+#ifndef LATREC_ENGINE_SCHED_VIEW_H
+#define LATREC_ENGINE_SCHED_VIEW_H
 
 #include <stdint.h>
 
