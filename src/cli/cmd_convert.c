@@ -20,6 +20,7 @@
 #include "cli/options.h"
 #include "engine/pass.h"
 #include "cli/paths_csv.h"
+#include "cli/records_csv.h"
 #include "cli/timeline.h"
 
 enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT, OPT_WINDOW, OPT_MAX_EVENTS };
@@ -326,10 +327,7 @@ struct rec_pipe {
     latrec_merge m;
     int want_records;
     latrec_csv csv;         /* records.csv (write stage) */
-    int wall;
-    const char **ring_name, **comp_name, **leg_name;
-    uint32_t *pid, *tid;
-    int n_legs;
+    latrec_records_csv *rows;
     struct rec_batch *batch[REC_QUEUE];
     /* batches merged, through legs, written; merged - written <= REC_QUEUE */
     uint64_t merged, legged, written;
@@ -368,29 +366,7 @@ static void stage_legs(struct rec_pipe *q, struct rec_batch *b)
 /* Stage 3: records.csv rows. */
 static void stage_write(struct rec_pipe *q, const struct rec_batch *b)
 {
-    latrec_csv *c = &q->csv;
-    char namebuf[8];
-    for (size_t i = 0; i < b->n; i++) {
-        const latrec_merged *ev = &b->ev[i];
-        const uint32_t r = ev->ring;
-        const unsigned stage = latrec_rec_stage(ev->rec.sc);
-        latrec_csv_u64(c, ev->t_ns);
-        latrec_csv_str(c, q->ring_name[r]);
-        latrec_csv_str(c, q->comp_name[r]);
-        if (q->pid[r]) latrec_csv_u64(c, q->pid[r]);
-        else latrec_csv_empty(c);
-        latrec_csv_u64(c, q->tid[r]);
-        latrec_csv_u64(c, latrec_rec_seq(ev->rec.sc));
-        latrec_csv_u64(c, latrec_rec_cpu(ev->rec.sc));
-        latrec_csv_u64(c, stage);
-        latrec_csv_str(c, latrec_input_stage_name(q->p->in, r, stage, namebuf));
-        if (b->leg[i] >= 0 && b->leg[i] < q->n_legs) latrec_csv_str(c, q->leg_name[b->leg[i]]);
-        else latrec_csv_empty(c);
-        latrec_csv_u64(c, ev->rec.aux);
-        latrec_csv_u64(c, ev->rec.aux2);
-        if (q->wall) latrec_csv_u64(c, ev->rec.t_ns);
-        latrec_csv_end(c);
-    }
+    latrec_records_csv_rows(q->rows, b->ev, b->leg, b->n);
 }
 
 static void *merge_main(void *arg)
@@ -434,44 +410,22 @@ static void *write_main(void *arg)
 static void pipe_free(struct rec_pipe *q)
 {
     for (int i = 0; i < REC_QUEUE; i++) free(q->batch[i]);
-    free(q->ring_name);
-    free(q->comp_name);
-    free(q->leg_name);
-    free(q->pid);
-    free(q->tid);
+    latrec_records_csv_free(q->rows);
 }
 
-/* Buffers, names, and records.csv with its header. 0, or -1 with errno. */
+/* Buffers, and records.csv with its header. 0, or -1 with errno. */
 static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *records_path)
 {
-    const latrec_input *in = p->in;
     memset(q, 0, sizeof(*q));
     q->p = p;
     q->want_records = records_path != NULL;
-    q->wall = in->opts.wall;
-    const size_t n = in->set.n + 1;
-    q->ring_name = calloc(n, sizeof(*q->ring_name));
-    q->comp_name = calloc(n, sizeof(*q->comp_name));
-    q->pid = calloc(n, sizeof(*q->pid));
-    q->tid = calloc(n, sizeof(*q->tid));
-    q->n_legs = latrec_legs_n_catalog_legs(p->legs);
-    q->leg_name = calloc((size_t)q->n_legs + 1, sizeof(*q->leg_name));
-    int ok = q->ring_name && q->comp_name && q->pid && q->tid && q->leg_name;
+    int ok = 1;
     for (int i = 0; ok && i < REC_QUEUE; i++) ok = (q->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
     if (!ok) {
         pipe_free(q);
         errno = ENOMEM;
         return -1;
     }
-    for (size_t i = 0; i < in->set.n; i++) {
-        q->ring_name[i] = in->set.rings[i].name;
-        q->comp_name[i] = latrec_legs_component_name(p->legs, latrec_legs_ring_component(p->legs, (uint32_t)i));
-        q->pid[i] = in->set.rings[i].status == LATREC_RING_OK
-                        ? latrec_legs_process(p->legs, latrec_legs_ring_process(p->legs, (uint32_t)i))->pid
-                        : 0;
-        q->tid[i] = latrec_ring_tid(&in->set.rings[i]);
-    }
-    for (int l = 0; l < q->n_legs; l++) q->leg_name[l] = latrec_input_leg_name(p->legs, l);
     if (!q->want_records) return 0;
     if (latrec_csv_open(&q->csv, records_path, NULL) < 0) {
         const int e = errno;
@@ -479,11 +433,12 @@ static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *rec
         errno = e;
         return -1;
     }
-    static const char *const cols[] = { "t_ns", "ring", "component", "pid", "tid", "seq", "cpu",
-                                        "stage", "stage_name", "leg", "aux", "aux2", NULL };
-    for (int i = 0; cols[i]; i++) latrec_csv_str(&q->csv, cols[i]);
-    if (q->wall) latrec_csv_str(&q->csv, "t_mono_ns");
-    latrec_csv_end(&q->csv);
+    if (!(q->rows = latrec_records_csv_new(p->in, p->legs, &q->csv))) {
+        latrec_csv_close(&q->csv);
+        pipe_free(q);
+        errno = ENOMEM;
+        return -1;
+    }
     return 0;
 }
 

@@ -295,6 +295,8 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         int key_hits[LATREC_MAX_KEYS];
         for (int k = 0; k < leg->n_keys; k++) key_hits[k] = key_hit(leg, k);
 
+        char leg_field[2 * LATREC_NAME_MAX + 3];
+        const size_t leg_len = latrec_csv_field(leg->name, leg_field, sizeof(leg_field));
         FILE *f = s->f;
         if (fflush(f) != 0 || ferror(f)) goto out; /* spooling failed (errno kept) */
         rewind(f);
@@ -322,30 +324,34 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
                 else if (get_varint(f, &kv[k]) != 1) goto bad;
             }
             const latrec_process *proc = latrec_legs_process(t->legs, (uint32_t)process);
-            latrec_csv_str(&c, leg->name);
-            if (proc->pid) latrec_csv_u64(&c, proc->pid);
-            else latrec_csv_empty(&c);
-            latrec_csv_u64(&c, seq);
-            latrec_csv_u64(&c, complete);
+            /* the row in place: the quoted leg name, then at most 26 bytes a cell */
+            char *o = latrec_csv_reserve(&c, leg_len + 4 + 26 * (n_cols + 3));
+            memcpy(o, leg_field, leg_len);
+            o += leg_len;
+            *o++ = ',';
+            if (proc->pid) o = latrec_fmt_u64(o, proc->pid);
+            *o++ = ',';
+            o = latrec_fmt_u64(o, seq);
+            *o++ = ',';
+            o = latrec_fmt_u64(o, complete);
             for (size_t i = 0; i < n_cols; i++) {
                 const struct cell *p = &plan[i];
+                *o++ = ',';
                 switch (p->kind) {
                 case COL_STAGE:
-                    if (ts[p->a]) latrec_csv_u64(&c, ts[p->a]);
-                    else latrec_csv_empty(&c);
+                    if (ts[p->a]) o = latrec_fmt_u64(o, ts[p->a]);
                     break;
                 case COL_HOP:
-                    if (ts[p->a] && ts[p->b]) latrec_csv_us(&c, (int64_t)(ts[p->b] - ts[p->a]));
-                    else latrec_csv_empty(&c);
+                    if (ts[p->a] && ts[p->b]) o = latrec_fmt_us(o, (int64_t)(ts[p->b] - ts[p->a]));
                     break;
                 case COL_KEY:
-                    if (kp[p->a]) latrec_csv_u64(&c, kv[p->a]);
-                    else latrec_csv_empty(&c);
+                    if (kp[p->a]) o = latrec_fmt_u64(o, kv[p->a]);
                     break;
-                default: latrec_csv_empty(&c); break;
+                default: break;
                 }
             }
-            latrec_csv_end(&c);
+            *o++ = '\n';
+            latrec_csv_commit(&c, o);
         }
         if (got < 0 || ferror(f)) goto bad;
     }

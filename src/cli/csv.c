@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CSV_BUF (1u << 16)
+#define CSV_BUF (1u << 16) /* 64 KiB: a larger buffer falls out of the cache between rows and write(); measured slower */
 
 int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
 {
@@ -55,60 +55,10 @@ static char *room(latrec_csv *c, size_t n)
     return c->buf + c->len;
 }
 
-/* Decimal formatting without a per-digit division: numbers are cut into
- * chunks of 8 digits (independent 32-bit work the CPU overlaps), each
- * written two digits at a time from a table. */
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-/* Exactly 8 digits of v < 10^8 (leading zeros kept). */
-static inline void fmt8(char *p, uint32_t v)
-{
-    const uint32_t hi = v / 10000, lo = v % 10000;
-    memcpy(p, digit_pairs + 2 * (hi / 100), 2);
-    memcpy(p + 2, digit_pairs + 2 * (hi % 100), 2);
-    memcpy(p + 4, digit_pairs + 2 * (lo / 100), 2);
-    memcpy(p + 6, digit_pairs + 2 * (lo % 100), 2);
-}
-
-/* v < 10^8 without leading zeros. Returns the length. */
-static inline size_t fmt_small(char *out, uint32_t v)
-{
-    const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
-                   : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
-    char *p = out + n;
-    while (v >= 100) {
-        const uint32_t i = 2 * (v % 100);
-        v /= 100;
-        p -= 2;
-        memcpy(p, digit_pairs + i, 2);
-    }
-    if (v >= 10) memcpy(p - 2, digit_pairs + 2 * v, 2);
-    else p[-1] = (char)('0' + v);
-    return n;
-}
-
-static inline size_t fmt_u64(char *out, uint64_t v)
-{
-    if (v < 100000000u) return fmt_small(out, (uint32_t)v);
-    if (v < 10000000000000000ull) {
-        const size_t n = fmt_small(out, (uint32_t)(v / 100000000u));
-        fmt8(out + n, (uint32_t)(v % 100000000u));
-        return n + 8;
-    }
-    const uint64_t top = v / 100000000u;
-    const size_t n = fmt_small(out, (uint32_t)(top / 100000000u)); /* < 1845 */
-    fmt8(out + n, (uint32_t)(top % 100000000u));
-    fmt8(out + n + 8, (uint32_t)(v % 100000000u));
-    return n + 16;
-}
-
 void latrec_csv_u64(latrec_csv *c, uint64_t v)
 {
     char *p = room(c, 24);
-    c->len += fmt_u64(p, v);
+    latrec_csv_commit(c, latrec_fmt_u64(p, v));
 }
 
 void latrec_csv_i64(latrec_csv *c, int64_t v)
@@ -116,7 +66,7 @@ void latrec_csv_i64(latrec_csv *c, int64_t v)
     char *p = room(c, 24);
     size_t n = 0;
     if (v < 0) p[n++] = '-';
-    c->len += n + fmt_u64(p + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+    latrec_csv_commit(c, latrec_fmt_u64(p + n, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v));
 }
 
 void latrec_csv_hex(latrec_csv *c, uint64_t v)
@@ -139,16 +89,7 @@ void latrec_csv_hex(latrec_csv *c, uint64_t v)
 void latrec_csv_us(latrec_csv *c, int64_t ns)
 {
     char *p = room(c, 32);
-    size_t n = 0;
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    if (ns < 0) p[n++] = '-';
-    n += fmt_u64(p + n, a / 1000);
-    uint64_t frac = a % 1000;
-    p[n++] = '.';
-    p[n++] = (char)('0' + frac / 100);
-    p[n++] = (char)('0' + frac / 10 % 10);
-    p[n++] = (char)('0' + frac % 10);
-    c->len += n;
+    latrec_csv_commit(c, latrec_fmt_us(p, ns));
 }
 
 void latrec_csv_double(latrec_csv *c, double v, int decimals)
@@ -199,6 +140,28 @@ void latrec_csv_str(latrec_csv *c, const char *s)
     }
     if (quote) p[k++] = '"';
     c->len += k;
+}
+
+size_t latrec_csv_field(const char *s, char *out, size_t cap)
+{
+    const size_t n = strlen(s);
+    const int quote = strpbrk(s, ",\"\r\n") != NULL;
+    size_t k = 0;
+    if (2 * n + 3 > cap) return 0;
+    if (quote) out[k++] = '"';
+    for (const char *q = s; *q; q++) {
+        if (*q == '"') out[k++] = '"';
+        out[k++] = *q;
+    }
+    if (quote) out[k++] = '"';
+    out[k] = '\0';
+    return k;
+}
+
+char *latrec_csv_reserve(latrec_csv *c, size_t n)
+{
+    if (c->len + n > c->cap) flush(c);
+    return c->buf + c->len;
 }
 
 void latrec_csv_empty(latrec_csv *c)

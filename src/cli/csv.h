@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "read/outfile.h"
 
@@ -38,6 +39,83 @@ void latrec_csv_us(latrec_csv *c, int64_t ns);
 void latrec_csv_double(latrec_csv *c, double v, int decimals);
 void latrec_csv_empty(latrec_csv *c);                /* an empty field */
 void latrec_csv_end(latrec_csv *c);                  /* end the row */
+/* The text field latrec_csv_str() would write for s (quoted as needed),
+ * NUL-terminated into out. Returns its length, or 0 when it needs cap bytes
+ * or more (an empty s is also 0 bytes). */
+size_t latrec_csv_field(const char *s, char *out, size_t cap);
+
+/* A whole row at once, for the writers of millions of rows: at the start of
+ * a row, latrec_csv_reserve() returns room for n bytes (n < the buffer,
+ * 64 KiB), the caller formats the row there, '\n' included, with the
+ * latrec_fmt_* functions below and memcpy, and latrec_csv_commit() takes
+ * the bytes up to end. */
+char *latrec_csv_reserve(latrec_csv *c, size_t n);
+static inline void latrec_csv_commit(latrec_csv *c, char *end) { c->len = (size_t)(end - c->buf); }
+
+/* Decimal formatting without a per-digit division: numbers are cut into
+ * chunks of 8 digits (independent 32-bit work the CPU overlaps), each
+ * written two digits at a time from a table. Each returns the end of what
+ * it wrote (no NUL). */
+static const char latrec_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Exactly 8 digits of v < 10^8 (leading zeros kept). */
+static inline void latrec_fmt8(char *p, uint32_t v)
+{
+    const uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, latrec_digit_pairs + 2 * (hi / 100), 2);
+    memcpy(p + 2, latrec_digit_pairs + 2 * (hi % 100), 2);
+    memcpy(p + 4, latrec_digit_pairs + 2 * (lo / 100), 2);
+    memcpy(p + 6, latrec_digit_pairs + 2 * (lo % 100), 2);
+}
+
+/* v < 10^8 without leading zeros. */
+static inline char *latrec_fmt_small(char *out, uint32_t v)
+{
+    const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
+                   : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
+    char *p = out + n;
+    while (v >= 100) {
+        const uint32_t i = 2 * (v % 100);
+        v /= 100;
+        p -= 2;
+        memcpy(p, latrec_digit_pairs + i, 2);
+    }
+    if (v >= 10) memcpy(p - 2, latrec_digit_pairs + 2 * v, 2);
+    else p[-1] = (char)('0' + v);
+    return out + n;
+}
+
+static inline char *latrec_fmt_u64(char *out, uint64_t v)
+{
+    if (v < 100000000u) return latrec_fmt_small(out, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        char *p = latrec_fmt_small(out, (uint32_t)(v / 100000000u));
+        latrec_fmt8(p, (uint32_t)(v % 100000000u));
+        return p + 8;
+    }
+    const uint64_t top = v / 100000000u;
+    char *p = latrec_fmt_small(out, (uint32_t)(top / 100000000u)); /* < 1845 */
+    latrec_fmt8(p, (uint32_t)(top % 100000000u));
+    latrec_fmt8(p + 8, (uint32_t)(v % 100000000u));
+    return p + 16;
+}
+
+/* A duration in ns as us with three fractional digits (-1.234). */
+static inline char *latrec_fmt_us(char *p, int64_t ns)
+{
+    const uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    if (ns < 0) *p++ = '-';
+    p = latrec_fmt_u64(p, a / 1000);
+    const uint32_t frac = (uint32_t)(a % 1000);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    memcpy(p + 2, latrec_digit_pairs + 2 * (frac % 100), 2);
+    return p + 4;
+}
+
 /* Flush and close (opened by path: renamed into place, or removed when any
  * write failed). Returns 0, or -1 with errno when any write failed. */
 int  latrec_csv_close(latrec_csv *c);

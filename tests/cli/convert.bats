@@ -781,6 +781,27 @@ PY
     [ "$output" = "['caf\\\\xe9', 'records', 'we/ird']" ]
 }
 
+@test "records.csv: ring and component names with a comma or a quote are quoted, every row parses back" {
+    d="$BATS_TEST_TMPDIR/quoted"
+    mkdir -p "$d"
+    printf '1 0x72 2000000000 7 8\n2 0x72 2000002000 9 10\n' | lr mkring "$d/a.latrec" 2 'we,ird.1' 16 1
+    echo "1 0x72 2000001000 0 0" | lr mkring "$d/b.latrec" 2 'say"hi.2' 16 1
+    convert -q "$d"
+    [ "$status" -eq 0 ]
+    run "$PY" - "$OUT/records.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+assert all(len(r) == 12 for r in rows), rows
+for r in rows[1:]:
+    print(r[0], r[1], r[2], r[5], r[7], r[8], r[10], r[11])
+PY
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "2000000000 we,ird.1 we,ird 1 114 CONTEXT 7 8" ]
+    [ "${lines[1]}" = '2000001000 say"hi.2 say"hi 1 114 CONTEXT 0 0' ]
+    [ "${lines[2]}" = "2000002000 we,ird.1 we,ird 2 114 CONTEXT 9 10" ]
+    grep -q '^2000001000,"say""hi.2","say""hi",' "$OUT/records.csv"
+}
+
 # ---------------------------------------------------------------------------
 # malformed rings and bad directories
 

@@ -40,8 +40,7 @@ static long mapped_kb(uintptr_t lo, uintptr_t hi)
         long v;
         if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
             inside = a < hi && b > lo;
-        else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1)
-            kb += v;
+        else if (inside && sscanf(line, "Rss: %ld kB", &v) == 1) kb += v;
     }
     fclose(f);
     return kb;
