@@ -4,13 +4,13 @@
  *
  * A stamp is one CLOCK_MONOTONIC read (or one rdtsc in a TSC ring, see
  * latrec_set_timebase()), the cpu id, and the record's four
- * stores (after one store that invalidates the slot, all in one cache line)
- * into a pre-faulted shared mapping: no syscall, no allocation, no lock, no
- * formatting. Records are 32 bytes (seq:48 | cpu:8 | stage:8, t_ns, aux,
- * aux2); a ring file is a 4 KiB header and `entries` records. The on-disk
- * layout, every header offset and the loss rule are in <latrec/format.h> and
- * latrec-format(5); stage ids of the built-in E3 catalog in
- * <latrec/stages.h>.
+ * stores into a pre-faulted shared mapping (the slot invalidated and its
+ * payload stored before the clock read, the time after it, all in one cache
+ * line): no syscall, no allocation, no lock, no formatting. Records are 32
+ * bytes (seq:48 | cpu:8 | stage:8, t_ns, aux, aux2); a ring file is a 4 KiB
+ * header and `entries` records. The on-disk layout, every header offset and
+ * the loss rule are in <latrec/format.h> and latrec-format(5); stage ids of
+ * the built-in E3 catalog in <latrec/stages.h>.
  *
  * Source-compatible with libE3's latrec.h: the same types (latrec_t,
  * latrec_rec, latrec_hdr), functions, parameters and LATREC_<STAGE>,
@@ -75,7 +75,9 @@ extern "C" {
 #define LATREC_STORE_RELEASE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define LATREC_STORE_RELAXED(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define LATREC_LOAD_ACQUIRE(p)     __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LATREC_PREFETCH_W(p)       __builtin_prefetch((p), 1, 0)
+/* prefetchw where the compiler targets it (-mprfchw, -march= of a core that
+ * has it), else prefetcht0: both leave the line in this core's cache. */
+#define LATREC_PREFETCH_W(p)       __builtin_prefetch((p), 1, 3)
 #define LATREC_LIKELY(x)           __builtin_expect(!!(x), 1)
 #define LATREC_UNLIKELY(x)         __builtin_expect(!!(x), 0)
 
@@ -193,10 +195,10 @@ static inline void latrec_refresh_cpu(latrec_t *r)
 
 /* Where a stamp reads the cpu id: on x86-64 with rseq, the offset of the
  * rseq area's cpu_id from the thread pointer (the fs base), taken into a
- * register before the clock read so that the stamp's cpu read after it is
- * one %fs-relative load, not two dependent ones (the next clock read's
- * lfence waits for the stamp's loads: a chain of two costs every stamp of a
- * tight loop ~1.5 ns). Elsewhere 0, unused. */
+ * register once (a loop hoists it) so that the stamp's cpu read is one
+ * %fs-relative load, not two dependent ones (the clock read's ordered
+ * counter read waits for the stamp's loads before it: a chain of two costs
+ * every stamp of a tight loop ~1.5 ns). Elsewhere 0, unused. */
 static inline ptrdiff_t latrec_cpu_loc_(void)
 {
 #if LATREC_HAVE_RSEQ_CPU && defined(__x86_64__)
@@ -238,39 +240,56 @@ static inline uint64_t latrec_cpu_(const latrec_t *r)
     return latrec_cpu_at_(r, latrec_cpu_loc_());
 }
 
-/* The stores of one stamp into an open ring, time t_ns (nonzero). The
- * slot's old t_ns is zeroed before its payload is overwritten, and the new
- * t_ns is stored last with release ordering: a writer killed mid-stamp
- * leaves that slot invalid (never the new payload under the old timestamp),
- * and a live reader that loads t_ns, the payload, then t_ns again (acquire
- * fence between) and sees the same nonzero value read one whole record. Each
- * time the write index reaches a multiple of half the capacity, the header's
- * rec_count is refreshed (see the loss rule in <latrec/format.h>). The ring's
- * fields are read once, before the stores (which could alias them). */
-static inline void latrec_store_(latrec_t *r, uint64_t seq, uint8_t stage, uint64_t aux,
-                                 uint64_t aux2, uint64_t t_ns, ptrdiff_t cpu_loc)
+/* How far ahead of the slot being written a stamp prefetches for writing,
+ * in records: 64 (2 KiB, 32 lines), far enough for the line to be owned
+ * by the time the stamps reach it. A stamp into a ring larger than the
+ * caches otherwise waits on that line's read-for-ownership every other
+ * stamp; the next slot is too near (it is nearly always in the line being
+ * written: prefetching it measured slower). bench_stamp, 2^22-record ring:
+ * 1.11x a clock read with no distance, 1.08x at 32, 64 or 128; a ring that
+ * stays in cache pays one prefetch that hits. */
+#ifndef LATREC_PREFETCH_AHEAD
+#define LATREC_PREFETCH_AHEAD 64u
+#endif
+
+/* A stamp in two halves around its clock read, so that after the read only
+ * the time's own store remains (the clock's ordered counter read waits for
+ * every instruction before it; what is left after it is the stamp's cost).
+ *
+ * latrec_fill_(): slot i & mask of ring r gets the record's payload (seq,
+ * cpu, stage, aux, aux2); its old t_ns is zeroed first. latrec_publish_():
+ * the new t_ns (nonzero) is stored last with release ordering, then the
+ * write index. A writer killed between the two leaves that slot invalid
+ * (never the new payload under the old timestamp), and a live reader that
+ * loads t_ns, the payload, then t_ns again (acquire fence between) and sees
+ * the same nonzero value read one whole record. Each time the write index
+ * reaches a multiple of half the capacity, the header's rec_count is
+ * refreshed (see the loss rule in <latrec/format.h>). */
+static inline latrec_rec *latrec_fill_(latrec_t *r, uint64_t i, uint64_t seq, uint8_t stage,
+                                       uint64_t aux, uint64_t aux2, ptrdiff_t cpu_loc)
 {
-    const uint64_t i    = r->idx;
     const uint64_t mask = r->mask;
     latrec_rec    *rec  = &r->recs[i & mask];
-    latrec_hdr    *hdr  = (latrec_hdr *)r->map;
-    const uint64_t sc   = (seq & LATREC_SEQ_MASK) | ((latrec_cpu_at_(r, cpu_loc) & 0xFFull) << 48) |
-                          ((uint64_t)stage << 56);
-    LATREC_STORE_RELAXED(&rec->t_ns, 0);      /* invalidate the slot ...       */
-    __atomic_thread_fence(__ATOMIC_RELEASE);  /* ... before its payload changes */
+    /* past the ring's end near a wrap: a prefetch never faults */
+    LATREC_PREFETCH_W((const void *)((uintptr_t)rec + LATREC_PREFETCH_AHEAD * sizeof(latrec_rec)));
+    const uint64_t sc = (seq & LATREC_SEQ_MASK) | ((uint64_t)(uint8_t)latrec_cpu_at_(r, cpu_loc) << 48) |
+                        ((uint64_t)stage << 56);
+    LATREC_STORE_RELAXED(&rec->t_ns, 0);     /* invalidate the slot ...       */
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* ... before its payload changes */
     rec->sc   = sc;
     rec->aux  = aux;
     rec->aux2 = aux2;
+    return rec;
+}
+
+static inline void latrec_publish_(latrec_t *r, latrec_rec *rec, uint64_t i, uint64_t t_ns)
+{
     LATREC_STORE_RELEASE(&rec->t_ns, t_ns);
     LATREC_STORE_RELAXED(&r->idx, i + 1);
     /* every entries/2 records: keeps the header's count less than one
      * capacity behind, even for a writer killed right here */
-    if (LATREC_UNLIKELY(((i + 1) & (mask >> 1)) == 0))
-        LATREC_STORE_RELEASE(&hdr->rec_count, i + 1);
-    /* No software prefetch: the next slot is nearly always in the line just
-     * written, and the hardware's stream prefetch keeps ahead of a ring
-     * larger than the caches (a prefetch of the next slot measured slower,
-     * 1.17x a clock read against 1.04x without, on a 2^21-record ring). */
+    if (LATREC_UNLIKELY(((i + 1) & (r->mask >> 1)) == 0))
+        LATREC_STORE_RELEASE(&((latrec_hdr *)r->map)->rec_count, i + 1);
 }
 
 /* Store one record with a timestamp taken earlier (t_ns from
@@ -279,13 +298,14 @@ static inline void latrec_store_(latrec_t *r, uint64_t seq, uint8_t stage, uint6
  * it when the instant that matters was read before a handoff: stamping
  * afterwards could order the producer's record after the consumer's. seq
  * keeps its low 48 bits, the cpu id its low 8. The stores are those of
- * latrec_store_() above. No-op on a closed ring. */
+ * latrec_fill_() and latrec_publish_() above. No-op on a closed ring. */
 static inline void latrec_stamp_at(latrec_t *r, uint64_t seq, uint8_t stage,
                                    uint64_t aux, uint64_t aux2, uint64_t t_ns)
 {
     if (LATREC_UNLIKELY(!r->enabled)) return;
-    const ptrdiff_t loc = latrec_cpu_loc_();
-    latrec_store_(r, seq, stage, aux, aux2, t_ns ? t_ns : latrec_ring_now(r), loc);
+    const uint64_t i   = r->idx;
+    latrec_rec    *rec = latrec_fill_(r, i, seq, stage, aux, aux2, latrec_cpu_loc_());
+    latrec_publish_(r, rec, i, t_ns ? t_ns : latrec_ring_now(r));
 }
 
 /* Store one record stamped now: CLOCK_MONOTONIC, or the TSC in a TSC ring.
@@ -295,8 +315,9 @@ static inline void latrec_stamp(latrec_t *r, uint64_t seq, uint8_t stage,
                                 uint64_t aux, uint64_t aux2)
 {
     if (LATREC_UNLIKELY(!r->enabled)) return;
-    const ptrdiff_t loc = latrec_cpu_loc_();
-    latrec_store_(r, seq, stage, aux, aux2, latrec_ring_now(r), loc);
+    const uint64_t i   = r->idx;
+    latrec_rec    *rec = latrec_fill_(r, i, seq, stage, aux, aux2, latrec_cpu_loc_());
+    latrec_publish_(r, rec, i, latrec_ring_now(r));
 }
 
 #ifdef LATREC_ENABLE
