@@ -21,7 +21,8 @@ DEB_PACKAGES = cmake gcc make pkg-config clang llvm libclang-rt-14-dev \
                libcmocka-dev bats libsmartcols-dev libjansson-dev \
                libtracefs-dev libtraceevent-dev libbpf-dev bpftool \
                linux-libc-dev rt-tests libbpf-tools util-linux jq time man-db strace \
-               python3-dev python3-pytest chromium
+               python3-dev python3-pytest chromium \
+               libncurses-dev tmux
 
 .PHONY: all deps configure build check run bench fuzz install clean
 
@@ -66,6 +67,7 @@ bench: deps build
 	tests/bench/bench_report.sh $(BUILD)
 	tests/bench/bench_html.sh $(BUILD)
 	tests/bench/bench_engine.sh $(BUILD)
+	tests/bench/bench_top.sh $(BUILD)
 	$(BUILD)/tests/bench/bench_paths
 	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi
 	tests/bench/bench_python.sh $(BUILD)

@@ -34,13 +34,13 @@ _latrec() {
     local common="-h -? --help --usage -V --version"
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
-            record|report|hist|convert) cmd=${words[i]}; break ;;
+            record|report|hist|convert|top) cmd=${words[i]}; break ;;
         esac
     done
 
     if [[ -z $cmd ]]; then
         # the word list quoted in the loop: "-?" is no glob
-        mapfile -t COMPREPLY < <(compgen -W "record report hist convert $common" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "record report hist convert top $common" -- "$cur")
         return
     fi
 
@@ -50,7 +50,7 @@ _latrec() {
     local output="--unit --format"
     local opts
     case $cmd in
-        record)
+        record|top)
             # After "--" the command line is the target's own.
             for ((i = 2; i < cword; i++)); do
                 if [[ ${words[i]} == -- ]]; then
@@ -62,6 +62,20 @@ _latrec() {
                   --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
                   -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer --tid
                   $common"
+            if [[ $cmd == top ]]; then
+                # record's launching options (not -p, --rings, --tid) and the analysis children
+                opts="$input $select $output --interval -d --duration --path -o --output -f --force --grace
+                      -c --cpus -P --priority --lib --entries-log2 --role-entries --rings-dir -t --trace
+                      -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer $common"
+                case $prev in
+                    --unit) _latrec_choice top --unit "ns us ms"; return ;;
+                    --format) _latrec_choice top --format "text json"; return ;;
+                    -i|--input) _latrec_dirs; return ;;
+                    --stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                    --path) _latrec_paths; return ;;
+                    --interval|--component|--leg|--hop|--warm-up|--stage-prefix|--leg-horizon|--path-horizon) return ;;
+                esac
+            fi
             case $prev in
                 -o|--output|--rings|--rings-dir|--lib) _latrec_dirs; return ;;
                 --catalog) COMPREPLY=($(compgen -f -- "$cur")); return ;;

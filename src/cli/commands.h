@@ -8,6 +8,8 @@
  *   2  usage error (bad option)
  *   3  some rings were skipped (malformed); output was written from the rest
  *   4  report only: a --fail-over limit was crossed
+ * top: as report when it watches a directory; as record when it launches a
+ * command (latrec record's own status).
  * record: the command's own status (128+signal when it died of one); 125 when
  * latrec itself fails, 126 when the command cannot be executed, 127 when it
  * is not found.
@@ -27,6 +29,7 @@ int latrec_cmd_record(int argc, char **argv);
 int latrec_cmd_report(int argc, char **argv);
 int latrec_cmd_hist(int argc, char **argv);
 int latrec_cmd_convert(int argc, char **argv);
+int latrec_cmd_top(int argc, char **argv);
 
 extern const char *latrec_version_string;
 

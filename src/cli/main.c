@@ -22,6 +22,7 @@ static const struct subcommand subcommands[] = {
     { "report", latrec_cmd_report, "Per-leg hop latency tables of a run" },
     { "hist", latrec_cmd_hist, "Latency histograms of a run, in rtla's layout" },
     { "convert", latrec_cmd_convert, "Rings to CSV (rings, records, per component) or a Perfetto timeline" },
+    { "top", latrec_cmd_top, "The figures of a run while it is recorded, every interval" },
 };
 
 static const char doc[] =
@@ -31,6 +32,7 @@ static const char doc[] =
     "  report   Per-leg hop latency tables of a run\n"
     "  hist     Latency histograms of a run, in rtla's layout\n"
     "  convert  Rings to CSV (rings, records, per component) or a Perfetto timeline\n"
+    "  top      The figures of a run while it is recorded, every interval\n"
     "\n"
     "'latrec COMMAND --help' shows a command's options. See latrec(1).";
 

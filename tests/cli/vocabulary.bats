@@ -85,6 +85,10 @@ check_command() {
     check_command latrec-convert.1 convert
 }
 
+@test "latrec top: options in --help, latrec-top(1) and the completion" {
+    check_command latrec-top.1 top
+}
+
 # The names of a choice: its table (--OPTION=help), the --help line, the
 # man page's paragraph of the option and the completion agree.
 check_choice() {
@@ -118,6 +122,8 @@ check_choice() {
     check_choice hist --unit latrec-hist.1
     check_choice hist --format latrec-hist.1
     check_choice convert --format latrec-convert.1
+    check_choice top --unit latrec-top.1
+    check_choice top --format latrec-top.1
 }
 
 @test "the checker finds a missing option (a test that cannot fail is no test)" {
@@ -135,7 +141,7 @@ check_choice() {
 }
 
 @test "-h is --help for latrec and every command" {
-    for c in "" record report hist convert; do
+    for c in "" record report hist convert top; do
         run --separate-stderr "$LATREC" $c -h
         [ "$status" -eq 0 ] || { echo "latrec $c -h: $status $stderr"; return 1; }
         [ "$output" = "$("$LATREC" $c --help)" ]

@@ -1,0 +1,520 @@
+/* latrec top: the figures of a run while it is recorded, every interval. */
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/top_launch.h"
+#include "cli/top_model.h"
+#include "cli/top_print.h"
+#include "cli/top_screen.h"
+#include "engine/engine.h"
+#include "record/record.h"
+
+enum { FORMAT_TEXT, FORMAT_JSON };
+
+static const latrec_choice top_formats[] = {
+    { "text", FORMAT_TEXT, "tables, redrawn in place on a terminal, else one block per interval" },
+    { "json", FORMAT_JSON, "one JSON object per interval on one line (JSON Lines)" },
+    { NULL, 0, NULL },
+};
+
+enum {
+    OPT_INTERVAL = 0x900,
+    OPT_PATH,
+    OPT_GRACE,
+    OPT_LIB,
+    OPT_ENTRIES,
+    OPT_ROLE_ENTRIES,
+    OPT_RINGS_DIR,
+    OPT_TRACE_BUFFER,
+    OPT_NO_SCHED,
+    OPT_REQUIRE_SCHED,
+    OPT_SCHED_BUFFER
+};
+
+#define MAX_RECORD_ARGS 256
+
+struct top_opts {
+    latrec_input_opts input;
+    latrec_select_opts sel;
+    latrec_output_opts out;
+    uint64_t interval_ns, duration_ns;
+    const char *output;         /* -o DIR: the run directory of a launched command */
+    char **cmd;                 /* after "--": launch it under latrec record */
+    char *rec[MAX_RECORD_ARGS]; /* options handed to latrec record */
+    int n_rec;
+};
+
+/* clang-format off */
+static const struct argp_option top_options[] = {
+    { "interval", OPT_INTERVAL, "DURATION", 0, "Print a block every DURATION (with its unit; default 1s)", 0 },
+    { "duration", 'd', "TIME", 0, "Stop after TIME (a bare number is seconds; or 500ms, 2m); a launched "
+                                  "command is stopped as record's -d stops it", 0 },
+    { "path", OPT_PATH, "NAME", 0, "Only the path NAME of the catalog (e.g. e3/loop), no leg rows", 0 },
+    { 0, 0, 0, 0, "Launching (latrec top [OPTION...] -- COMMAND [ARGS...]), as latrec record:", 4 },
+    { "output", 'o', "DIR", 0, "Run directory of the command (default latrec.data; an existing one is kept "
+                               "as DIR.old)", 4 },
+    { "force", 'f', 0, 0, "As record's -f: replace DIR when DIR.old exists too", 4 },
+    { "grace", OPT_GRACE, "TIME", 0, "As record's --grace", 4 },
+    { "cpus", 'c', "LIST", 0, "As record's -c: run the command on these cpus", 4 },
+    { "priority", 'P', "o:NICE|r:PRIO|f:PRIO|d:RUNTIME:PERIOD", 0, "As record's -P", 4 },
+    { "lib", OPT_LIB, "DIR", 0, "As record's --lib", 4 },
+    { "entries-log2", OPT_ENTRIES, "N", 0, "As record's --entries-log2", 4 },
+    { "role-entries", OPT_ROLE_ENTRIES, "ROLE=N", 0, "As record's --role-entries; repeatable", 4 },
+    { "rings-dir", OPT_RINGS_DIR, "DIR", 0, "As record's --rings-dir", 4 },
+    { "trace", 't', 0, 0, "As record's -t", 4 },
+    { "event", 'e', "SYSTEM:EVENT", 0, "As record's -e; repeatable", 4 },
+    { "trace-buffer-size", OPT_TRACE_BUFFER, "KB", 0, "As record's --trace-buffer-size", 4 },
+    { "no-sched", OPT_NO_SCHED, 0, 0, "As record's --no-sched", 4 },
+    { "require-sched", OPT_REQUIRE_SCHED, 0, 0, "As record's --require-sched", 4 },
+    { "sched-buffer", OPT_SCHED_BUFFER, "SIZE", 0, "As record's --sched-buffer", 4 },
+    { 0 }
+};
+/* clang-format on */
+
+/* The options handed to record as they were given: its own parser judges
+ * them (a bad value fails the run with record's status, 125). */
+static const struct {
+    int key;
+    const char *name;
+} record_names[] = {
+    { 'f', "--force" },
+    { OPT_GRACE, "--grace" },
+    { 'c', "--cpus" },
+    { 'P', "--priority" },
+    { OPT_LIB, "--lib" },
+    { OPT_ENTRIES, "--entries-log2" },
+    { OPT_ROLE_ENTRIES, "--role-entries" },
+    { OPT_RINGS_DIR, "--rings-dir" },
+    { 't', "--trace" },
+    { 'e', "--event" },
+    { OPT_TRACE_BUFFER, "--trace-buffer-size" },
+    { OPT_NO_SCHED, "--no-sched" },
+    { OPT_REQUIRE_SCHED, "--require-sched" },
+    { OPT_SCHED_BUFFER, "--sched-buffer" },
+};
+
+static const latrec_duration_opt duration_opt = { "-d", "s", 1, 8784 * 3600000000000ull };
+
+static void rec_push(struct argp_state *state, struct top_opts *o, const char *a)
+{
+    if (o->n_rec == MAX_RECORD_ARGS - 1) argp_error(state, "too many options for latrec record");
+    o->rec[o->n_rec++] = (char *)a;
+}
+
+static error_t parse_top(int key, char *arg, struct argp_state *state)
+{
+    struct top_opts *o = state->input;
+    for (size_t i = 0; i < sizeof(record_names) / sizeof(record_names[0]); i++)
+        if (record_names[i].key == key) {
+            rec_push(state, o, record_names[i].name);
+            if (arg) rec_push(state, o, arg);
+            return 0;
+        }
+    switch (key) {
+    case ARGP_KEY_INIT:
+        state->child_inputs[0] = &o->input;
+        state->child_inputs[1] = &o->sel;
+        state->child_inputs[2] = &o->out;
+        break;
+    case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
+    case 'd': o->duration_ns = latrec_arg_duration(state, &duration_opt, arg); break;
+    case OPT_PATH: o->sel.pass.path = arg; break;
+    case 'o': o->output = arg; break;
+    case ARGP_KEY_ARG:
+        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
+        break;
+    case ARGP_KEY_END:
+        if (o->cmd && o->input.n_dirs) argp_error(state, "a DIR to watch or a command to launch (after --), not both");
+        if (!o->cmd && (o->output || o->n_rec))
+            argp_error(state, "-o and record's options launch a command: latrec top [OPTION...] -- COMMAND");
+        if (o->cmd && o->input.n_dirs == 0) latrec_input_add_dir(&o->input, o->output ? o->output : "latrec.data");
+        break;
+    default: return ARGP_ERR_UNKNOWN;
+    }
+    return 0;
+}
+
+/* ---- the source: a launched record, a run being recorded, a directory ------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 1 while latrec record holds DIR's lock (record/rundir.h). */
+static int run_recording(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    int live = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return live;
+}
+
+/* run.json's latrec_pid, 0 when there is none. */
+static long run_pid(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    const json_t *pid = json_object_get(run, "latrec_pid");
+    long v = json_is_integer(pid) ? (long)json_integer_value(pid) : 0;
+    json_decref(run);
+    return v;
+}
+
+/* Some ring file is there to read: DIR/rings/ *.latrec, or DIR/ *.latrec. */
+static int has_rings(const char *dir)
+{
+    char sub[4200];
+    snprintf(sub, sizeof(sub), "%s/rings", dir);
+    DIR *d = opendir(sub);
+    if (!d) d = opendir(dir);
+    if (!d) return 0;
+    int found = 0;
+    for (struct dirent *de; !found && (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        found = n > 7 && strcmp(de->d_name + n - 7, ".latrec") == 0 && strcmp(de->d_name, "sched.latrec") != 0;
+    }
+    closedir(d);
+    return found;
+}
+
+struct top_run {
+    struct top_opts *o;
+    const char *dir; /* the directory watched */
+    int launch;      /* a command launched under latrec record */
+    int recording;   /* watched: record holds the directory */
+    int live;        /* the source may still grow */
+    latrec_top_child child;
+    int sfd; /* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD */
+    sigset_t old_mask;
+    latrec_top_screen *screen;
+    int only_final; /* -q: the final block only */
+    int quit;       /* q, ^C or a stop signal */
+    double t0, last_tick;
+    uint64_t last_records, blocks;
+    latrec_engine *e;
+    latrec_top model;
+};
+
+/* Ask a launched record to stop (as ^C does), once per request. */
+static void stop_child(struct top_run *r, int sig)
+{
+    if (r->launch && !r->child.done) kill(r->child.pid, sig);
+}
+
+/* Wait up to ms for a key or a signal, and act on them. A signal from the
+ * terminal (^C) reached a launched record too, in top's process group;
+ * one sent to top alone is passed on. */
+static void events(struct top_run *r, int ms)
+{
+    struct pollfd pf[2] = { { r->sfd, POLLIN, 0 }, { r->screen ? 0 : -1, POLLIN, 0 } };
+    if (ms > 0) poll(pf, 2, ms);
+    struct signalfd_siginfo si;
+    while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGCHLD) continue;
+        r->quit = 1;
+        if (si.ssi_code != SI_KERNEL) stop_child(r, (int)si.ssi_signo);
+    }
+    if (r->screen && latrec_top_screen_keys(r->screen)) {
+        r->quit = 1;
+        stop_child(r, SIGINT);
+    }
+    if (r->launch) latrec_top_child_reap(&r->child);
+}
+
+/* The source is over: the launched record ended, or the watched run's
+ * recording did. A plain directory of rings goes on until q or -d. */
+static int source_over(struct top_run *r)
+{
+    if (r->launch) return r->child.done;
+    return r->recording && !run_recording(r->dir);
+}
+
+static void show(struct top_run *r, const latrec_top_tick *k)
+{
+    if (r->o->out.format == FORMAT_JSON) {
+        latrec_top_print_json(stdout, &r->model, k);
+        return;
+    }
+    if (r->screen) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (!m) return;
+        latrec_top_print_text(m, &r->model, k);
+        fclose(m);
+        latrec_top_screen_draw(r->screen, text);
+        free(text);
+        return;
+    }
+    if (k->n && !r->only_final) fputc('\n', stdout);
+    latrec_top_print_text(stdout, &r->model, k);
+    fflush(stdout);
+}
+
+/* One block: the last interval and since the start; then a new interval. */
+static void emit(struct top_run *r, int final)
+{
+    latrec_engine_snap s;
+    latrec_engine_snapshot(r->e, &s);
+    double now = now_s();
+    double span = s.last_t_ns > s.begin_ns ? (double)(s.last_t_ns - s.begin_ns) / 1e9 : 0;
+    latrec_top_tick k = { r->blocks,
+                          now - r->t0,
+                          now - r->last_tick,
+                          r->live ? now - r->last_tick : span,
+                          span,
+                          s.records - r->last_records,
+                          r->live ? "recording" : "ended",
+                          final,
+                          &s,
+                          &r->o->out.units };
+    if (final) {
+        latrec_top_screen_close(r->screen);
+        r->screen = NULL;
+    }
+    if (final || !r->only_final) show(r, &k);
+    r->blocks++;
+    r->last_tick = now;
+    r->last_records = s.records;
+    latrec_top_next_interval(&r->model);
+}
+
+/* Step the engine, a block every interval, until the source is over and
+ * read to its end, q or ^C (watching), or -d (watching). 0, or -1. */
+static int follow(struct top_run *r)
+{
+    const double interval = (double)r->o->interval_ns / 1e9;
+    double next = r->t0 + interval, checked = 0;
+    int over = 0;
+    for (;;) {
+        int st = latrec_engine_step(r->e, 1u << 16);
+        if (st == LATREC_ENGINE_ERROR) return -1;
+        int idle = st != LATREC_ENGINE_MORE; /* END too: a live source goes on */
+        if (idle && (over || !r->live)) return 0;
+        double now = now_s();
+        int ms = idle ? (int)((next - now) * 1000) + 1 : 0;
+        events(r, ms < 0 ? 0 : ms > 50 ? 50 : ms);
+        if (r->quit && !r->launch) return 0;
+        now = now_s();
+        if (!over && now - checked >= 0.1) {
+            checked = now;
+            over = source_over(r);
+        }
+        if (r->o->duration_ns && !r->launch && now - r->t0 >= (double)r->o->duration_ns / 1e9) return 0;
+        if (now >= next) {
+            emit(r, 0);
+            next += interval;
+            if (next <= now) next = now + interval;
+        }
+    }
+}
+
+/* Before the first ring: a launched record has made its directory (its
+ * run.json names it) and the command opened a ring; a watched run being
+ * recorded has a ring. 0, or -1 when the source ended first. */
+static int wait_rings(struct top_run *r)
+{
+    int said = 0;
+    for (;;) {
+        if (r->launch ? run_pid(r->dir) == (long)r->child.pid && has_rings(r->dir) : has_rings(r->dir)) return 0;
+        if (r->quit || source_over(r)) return -1;
+        if (!said && r->screen) latrec_top_screen_draw(r->screen, "latrec top: waiting for the first ring...\n");
+        said = 1;
+        events(r, 100);
+    }
+}
+
+/* Open the engine and start the pass over the rows' sinks. 0, or an exit
+ * status. */
+static int start(struct top_run *r)
+{
+    struct top_opts *o = r->o;
+    if (!(r->e = latrec_engine_open(&o->input, "top", r->live ? LATREC_ENGINE_LIVE : 0))) return LATREC_EXIT_ERROR;
+    latrec_input *in = latrec_engine_input(r->e);
+    if (latrec_select_resolve(&o->sel, in, "top") < 0) return LATREC_EXIT_ERROR;
+    if (o->sel.pass.path && latrec_catalog_path(&in->cat, o->sel.pass.path) < 0) {
+        fprintf(stderr,
+                "latrec top: --path %s: catalog '%s' has no such path (latrec report --path=help "
+                "lists them)\n",
+                o->sel.pass.path, in->cat.name);
+        return LATREC_EXIT_ERROR;
+    }
+    latrec_top_init(&r->model, in, &o->sel.pass);
+    latrec_pass_sinks sinks = latrec_top_sinks(&r->model);
+    return latrec_engine_start(r->e, &o->sel.pass, &sinks) == 0 ? 0 : LATREC_EXIT_ERROR;
+}
+
+/* The whole watch: wait, start, follow, finish, the final block. */
+static int watch(struct top_run *r)
+{
+    if ((r->launch || r->recording) && wait_rings(r) < 0) {
+        latrec_top_screen_close(r->screen);
+        r->screen = NULL;
+        if (!r->launch || latrec_top_child_exit(&r->child) == 0)
+            fprintf(stderr, "latrec top: %s: no ring to read: %s\n", r->dir,
+                    r->quit ? "stopped before the first one" : "the run ended without one");
+        return LATREC_EXIT_ERROR;
+    }
+    int rc = start(r);
+    if (rc) return rc;
+    r->t0 = r->last_tick = now_s();
+    if (follow(r) < 0 || latrec_engine_finish(r->e) < 0) return LATREC_EXIT_ERROR;
+    emit(r, 1);
+    if (r->model.oom) fprintf(stderr, "latrec top: out of memory: some rows are missing\n");
+    if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
+    return latrec_engine_input(r->e)->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+}
+
+static int block_signals(struct top_run *r)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &set, &r->old_mask) != 0) return -1;
+    r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    return r->sfd < 0 ? -1 : 0;
+}
+
+/* The command line of latrec record: -o DIR, -q, -d, --catalog, the
+ * options given for it, then the command. */
+static void record_args(struct top_opts *o, char **args)
+{
+    int n = 0;
+    args[n++] = "-o";
+    args[n++] = (char *)(o->output ? o->output : "latrec.data");
+    if (o->input.quiet) args[n++] = "-q";
+    static char dur[32];
+    if (o->duration_ns) {
+        snprintf(dur, sizeof(dur), "%lluns", (unsigned long long)o->duration_ns);
+        args[n++] = "-d";
+        args[n++] = dur;
+    }
+    if (o->input.catalog_path) {
+        args[n++] = "--catalog";
+        args[n++] = (char *)o->input.catalog_path;
+    }
+    for (int i = 0; i < o->n_rec; i++) args[n++] = o->rec[i];
+    args[n++] = "--";
+    for (char **c = o->cmd; *c; c++) args[n++] = *c;
+    args[n] = NULL;
+}
+
+int latrec_cmd_top(int argc, char **argv)
+{
+    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
+                                                  { &latrec_select_argp, 0, "Selection:", 2 },
+                                                  { &latrec_output_argp, 0, "Output:", 3 },
+                                                  { &latrec_help_argp, 0, 0, -1 },
+                                                  { 0 } };
+    struct argp argp = {
+        top_options,
+        parse_top,
+        "[DIR]\n-- COMMAND [ARGS...]",
+        "The figures of a run while it is recorded, as rtla's top is to its hist: every --interval, per leg "
+        "(its total, or each hop with --leg or --hop) and per path, the count, rate, p50, p99 and max of "
+        "the instances that ended in the last interval and since the start, and each ring's records, lost "
+        "and wrapped.\v"
+        "latrec top DIR watches DIR (default latrec.data) while latrec record writes it and ends with the "
+        "recording; a finished run is shown once; a directory of rings without run.json is watched until "
+        "q, ^C or -d. latrec top [OPTION...] -- COMMAND runs latrec record -o DIR with the launching options "
+        "given, watches DIR and ends when record does, with its exit status; q or ^C stops the command "
+        "as record's ^C does. On a terminal the block is redrawn in place (q quits); otherwise one block "
+        "is printed per interval, or one JSON object per line with --format json. -q prints the final "
+        "block only (as rtla's top -q).\n\n"
+        "Exit status: watching, 0, or 1 nothing could be read or a name the run does not hold, 2 usage, "
+        "3 some rings were skipped; launching, latrec record's. See latrec-top(1).",
+        children,
+        0,
+        0
+    };
+    struct top_opts o;
+    memset(&o, 0, sizeof(o));
+    o.interval_ns = 1000000000ull;
+    latrec_output_init(&o.out, top_formats);
+    /* Everything after the first "--" is the command. */
+    int n = argc;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            n = i;
+            o.cmd = argv + i + 1;
+            break;
+        }
+    if (o.cmd && !*o.cmd) {
+        fprintf(stderr, "latrec top: no command after --\n");
+        return LATREC_EXIT_USAGE;
+    }
+    argp_err_exit_status = LATREC_EXIT_USAGE;
+    if (argp_parse(&argp, n, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
+    o.sel.pass.paths = o.sel.pass.path || !latrec_select_any(&o.sel);
+    o.sel.pass.no_legs = o.sel.pass.path && !latrec_select_any(&o.sel);
+
+    struct top_run r;
+    memset(&r, 0, sizeof(r));
+    r.o = &o;
+    r.dir = o.input.dirs[0] ? o.input.dirs[0] : "latrec.data";
+    r.launch = o.cmd != NULL;
+    r.only_final = o.input.quiet;
+    if (block_signals(&r) < 0) {
+        fprintf(stderr, "latrec top: signals: %s\n", strerror(errno));
+        return LATREC_EXIT_ERROR;
+    }
+    if (o.out.format == FORMAT_TEXT && !r.only_final && isatty(1)) {
+        char why[200];
+        if (!(r.screen = latrec_top_screen_open(why, sizeof(why))) && !o.input.quiet)
+            fprintf(stderr, "latrec top: %s: one block per interval instead\n", why);
+        if (r.screen) o.input.quiet = 1; /* notes would tear the screen (kept: see top_screen.h) */
+    }
+    int rc;
+    char **args = calloc(MAX_RECORD_ARGS + 16 + (size_t)argc, sizeof(char *));
+    if (!args) {
+        rc = LATREC_EXIT_ERROR;
+    } else if (r.launch) {
+        record_args(&o, args);
+        r.live = 1;
+        rc = latrec_top_launch(&r.child, args, r.screen != NULL, &r.old_mask) < 0 ? LATREC_RECORD_EXIT_FAIL : 0;
+        if (rc == 0) {
+            watch(&r);
+            while (!latrec_top_child_reap(&r.child)) events(&r, 100);
+            rc = latrec_top_child_exit(&r.child);
+        }
+    } else {
+        r.recording = run_recording(r.dir);
+        struct stat st;
+        char run_json[4200];
+        snprintf(run_json, sizeof(run_json), "%s/run.json", r.dir);
+        r.live = r.recording || (o.input.n_dirs == 1 && stat(run_json, &st) != 0 && errno == ENOENT);
+        rc = watch(&r);
+    }
+    latrec_top_screen_close(r.screen);
+    latrec_top_release_tables(r.e ? latrec_engine_pass(r.e) : NULL);
+    latrec_top_free(&r.model);
+    latrec_engine_close(r.e);
+    free(args);
+    close(r.sfd);
+    sigprocmask(SIG_SETMASK, &r.old_mask, NULL);
+    return rc;
+}

@@ -1,0 +1,141 @@
+/* latrec top: the rows and their interval and since-start histograms
+ * (cli/top_model.h), fed by the pass sinks. */
+#include "cli/top_model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per leg table: the row of each hop, -1 when not shown. */
+struct top_table {
+    int row[LATREC_MAX_HOPS];
+};
+
+void latrec_top_init(latrec_top *t, const latrec_input *in, const latrec_pass_opts *sel)
+{
+    memset(t, 0, sizeof(*t));
+    t->in = in;
+    t->per_hop = sel->leg != NULL || sel->hops.n > 0;
+    t->paths = sel->paths;
+    for (int i = 0; i < LATREC_MAX_PATHS; i++) t->path_row[i] = -1;
+}
+
+void latrec_top_free(latrec_top *t)
+{
+    for (int r = 0; r < t->n_rows; r++) {
+        latrec_loghist_free(&t->rows[r].h[LATREC_TOP_LAST]);
+        latrec_loghist_free(&t->rows[r].h[LATREC_TOP_ALL]);
+    }
+    free(t->rows);
+    t->rows = NULL;
+    t->n_rows = t->cap_rows = 0;
+}
+
+/* A new row (its histograms allocated): its index, or -1 out of memory. */
+static int add_row(latrec_top *t, int is_path, const char *name, const char *hop)
+{
+    if (t->n_rows == t->cap_rows) {
+        int cap = t->cap_rows ? t->cap_rows * 2 : 16;
+        latrec_top_row *p = realloc(t->rows, (size_t)cap * sizeof(*p));
+        if (!p) return -1;
+        t->rows = p;
+        t->cap_rows = cap;
+    }
+    latrec_top_row *row = &t->rows[t->n_rows];
+    memset(row, 0, sizeof(*row));
+    row->is_path = is_path;
+    snprintf(row->name, sizeof(row->name), "%s", name);
+    snprintf(row->hop, sizeof(row->hop), "%s", hop);
+    if (latrec_loghist_init(&row->h[0]) < 0 || latrec_loghist_init(&row->h[1]) < 0) {
+        latrec_loghist_free(&row->h[0]);
+        latrec_loghist_free(&row->h[1]);
+        return -1;
+    }
+    return t->n_rows++;
+}
+
+static void add_value(latrec_top *t, int r, int64_t ns)
+{
+    if (ns < 0) {
+        t->regressions++;
+        return;
+    }
+    latrec_loghist_record(&t->rows[r].h[LATREC_TOP_LAST], ns);
+    latrec_loghist_record(&t->rows[r].h[LATREC_TOP_ALL], ns);
+}
+
+static int top_table_new(void *ctx, latrec_leg_table *lt)
+{
+    latrec_top *t = ctx;
+    struct top_table *tt = malloc(sizeof(*tt));
+    if (!tt) return -1;
+    lt->user = tt;
+    char name[sizeof(t->rows[0].name)];
+    snprintf(name, sizeof(name), "%s/%s", lt->component_name, lt->legdef.name);
+    for (int k = 0; k < lt->n_hops; k++) {
+        tt->row[k] = -1;
+        if (!t->per_hop && !lt->hops[k].total) continue;
+        if ((tt->row[k] = add_row(t, 0, name, lt->hops[k].name)) < 0) {
+            t->oom = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, const latrec_instance *inst)
+{
+    (void)inst;
+    const struct top_table *tt = lt->user;
+    if (tt && hop >= 0 && hop < lt->n_hops && tt->row[hop] >= 0) add_value(ctx, tt->row[hop], ns);
+}
+
+/* A path's total over its complete instances (report's total row). */
+static void top_path(void *ctx, const latrec_path_instance *pi)
+{
+    latrec_top *t = ctx;
+    if (!pi->complete || pi->path < 0 || pi->path >= LATREC_MAX_PATHS || pi->path >= t->in->cat.n_paths) return;
+    if (t->path_row[pi->path] < 0) {
+        t->path_row[pi->path] = add_row(t, 1, t->in->cat.paths[pi->path].name, "total");
+        if (t->path_row[pi->path] < 0) {
+            t->oom = 1;
+            return;
+        }
+    }
+    add_value(t, t->path_row[pi->path], (int64_t)(pi->end_ns - pi->start_ns));
+}
+
+latrec_pass_sinks latrec_top_sinks(latrec_top *t)
+{
+    latrec_pass_sinks s = { t, top_table_new, top_value, NULL, NULL, t->paths ? top_path : NULL };
+    return s;
+}
+
+void latrec_top_next_interval(latrec_top *t)
+{
+    for (int r = 0; r < t->n_rows; r++) latrec_loghist_reset(&t->rows[r].h[LATREC_TOP_LAST]);
+}
+
+void latrec_top_fig_get(const latrec_top *t, int r, int which, latrec_top_fig *f)
+{
+    const latrec_loghist *h = &t->rows[r].h[which];
+    static const double pct[2] = { 50, 99 };
+    int64_t v[2];
+    memset(f, 0, sizeof(*f));
+    f->count = latrec_loghist_count(h);
+    if (!f->count || !latrec_loghist_percentiles(h, pct, 2, v) || !latrec_loghist_max(h, &f->max)) return;
+    f->has = 1;
+    f->p50 = v[0];
+    f->p99 = v[1];
+}
+
+void latrec_top_release_tables(latrec_pass *p)
+{
+    if (!p) return;
+    int n;
+    latrec_leg_table **tables = latrec_pass_tables(p, &n);
+    for (int i = 0; i < n; i++) {
+        free(tables[i]->user);
+        tables[i]->user = NULL;
+    }
+}

@@ -1,0 +1,65 @@
+/*
+ * cli/top_model.h - what `latrec top` shows: one row per leg (its total, or
+ * each hop with --leg or --hop, as hist's columns) and per path (its total
+ * over complete instances), each with two histograms: the last interval and
+ * since the start.
+ *
+ * The rows are fed by the engine's pass sinks (engine/pass.h) as instances
+ * end, so "the last interval" holds the instances that ended during it (the
+ * engine read their last stamp then). Figures come from analyze/loghist.h:
+ * count (non-negative values: what report counts), p50 and p99 (nearest
+ * rank, exact up to 2048 values, else at most 0.0977 % high), max; ns.
+ * Clock regressions (negative values) are counted apart, as report does.
+ */
+#ifndef LATREC_CLI_TOP_MODEL_H
+#define LATREC_CLI_TOP_MODEL_H
+
+#include <stdint.h>
+
+#include "analyze/loghist.h"
+#include "engine/engine.h"
+
+enum { LATREC_TOP_LAST = 0, LATREC_TOP_ALL = 1 };
+
+typedef struct latrec_top_row {
+    int is_path;
+    char name[2 * LATREC_NAME_MAX + 2]; /* "libe3/outbound", or the path's "e3/loop" */
+    char hop[2 * LATREC_NAME_MAX + 8];  /* "total", or "ENQUEUE->DEQUEUE" */
+    latrec_loghist h[2];                /* [LATREC_TOP_LAST], [LATREC_TOP_ALL] */
+} latrec_top_row;
+
+/* One histogram's figures (ns); has = 0 when it is empty. */
+typedef struct latrec_top_fig {
+    uint64_t count;
+    int has;
+    int64_t p50, p99, max;
+} latrec_top_fig;
+
+typedef struct latrec_top {
+    const latrec_input *in;
+    int per_hop; /* one row per hop (--leg or --hop), else per leg total */
+    int paths;   /* path rows wanted */
+    latrec_top_row *rows;
+    int n_rows, cap_rows;
+    int path_row[LATREC_MAX_PATHS]; /* row of catalog path i, -1 none yet */
+    uint64_t regressions;           /* negative values, every row */
+    int oom;
+} latrec_top;
+
+/* An empty model over input in; sel names what the pass selects. */
+void latrec_top_init(latrec_top *t, const latrec_input *in, const latrec_pass_opts *sel);
+void latrec_top_free(latrec_top *t);
+
+/* The pass sinks that fill t (ctx = t). */
+latrec_pass_sinks latrec_top_sinks(latrec_top *t);
+
+/* A new interval: every row's LAST histogram emptied. */
+void latrec_top_next_interval(latrec_top *t);
+
+/* Figures of row r's histogram which (LATREC_TOP_LAST or _ALL). */
+void latrec_top_fig_get(const latrec_top *t, int r, int which, latrec_top_fig *f);
+
+/* Before latrec_engine_close: every table's user state freed. */
+void latrec_top_release_tables(latrec_pass *p);
+
+#endif

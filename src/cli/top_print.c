@@ -1,0 +1,195 @@
+/* latrec top: one block as text tables or as a JSON line (cli/top_print.h). */
+#include "cli/top_print.h"
+
+#include <jansson.h>
+#include <libsmartcols.h>
+#include <string.h>
+
+#include "read/escape.h"
+
+/* ---- text -------------------------------------------------------------------- */
+
+static void cell(struct libscols_line *ln, int col, const char *text)
+{
+    char safe[1024];
+    scols_line_set_data(ln, (size_t)col, latrec_text_safe(text, safe, sizeof(safe)));
+}
+
+static void time_cell(struct libscols_line *ln, int col, int has, int64_t ns, const latrec_units *u)
+{
+    char buf[64] = "-";
+    if (has) snprintf(buf, sizeof(buf), "%.*f", u->decimals, (double)ns / u->div);
+    cell(ln, col, buf);
+}
+
+static void count_cells(struct libscols_line *ln, int col, const latrec_top_fig *f, double secs, const latrec_units *u)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->count);
+    cell(ln, col, buf);
+    if (secs > 0) snprintf(buf, sizeof(buf), "%.1f", (double)f->count / secs);
+    else snprintf(buf, sizeof(buf), "-");
+    cell(ln, col + 1, buf);
+    time_cell(ln, col + 2, f->has, f->p50, u);
+    time_cell(ln, col + 3, f->has, f->p99, u);
+    time_cell(ln, col + 4, f->has, f->max, u);
+}
+
+/* The legs (is_path 0) or the paths (1): NAME HOP, then COUNT RATE/s P50
+ * P99 MAX of the last interval, then the same since the start. */
+static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k, int is_path)
+{
+    int any = 0;
+    for (int r = 0; r < t->n_rows; r++) any |= t->rows[r].is_path == is_path;
+    if (!any) return;
+    struct libscols_table *tb = scols_new_table();
+    if (!tb) return;
+    scols_table_set_stream(tb, out);
+    const char *u = k->units->name;
+    char name[32];
+    scols_table_new_column(tb, is_path ? "PATH" : "LEG", 0, 0);
+    scols_table_new_column(tb, is_path ? "SEGMENT" : "HOP", 0, 0);
+    for (int w = 0; w < 2; w++) {
+        const char *pre = w ? "ALL_" : "";
+        snprintf(name, sizeof(name), "%sCOUNT", pre);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+        snprintf(name, sizeof(name), "%sRATE/s", pre);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+        snprintf(name, sizeof(name), "%sP50_%s", pre, u);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+        snprintf(name, sizeof(name), "%sP99_%s", pre, u);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+        snprintf(name, sizeof(name), "%sMAX_%s", pre, u);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+    }
+    for (int r = 0; r < t->n_rows; r++) {
+        if (t->rows[r].is_path != is_path) continue;
+        struct libscols_line *ln = scols_table_new_line(tb, NULL);
+        if (!ln) break;
+        latrec_top_fig f;
+        cell(ln, 0, t->rows[r].name);
+        cell(ln, 1, t->rows[r].hop);
+        latrec_top_fig_get(t, r, LATREC_TOP_LAST, &f);
+        count_cells(ln, 2, &f, k->last_s, k->units);
+        latrec_top_fig_get(t, r, LATREC_TOP_ALL, &f);
+        count_cells(ln, 7, &f, k->span_s, k->units);
+    }
+    scols_print_table(tb);
+    scols_unref_table(tb);
+}
+
+static void rings_table(FILE *out, const latrec_top *t)
+{
+    const latrec_ringset *set = &t->in->set;
+    struct libscols_table *tb = scols_new_table();
+    if (!tb) return;
+    scols_table_set_stream(tb, out);
+    scols_table_new_column(tb, "RING", 0, 0);
+    scols_table_new_column(tb, "RECORDS", 0, SCOLS_FL_RIGHT);
+    scols_table_new_column(tb, "LOST", 0, SCOLS_FL_RIGHT);
+    scols_table_new_column(tb, "WRAPPED", 0, SCOLS_FL_RIGHT);
+    scols_table_new_column(tb, "LAPPED", 0, SCOLS_FL_RIGHT);
+    for (size_t i = 0; i < set->n; i++) {
+        const latrec_ring *ring = &set->rings[i];
+        if (ring->status != LATREC_RING_OK || (int)i == t->in->sched_ring) continue;
+        struct libscols_line *ln = scols_table_new_line(tb, NULL);
+        if (!ln) break;
+        char buf[64];
+        cell(ln, 0, ring->basename);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->written);
+        cell(ln, 1, buf);
+        snprintf(buf, sizeof(buf), "%llu%s", (unsigned long long)ring->lost, ring->lost_lower_bound ? "+" : "");
+        cell(ln, 2, buf);
+        cell(ln, 3, ring->wrapped ? "yes" : "no");
+        cell(ln, 4, "-");
+    }
+    scols_print_table(tb);
+    scols_unref_table(tb);
+}
+
+void latrec_top_print_text(FILE *out, const latrec_top *t, const latrec_top_tick *k)
+{
+    const latrec_engine_snap *s = k->snap;
+    unsigned long long el = (unsigned long long)k->elapsed_s;
+    fprintf(out,
+            "latrec top  %s  %02llu:%02llu:%02llu  interval %.3f s  records %llu (+%llu)  rings %zu  "
+            "lost %llu%s\n",
+            k->final ? "final" : k->state, el / 3600, el / 60 % 60, el % 60, k->interval_s,
+            (unsigned long long)s->records, (unsigned long long)k->records_last, s->totals.rings,
+            (unsigned long long)s->totals.lost, s->totals.lost_lower_bound ? "+" : "");
+    if (t->n_rows == 0) fprintf(out, "(no instance ended yet)\n");
+    rows_table(out, t, k, 0);
+    rows_table(out, t, k, 1);
+    if (t->regressions)
+        fprintf(out, "clock regressions (negative values, left out): %llu\n", (unsigned long long)t->regressions);
+    rings_table(out, t);
+    if (t->oom) fprintf(out, "out of memory: some rows are missing\n");
+}
+
+/* ---- JSON Lines ------------------------------------------------------------- */
+
+static json_t *window_json(const latrec_top *t, int r, int which, double secs, const latrec_units *u)
+{
+    latrec_top_fig f;
+    latrec_top_fig_get(t, r, which, &f);
+    char key[32];
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer((json_int_t)f.count));
+    json_object_set_new(o, "rate_per_s", secs > 0 ? json_real((double)f.count / secs) : json_null());
+    snprintf(key, sizeof(key), "p50_%s", u->name);
+    json_object_set_new(o, key, f.has ? json_real((double)f.p50 / u->div) : json_null());
+    snprintf(key, sizeof(key), "p99_%s", u->name);
+    json_object_set_new(o, key, f.has ? json_real((double)f.p99 / u->div) : json_null());
+    snprintf(key, sizeof(key), "max_%s", u->name);
+    json_object_set_new(o, key, f.has ? json_real((double)f.max / u->div) : json_null());
+    return o;
+}
+
+static json_t *rings_json(const latrec_top *t)
+{
+    json_t *a = json_array();
+    const latrec_ringset *set = &t->in->set;
+    for (size_t i = 0; i < set->n; i++) {
+        const latrec_ring *ring = &set->rings[i];
+        if (ring->status != LATREC_RING_OK || (int)i == t->in->sched_ring) continue;
+        json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:b,s:b,s:n}", "ring", ring->basename, "records",
+                                           (json_int_t)ring->written, "lost", (json_int_t)ring->lost,
+                                           "lost_is_lower_bound", ring->lost_lower_bound, "wrapped", ring->wrapped,
+                                           "lapped"));
+    }
+    return a;
+}
+
+void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick *k)
+{
+    const latrec_engine_snap *s = k->snap;
+    json_t *o = json_object();
+    json_object_set_new(o, "block", json_integer((json_int_t)k->n));
+    json_object_set_new(o, "state", json_string(k->final ? "final" : k->state));
+    json_object_set_new(o, "final", json_boolean(k->final));
+    json_object_set_new(o, "elapsed_s", json_real(k->elapsed_s));
+    json_object_set_new(o, "interval_s", json_real(k->interval_s));
+    json_object_set_new(o, "span_s", json_real(k->span_s));
+    json_object_set_new(o, "unit", json_string(k->units->name));
+    json_object_set_new(o, "records", json_integer((json_int_t)s->records));
+    json_object_set_new(o, "records_last", json_integer((json_int_t)k->records_last));
+    json_object_set_new(o, "lost", json_integer((json_int_t)s->totals.lost));
+    json_object_set_new(o, "regressions", json_integer((json_int_t)t->regressions));
+    json_t *legs = json_array(), *paths = json_array();
+    for (int r = 0; r < t->n_rows; r++) {
+        const latrec_top_row *row = &t->rows[r];
+        json_t *j = json_object();
+        json_object_set_new(j, row->is_path ? "path" : "leg", json_string(row->name));
+        json_object_set_new(j, row->is_path ? "segment" : "hop", json_string(row->hop));
+        json_object_set_new(j, "last", window_json(t, r, LATREC_TOP_LAST, k->last_s, k->units));
+        json_object_set_new(j, "all", window_json(t, r, LATREC_TOP_ALL, k->span_s, k->units));
+        json_array_append_new(row->is_path ? paths : legs, j);
+    }
+    json_object_set_new(o, "legs", legs);
+    json_object_set_new(o, "paths", paths);
+    json_object_set_new(o, "rings", rings_json(t));
+    json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    fflush(out);
+    json_decref(o);
+}

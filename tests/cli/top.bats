@@ -1,0 +1,193 @@
+#!/usr/bin/env bats
+bats_require_minimum_version 1.5.0
+# latrec top on the bundled E3 loop: blocks with growing counts while the
+# run is recorded; JSON Lines that parse, whose per-interval counts add up to
+# the since-start counts and whose final counts are `latrec report`'s for
+# the same directory (a second reader, after the run); a run another latrec
+# records, watched to its end; the launched record's exit status; the
+# in-place redraw on a terminal, driven through tmux.
+#
+# Needs: LATREC, E3LOOP (ctest sets both), python3, jq; tmux for the
+# terminal test (skipped with the reason without it).
+
+setup_file() {
+    : "${LATREC:?set LATREC to the latrec binary}"
+    : "${E3LOOP:?set E3LOOP to the e3loop workload}"
+    command -v python3 >/dev/null || skip "python3 is not installed: the JSON Lines cannot be checked"
+    command -v jq >/dev/null || skip "jq is not installed (apt-get install jq): run.json cannot be checked"
+    export D="$BATS_FILE_TMPDIR"
+}
+
+# The since-start count of every leg and path row of the last JSON line,
+# "NAME HOP COUNT" sorted; and the same from report --format json of DIR.
+final_counts() {
+    python3 - "$1" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+last = lines[-1]
+assert last["final"] is True, last
+for r in last["legs"]:
+    print(r["leg"], r["hop"], r["all"]["count"])
+for r in last["paths"]:
+    print(r["path"], r["segment"], r["all"]["count"])
+EOF
+}
+
+report_counts() {
+    "$LATREC" report -q --format json "$1" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+for l in r["legs"]:
+    for h in l["hops"]:
+        if h["hop"] == "total":
+            print(l["component"] + "/" + l["leg"], "total", h["count"])
+for p in r["paths"]:
+    for s in p["segments"]:
+        if s["segment"] == "total":
+            print(p["path"], "total", s["count"])
+'
+}
+
+@test "a finished run: one final block whose counts are report's" {
+    "$LATREC" record -q --no-sched -o "$D/done" -- "$E3LOOP" --duration 1 --rate 500
+    run --separate-stderr "$LATREC" top --format json "$D/done"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    [ "${#lines[@]}" -eq 1 ]
+    printf '%s\n' "$output" >"$D/done.jsonl"
+    top=$(final_counts "$D/done.jsonl" | sort)
+    rep=$(report_counts "$D/done" | sort)
+    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+    grep -q '^libe3/outbound total [1-9]' <<<"$top"
+    grep -q '^e3/loop total [1-9]' <<<"$top"
+    # text: one block, its header says final
+    run --separate-stderr "$LATREC" top "$D/done"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c '^latrec top ' <<<"$output")" -eq 1 ]
+    grep -q '^latrec top  final ' <<<"$output"
+}
+
+@test "launching: one block per interval, the counts growing, record's status" {
+    run --separate-stderr "$LATREC" top --interval 300ms -o "$D/l1" --no-sched -- "$E3LOOP" --duration 3 --rate 500
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    n=$(grep -c '^latrec top ' <<<"$output")
+    [ "$n" -ge 4 ] || { echo "$output"; return 1; }
+    # libe3/outbound's ALL_COUNT (column 8) block by block: never down, up overall
+    counts=$(awk '$1 == "libe3/outbound" && $2 == "total" { print $8 }' <<<"$output")
+    echo "$counts" | awk 'NR > 1 && $1 < prev { bad = 1 } { prev = $1 } END { exit bad }'
+    first=$(head -1 <<<"$counts") last=$(tail -1 <<<"$counts")
+    [ "$last" -gt "$first" ] || { echo "counts: $counts"; return 1; }
+    # the directory is record's, finished
+    jq -e '.state == "finished"' "$D/l1/run.json"
+}
+
+@test "--format json: JSON Lines that parse; the intervals add up; the final counts are report's" {
+    run --separate-stderr "$LATREC" top --format json --interval 250ms -o "$D/l2" --no-sched -- \
+        "$E3LOOP" --duration 3 --rate 500
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    printf '%s\n' "$output" >"$D/l2.jsonl"
+    python3 - "$D/l2.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(lines) >= 4, len(lines)
+assert [l["block"] for l in lines] == list(range(len(lines)))
+assert [l["final"] for l in lines] == [False] * (len(lines) - 1) + [True]
+# every interval's count, summed over the blocks, is the since-start count
+for kind, name in (("legs", "leg"), ("paths", "path")):
+    sums = {}
+    for l in lines:
+        for r in l[kind]:
+            k = (r[name], r["hop" if kind == "legs" else "segment"])
+            sums[k] = sums.get(k, 0) + r["last"]["count"]
+    final = {(r[name], r["hop" if kind == "legs" else "segment"]): r["all"]["count"] for r in lines[-1][kind]}
+    assert sums == final, (kind, sums, final)
+    assert final and all(v > 0 for v in final.values()), final
+# the counts grew while the run was recorded
+rec = [l["records"] for l in lines]
+assert rec == sorted(rec) and rec[0] < rec[-1], rec
+EOF
+    top=$(final_counts "$D/l2.jsonl" | sort)
+    rep=$(report_counts "$D/l2" | sort)
+    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+}
+
+@test "watching a run another latrec records: followed to its end, the counts report's" {
+    "$LATREC" record -q --no-sched -o "$D/w" -- "$E3LOOP" --duration 3 --rate 500 &
+    rec=$!
+    # the directory appears once record has made it
+    for _ in $(seq 100); do [ -e "$D/w/run.json" ] && break; sleep 0.05; done
+    run --separate-stderr "$LATREC" top -q --format json --interval 200ms "$D/w"
+    wait "$rec"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    [ "${#lines[@]}" -eq 1 ] # -q: the final block only
+    printf '%s\n' "$output" >"$D/w.jsonl"
+    top=$(final_counts "$D/w.jsonl" | sort)
+    rep=$(report_counts "$D/w" | sort)
+    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+}
+
+@test "launching: top exits with record's status (the command's, 127 when not found)" {
+    run "$LATREC" top -q -o "$D/st3" --no-sched -- sh -c 'exit 3'
+    [ "$status" -eq 3 ]
+    run -127 "$LATREC" top -q -o "$D/st127" --no-sched -- /nonexistent/command
+    [ "$status" -eq 127 ]
+    run "$LATREC" top -q -o "$D/st125" --no-sched --cpus nonsense -- true
+    [ "$status" -eq 125 ]
+    run "$LATREC" top -o "$D/x" "$D/done"
+    [ "$status" -eq 2 ]
+}
+
+@test "SIGINT to top alone is passed to the launched record; the final block follows" {
+    "$LATREC" top --format json --interval 200ms -o "$D/int" --no-sched -- "$E3LOOP" --duration 0 --rate 500 \
+        >"$D/int.jsonl" 2>"$D/int.err" &
+    pid=$!
+    for _ in $(seq 200); do [ "$(wc -l <"$D/int.jsonl")" -ge 3 ] && break; sleep 0.05; done
+    kill -INT "$pid"
+    rc=0
+    wait "$pid" || rc=$?
+    [ "$rc" -eq 0 ] || { cat "$D/int.err"; return 1; }
+    tail -1 "$D/int.jsonl" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
+    jq -e '.stopped_by == "SIGINT"' "$D/int/run.json"
+    top=$(final_counts "$D/int.jsonl" | sort)
+    rep=$(report_counts "$D/int" | sort)
+    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+}
+
+@test "-d on a directory of rings without run.json: watched, then stopped after DURATION" {
+    mkdir -p "$D/plain"
+    cp "$D/done/rings/"*.latrec "$D/plain/"
+    run --separate-stderr "$LATREC" top -d 1 --interval 200ms --format json "$D/plain"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    [ "${#lines[@]}" -ge 3 ] # watched for 1 s in 200 ms blocks, then the final one
+    tail -1 <<<"$output" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
+}
+
+@test "on a terminal (tmux): redrawn in place, one header, the counts changing; q quits" {
+    command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux): no terminal to drive"
+    local s="latrec-top-$$" rc="$D/tmux.rc"
+    tmux -L "$s" new-session -d -s "$s" -x 160 -y 50 \
+        "'$LATREC' top --interval 200ms -o '$D/tty' --no-sched -- '$E3LOOP' --duration 0 --rate 500; echo \$? >'$rc'; sleep 30"
+    # wait for the first block with counts
+    local a="" b=""
+    for _ in $(seq 200); do
+        a=$(tmux -L "$s" capture-pane -p -t "$s")
+        grep -q '^libe3/outbound' <<<"$a" && break
+        sleep 0.05
+    done
+    for _ in $(seq 200); do
+        sleep 0.1
+        b=$(tmux -L "$s" capture-pane -p -t "$s")
+        [ "$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$b")" != "$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$a")" ] && break
+    done
+    tmux -L "$s" send-keys -t "$s" q
+    for _ in $(seq 300); do [ -s "$rc" ] && break; sleep 0.05; done
+    tmux -L "$s" kill-server 2>/dev/null || true
+    # one screen: one header line in each capture, the counts changed between them
+    [ "$(grep -c '^latrec top ' <<<"$a")" -eq 1 ] || { echo "$a"; return 1; }
+    [ "$(grep -c '^latrec top ' <<<"$b")" -eq 1 ] || { echo "$b"; return 1; }
+    ca=$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$a")
+    cb=$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$b")
+    [ -n "$ca" ] && [ -n "$cb" ] && [ "$cb" -gt "$ca" ] || { echo "$a"; echo "$b"; return 1; }
+    # q stopped the command; top ended with record's status
+    [ "$(cat "$rc")" -eq 0 ]
+    jq -e '.state == "finished"' "$D/tty/run.json"
+}
