@@ -24,8 +24,9 @@ static int copy_field(char *dst, size_t len, const char *src)
  * any other name is a malformed spec (usage error), not a missing figure. */
 static int figure_known(const char *f)
 {
-    static const char *const names[] = { "count", "min", "max", "mean", "stddev", "skewness", "outliers",
-                                         "regressions" };
+    static const char *const names[] = {
+        "count", "min", "max", "mean", "stddev", "skewness", "outliers", "regressions"
+    };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strcmp(f, names[i]) == 0) return 1;
     if (f[0] != 'p' || !f[1]) return 0;
@@ -80,8 +81,9 @@ int latrec_gate_parse(latrec_gate *g, const char *spec, int form, char *err, siz
     char *op;
     if (form == LATREC_GATE_INSTANCE) {
         if (c2) {
-            snprintf(err, errlen, "one instance has no figure: COMPONENT/LEG:HOP>LIMIT or PATH:SEGMENT>LIMIT "
-                                  "(e.g. 'libe3/outbound:total>500us')");
+            snprintf(err, errlen,
+                     "one instance has no figure: COMPONENT/LEG:HOP>LIMIT or PATH:SEGMENT>LIMIT "
+                     "(e.g. 'libe3/outbound:total>500us')");
             return -1;
         }
         if (!(op = instance_op(c1 + 1))) return -1;
@@ -97,8 +99,8 @@ int latrec_gate_parse(latrec_gate *g, const char *spec, int form, char *err, siz
     }
     g->over = form == LATREC_GATE_INSTANCE ? 1 : spec[op - buf] == '>';
     *op = *slash = *c1 = '\0';
-    if (copy_field(g->component, sizeof(g->component), buf) < 0 ||
-        copy_field(g->leg, sizeof(g->leg), slash + 1) < 0 || copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0)
+    if (copy_field(g->component, sizeof(g->component), buf) < 0 || copy_field(g->leg, sizeof(g->leg), slash + 1) < 0 ||
+        copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0)
         return -1;
     snprintf(g->row, sizeof(g->row), "%s", g->hop);
     char *us = strstr(g->row, "__");

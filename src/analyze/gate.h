@@ -25,13 +25,13 @@
 enum { LATREC_GATE_FIGURE = 0, LATREC_GATE_INSTANCE = 1 };
 
 typedef struct latrec_gate {
-    char spec[256];                              /* as given */
+    char spec[256]; /* as given */
     char component[LATREC_NAME_MAX], leg[LATREC_NAME_MAX];
-    char hop[2 * LATREC_NAME_MAX + 8];           /* ROW as given */
-    char row[2 * LATREC_NAME_MAX + 8];           /* ROW with A__B written A->B */
-    char figure[16];                             /* "" in the instance form */
-    int over;                                    /* 1: crossed when value > limit; 0: when < limit */
-    double limit;                                /* ns, or a plain number for count / skewness / outliers / regressions */
+    char hop[2 * LATREC_NAME_MAX + 8]; /* ROW as given */
+    char row[2 * LATREC_NAME_MAX + 8]; /* ROW with A__B written A->B */
+    char figure[16];                   /* "" in the instance form */
+    int over;                          /* 1: crossed when value > limit; 0: when < limit */
+    double limit;                      /* ns, or a plain number for count / skewness / outliers / regressions */
 } latrec_gate;
 
 /* Parse spec in form (LATREC_GATE_*). 0, or -1: with why in err when the
