@@ -163,8 +163,25 @@ static const char *const rings_columns[] = {
     "file", "name", "version", "entries", "bytes", "rec_size", "rec_count", "valid", "wrapped",
     "lost_records", "lost_lower_bound", "descents", "clock_ns_per_call", "t0_mono_ns", "t0_real_ns",
     "t1_mono_ns", "t1_real_ns", "mono_real_offset_ns", "pid", "tid", "flags", "clock_id", "boot_id",
-    "host", "catalog", "dropped_before_start", "status", "error", "torn_slots", NULL
+    "host", "catalog", "dropped_before_start", "status", "error", "torn_slots", "timebase", "tsc_pairs",
+    "tsc_pairs_taken", NULL
 };
+
+/* The ring's timebase: "clock" (CLOCK_MONOTONIC stamps; every ring before
+ * version 3) or "tsc", then the calibration pairs its stamps are converted
+ * through and the pairs its writer took (empty for a clock ring). */
+static void rings_csv_timebase(latrec_csv *c, const latrec_ring *r)
+{
+    if (!r->tsc) {
+        latrec_csv_str(c, "clock");
+        latrec_csv_empty(c);
+        latrec_csv_empty(c);
+        return;
+    }
+    latrec_csv_str(c, "tsc");
+    latrec_csv_u64(c, r->tsc->n);
+    latrec_csv_u64(c, r->cal_taken);
+}
 
 static int write_rings_csv(const latrec_input *in, const char *path)
 {
@@ -179,7 +196,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
             for (int k = 1; k < 26; k++) latrec_csv_empty(&c);
             latrec_csv_str(&c, "rejected");
             latrec_csv_str(&c, r->error);
-            latrec_csv_empty(&c);
+            for (int k = 0; k < 4; k++) latrec_csv_empty(&c);
             latrec_csv_end(&c);
             continue;
         }
@@ -232,6 +249,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
             latrec_csv_str(&c, r->warning);
         }
         latrec_csv_u64(&c, r->torn);
+        rings_csv_timebase(&c, r);
         latrec_csv_end(&c);
     }
     return latrec_csv_close(&c);

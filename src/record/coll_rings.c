@@ -22,6 +22,8 @@ struct ring_row {
     uint64_t written, records, dropped, lost;
     int      lower_bound;
     int      ok;
+    int      tsc;       /* a TSC ring ... */
+    unsigned tsc_pairs; /* ... converted through this many pairs */
     char     error[160];
 };
 
@@ -246,6 +248,8 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         row->written = r->written;
         row->lost = r->lost;
         row->lower_bound = r->lost_lower_bound;
+        row->tsc = r->tsc != NULL;
+        row->tsc_pairs = r->tsc ? r->tsc->n : 0;
         latrec_cursor cur;
         latrec_rec rec;
         latrec_ring_cursor_init(&cur);
@@ -324,6 +328,8 @@ static json_t *rings_describe(const latrec_collector *c)
             json_object_set_new(f, "dropped_before_start", json_integer((json_int_t)r->dropped));
             json_object_set_new(f, "lost", json_integer((json_int_t)r->lost));
             if (r->lower_bound) json_object_set_new(f, "lost_lower_bound", json_true());
+            json_object_set_new(f, "timebase", json_string(r->tsc ? "tsc" : "clock"));
+            if (r->tsc) json_object_set_new(f, "tsc_pairs", json_integer(r->tsc_pairs));
         }
         json_array_append_new(files, f);
     }

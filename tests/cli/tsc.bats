@@ -78,6 +78,52 @@ csvval() {
     [ "$(csvval "$D/m.csv" libe3 outbound total max_us)" = 5.506 ]
 }
 
+# rings.csv's timebase columns of ring file $2 (a basename): "timebase
+# tsc_pairs tsc_pairs_taken", by column name (a CSV reader: the error
+# column before them may hold quoted commas).
+ring_timebase() {
+    "$PY" - "$1" "$2" <<'PYEOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1], newline="")) if r["file"] == sys.argv[2]]
+assert len(rows) == 1, rows
+r = rows[0]
+print(r["timebase"], r["tsc_pairs"], r["tsc_pairs_taken"])
+PYEOF
+}
+
+# A ring file's calibration pairs straight from its header (latrec-format(5):
+# cal_taken u64 at 264, pairs {tsc, mono_ns} at 512, 128 slots, mono_ns 0 =
+# empty): "NONEMPTY TAKEN".
+header_pairs() {
+    "$PY" - "$1" <<'PYEOF'
+import struct, sys
+h = open(sys.argv[1], "rb").read(4096)
+taken = struct.unpack_from("<Q", h, 264)[0]
+pairs = [struct.unpack_from("<QQ", h, 512 + 16 * k) for k in range(128)]
+print(sum(1 for t, m in pairs if m), taken)
+PYEOF
+}
+
+@test "tsc: rings.csv says each ring's timebase and its calibration pairs" {
+    "$GEN" "$D/T" <<'EOF'
+ring oai.7
+cal oai.7 1000000 1000000000
+cal oai.7 4000000 2000000000
+cal oai.7 3000000 2500000000
+cal oai.7 9000000 4000000000
+rec oai.7 ENQUEUE 1 5000000
+ring libe3.outbound.8
+rec libe3.outbound.8 DEQUEUE 1 3000000000
+EOF
+    "$LATREC" convert -q -o "$D/t_csv" "$D/T"
+    # four pairs taken, one out of order: three convert
+    [ "$(ring_timebase "$D/t_csv/rings.csv" oai.7.latrec)" = "tsc 3 4" ]
+    [ "$(ring_timebase "$D/t_csv/rings.csv" libe3.outbound.8.latrec)" = "clock  " ]
+    grep -q '^oai.7.latrec,.*1 TSC calibration pairs out of order, ignored' "$D/t_csv/rings.csv"
+    "$LATREC" convert -q -o "$D/m_csv2" "$D/M"
+    [ "$(ring_timebase "$D/m_csv2/rings.csv" oai.104.latrec)" = "tsc 3 3" ]
+}
+
 need_invariant_tsc() {
     if ! grep -m1 '^flags' /proc/cpuinfo | grep -qw nonstop_tsc ||
        ! grep -m1 '^flags' /proc/cpuinfo | grep -qw constant_tsc; then
@@ -115,10 +161,26 @@ need_invariant_tsc() {
     for f in "$D"/e3/rings/libe3.*.latrec "$D"/e3/rings/oai.ctrl.*.latrec; do
         [ "$(head -c 4 "$f")" = ALR1 ]
     done
+    # run.json and rings.csv say so, with the pairs the headers hold (the
+    # two open pairs and one at close at least)
+    "$LATREC" convert -q -o "$D/e3csv" "$D/e3"
+    for f in "$D"/e3/rings/*.latrec; do
+        b=$(basename "$f")
+        tb=$(jq -r --arg n "$b" '.collectors.rings.files[] | select(.name == $n) | .timebase' "$D/e3/run.json")
+        pairs=$(jq -r --arg n "$b" '.collectors.rings.files[] | select(.name == $n) | .tsc_pairs' "$D/e3/run.json")
+        if [ "$(head -c 4 "$f")" = ALRT ]; then
+            read -r n taken < <(header_pairs "$f")
+            [ "$n" -ge 3 ]
+            [ "$tb $pairs" = "tsc $n" ]
+            [ "$(ring_timebase "$D/e3csv/rings.csv" "$b")" = "tsc $n $taken" ]
+        else
+            [ "$tb $pairs" = "clock null" ]
+            [ "$(ring_timebase "$D/e3csv/rings.csv" "$b")" = "clock  " ]
+        fi
+    done
     # every record, converted, after the run's start stamp; none dropped
     jq -e '.collectors.rings.dropped_before_start == 0' "$D/e3/run.json"
     jq -e '.collectors.rings.first_record_mono_ns > .start_stamp.mono_ns' "$D/e3/run.json"
-    "$LATREC" convert -q -o "$D/e3csv" "$D/e3"
     start="$(jq -r .start_stamp.mono_ns "$D/e3/run.json")"
     awk -F, -v s="$start" 'NR == 1 { next } { n++; if ($1 + 0 < s + 0) bad++ }
         END { if (n < 1000 || bad) { print n " records, " bad " before the start stamp"; exit 1 } }' \
