@@ -35,22 +35,48 @@ struct latrec_component_tables {
 #define SPOOL_BUF (64u << 10)
 #define MAX_HITS (LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS)
 
-static inline void put_varint(FILE *f, uint64_t v)
+/* The most bytes a row takes: every varint 10 bytes long. */
+#define ROW_MOST (10 * (5 + MAX_HITS + LATREC_MAX_KEYS))
+
+static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
 {
     while (v >= 0x80) {
-        putc_unlocked((int)(v & 0x7F) | 0x80, f);
+        *p++ = (unsigned char)((v & 0x7F) | 0x80);
         v >>= 7;
     }
-    putc_unlocked((int)v, f);
+    *p++ = (unsigned char)v;
+    return p;
+}
+
+/* A spool read back through a buffer that holds a whole row whenever one
+ * is left (spool_fill), so a row's varints are decoded from memory. */
+struct spool_in {
+    FILE *f;
+    size_t pos, len;
+    int eof;
+    unsigned char buf[SPOOL_BUF];
+};
+
+static void spool_fill(struct spool_in *in)
+{
+    if (in->len - in->pos >= ROW_MOST || in->eof) return;
+    memmove(in->buf, in->buf + in->pos, in->len - in->pos);
+    in->len -= in->pos;
+    in->pos = 0;
+    while (in->len < sizeof(in->buf) && !in->eof) {
+        const size_t n = fread(in->buf + in->len, 1, sizeof(in->buf) - in->len, in->f);
+        in->eof = n == 0;
+        in->len += n;
+    }
 }
 
 /* 0 at a clean end of file, -1 on a truncated or bad varint. */
-static inline int get_varint(FILE *f, uint64_t *v)
+static inline int get_varint(struct spool_in *in, uint64_t *v)
 {
     uint64_t x = 0;
     for (unsigned shift = 0; shift < 64; shift += 7) {
-        int c = getc_unlocked(f);
-        if (c == EOF) return shift ? -1 : 0;
+        if (in->pos == in->len) return shift ? -1 : 0;
+        const unsigned c = in->buf[in->pos++];
         x |= (uint64_t)(c & 0x7F) << shift;
         if (!(c & 0x80)) {
             *v = x;
@@ -125,23 +151,24 @@ void latrec_component_tables_add(latrec_component_tables *t, const latrec_instan
             mask |= 1ull << i;
             base = inst->hits[i].t_ns;
         }
-    FILE *f = s->f;
-    put_varint(f, inst->seq);
-    put_varint(f, inst->process);
-    put_varint(f, (uint64_t)(inst->complete != 0));
-    put_varint(f, mask);
-    put_varint(f, base);
+    unsigned char row[ROW_MOST], *p = row;
+    p = put_varint(p, inst->seq);
+    p = put_varint(p, inst->process);
+    p = put_varint(p, (uint64_t)(inst->complete != 0));
+    p = put_varint(p, mask);
+    p = put_varint(p, base);
     int first = 1;
     for (int i = 0; i < n_hits; i++) {
         if (!(mask >> i & 1)) continue;
-        if (!first) put_varint(f, zigzag((int64_t)(inst->hits[i].t_ns - base)));
+        if (!first) p = put_varint(p, zigzag((int64_t)(inst->hits[i].t_ns - base)));
         first = 0;
     }
     for (int k = 0; k < leg->n_keys; k++) {
         const int h = key_hit(leg, k);
         if (h < 0 || h >= n_hits || !(mask >> h & 1) || leg->keys[k].field == LATREC_FIELD_SEQ) continue;
-        put_varint(f, leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux : inst->hits[h].aux2);
+        p = put_varint(p, leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux : inst->hits[h].aux2);
     }
+    fwrite_unlocked(row, 1, (size_t)(p - row), s->f);
     s->rows++; /* write errors show at latrec_component_tables_write() */
 }
 
@@ -236,6 +263,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
 {
     struct columns stages = { 0 }, hops = { 0 }, keys = { 0 };
     struct cell *plan = NULL;
+    struct spool_in *in = NULL;
     int rc = -1;
     latrec_csv c;
     int opened = 0;
@@ -259,6 +287,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         for (size_t i = 0; i < all[g]->n; i++, n_cols++) latrec_csv_str(&c, all[g]->c[i].name);
     latrec_csv_end(&c);
     if (n_cols && !(plan = calloc(n_cols, sizeof(*plan)))) goto out;
+    if (!(in = malloc(sizeof(*in)))) goto out;
 
     for (int l = 0; l < n_legs; l++) {
         struct spool *s = NULL;
@@ -300,19 +329,20 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         FILE *f = s->f;
         if (fflush(f) != 0 || ferror(f)) goto out; /* spooling failed (errno kept) */
         rewind(f);
+        *in = (struct spool_in){ .f = f };
         uint64_t seq, process, complete, mask, base;
         int got;
-        while ((got = get_varint(f, &seq)) == 1) {
+        while (spool_fill(in), (got = get_varint(in, &seq)) == 1) {
             uint64_t ts[MAX_HITS] = { 0 }, kv[LATREC_MAX_KEYS];
             int kp[LATREC_MAX_KEYS] = { 0 };
-            if (get_varint(f, &process) != 1 || get_varint(f, &complete) != 1 || get_varint(f, &mask) != 1 ||
-                get_varint(f, &base) != 1 || mask >> n_hits)
+            if (get_varint(in, &process) != 1 || get_varint(in, &complete) != 1 || get_varint(in, &mask) != 1 ||
+                get_varint(in, &base) != 1 || mask >> n_hits)
                 goto bad;
             int first = 1;
             for (int i = 0; i < n_hits; i++) {
                 if (!(mask >> i & 1)) continue;
                 uint64_t z = 0;
-                if (!first && get_varint(f, &z) != 1) goto bad;
+                if (!first && get_varint(in, &z) != 1) goto bad;
                 ts[i] = base + (uint64_t)unzigzag(z);
                 first = 0;
             }
@@ -321,7 +351,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
                 if (h < 0 || !(mask >> h & 1)) continue;
                 kp[k] = 1;
                 if (leg->keys[k].field == LATREC_FIELD_SEQ) kv[k] = seq;
-                else if (get_varint(f, &kv[k]) != 1) goto bad;
+                else if (get_varint(in, &kv[k]) != 1) goto bad;
             }
             const latrec_process *proc = latrec_legs_process(t->legs, (uint32_t)process);
             /* the row in place: the quoted leg name, then at most 26 bytes a cell */
@@ -366,6 +396,7 @@ out:
         else errno = e;
     }
     free(plan);
+    free(in);
     free(stages.c);
     free(hops.c);
     free(keys.c);

@@ -62,7 +62,7 @@ static const char latrec_digit_pairs[201] =
     "8081828384858687888990919293949596979899";
 
 /* Exactly 8 digits of v < 10^8 (leading zeros kept). */
-static inline void latrec_fmt8(char *p, uint32_t v)
+static inline __attribute__((always_inline)) void latrec_fmt8(char *p, uint32_t v)
 {
     const uint32_t hi = v / 10000, lo = v % 10000;
     memcpy(p, latrec_digit_pairs + 2 * (hi / 100), 2);
@@ -72,7 +72,7 @@ static inline void latrec_fmt8(char *p, uint32_t v)
 }
 
 /* v < 10^8 without leading zeros. */
-static inline char *latrec_fmt_small(char *out, uint32_t v)
+static inline __attribute__((always_inline)) char *latrec_fmt_small(char *out, uint32_t v)
 {
     const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
                    : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
@@ -88,7 +88,7 @@ static inline char *latrec_fmt_small(char *out, uint32_t v)
     return out + n;
 }
 
-static inline char *latrec_fmt_u64(char *out, uint64_t v)
+static inline __attribute__((always_inline)) char *latrec_fmt_u64(char *out, uint64_t v)
 {
     if (v < 100000000u) return latrec_fmt_small(out, (uint32_t)v);
     if (v < 10000000000000000ull) {
