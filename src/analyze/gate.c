@@ -67,6 +67,20 @@ static int parse_limit(latrec_gate *g, const char *limit, char *err, size_t errl
     return 0;
 }
 
+/* NAME, the text before ROW: COMPONENT/LEG or a path's name split at its
+ * first '/', or a qualified path name without one (pipe:request: component
+ * "path"). 0, or -1 when it is neither. */
+static int parse_name(latrec_gate *g, char *name)
+{
+    char *slash = strchr(name, '/');
+    if (!slash && !strchr(name, ':')) return -1;
+    if (slash) *slash = '\0';
+    return copy_field(g->component, sizeof(g->component), slash ? name : "path") < 0 ||
+                   copy_field(g->leg, sizeof(g->leg), slash ? slash + 1 : name) < 0
+               ? -1
+               : 0;
+}
+
 int latrec_gate_parse(latrec_gate *g, const char *spec, int form, char *err, size_t errlen)
 {
     err[0] = '\0';
@@ -74,34 +88,38 @@ int latrec_gate_parse(latrec_gate *g, const char *spec, int form, char *err, siz
     snprintf(g->spec, sizeof(g->spec), "%s", spec);
     char buf[256];
     snprintf(buf, sizeof(buf), "%s", spec);
-    char *c1 = strchr(buf, ':');
-    char *slash = strchr(buf, '/');
-    if (!c1 || !slash || slash > c1) return -1;
-    char *c2 = strchr(c1 + 1, ':');
-    char *op;
+    /* ROW, FIGURE and LIMIT hold no ':', a path's name may (CATALOG:NAME,
+     * analyze/path_index.h): the colons that part them are the last ones. */
+    char *last = strrchr(buf, ':'), *before = NULL;
+    for (char *c = buf; last && c < last; c++)
+        if (*c == ':') before = c;
+    char *c1 = form == LATREC_GATE_INSTANCE ? last : before, *op;
+    if (!c1) return -1;
     if (form == LATREC_GATE_INSTANCE) {
-        if (c2) {
-            snprintf(err, errlen,
-                     "one instance has no figure: COMPONENT/LEG:HOP>LIMIT or PATH:SEGMENT>LIMIT "
-                     "(e.g. 'libe3/outbound:total>500us')");
-            return -1;
-        }
         if (!(op = instance_op(c1 + 1))) return -1;
+        char fig[16];
+        if (before && (size_t)(op - c1 - 1) < sizeof(fig)) { /* ...:ROW:FIGURE>LIMIT */
+            snprintf(fig, sizeof(fig), "%.*s", (int)(op - c1 - 1), c1 + 1);
+            if (figure_known(fig)) {
+                snprintf(err, errlen, "one instance has no figure: COMPONENT/LEG:HOP>LIMIT or PATH:SEGMENT>LIMIT "
+                                      "(e.g. 'libe3/outbound:total>500us')");
+                return -1;
+            }
+        }
         if (*op == '<') {
             snprintf(err, errlen, "an instance is judged over a limit: '>' only");
             return -1;
         }
     } else {
-        if (!c2 || !(op = strpbrk(c2 + 1, "<>"))) return -1;
+        char *c2 = last;
+        if (!(op = strpbrk(c2 + 1, "<>"))) return -1;
         *c2 = *op = '\0';
         if (copy_field(g->figure, sizeof(g->figure), c2 + 1) < 0) return -1;
         if (!figure_known(g->figure)) return -1;
     }
     g->over = form == LATREC_GATE_INSTANCE ? 1 : spec[op - buf] == '>';
-    *op = *slash = *c1 = '\0';
-    if (copy_field(g->component, sizeof(g->component), buf) < 0 || copy_field(g->leg, sizeof(g->leg), slash + 1) < 0 ||
-        copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0)
-        return -1;
+    *op = *c1 = '\0';
+    if (copy_field(g->hop, sizeof(g->hop), c1 + 1) < 0 || parse_name(g, buf) < 0) return -1;
     snprintf(g->row, sizeof(g->row), "%s", g->hop);
     char *us = strstr(g->row, "__");
     if (us) { /* the CSV spelling A__B */

@@ -6,7 +6,8 @@
  *   instance form (--stop-above): NAME:ROW>LIMIT
  *
  * NAME is COMPONENT/LEG (libe3/outbound), a path named with a slash
- * (e3/loop) or path/PATH for any path name; ROW is total, inter-arrival, a
+ * (e3/loop) or path/PATH for any path name, or a path qualified by its
+ * catalog (pipe:request, e3:e3/loop; analyze/path_index.h); ROW is total, inter-arrival, a
  * hop or segment A->B (also A__B, as CSV spells it); FIGURE is count, min,
  * max, mean, stddev, skewness, outliers, regressions or pNN (spelt as its
  * column: p99, p99.9). LIMIT is a duration with a unit (util/duration.h)
@@ -42,8 +43,9 @@ int latrec_gate_parse(latrec_gate *g, const char *spec, int form, char *err, siz
 /* 1 when the gate names leg LEG of component COMPONENT. */
 int latrec_gate_names_leg(const latrec_gate *g, const char *component, const char *leg);
 
-/* 1 when the gate names the catalog path called name ("e3/loop" as
- * COMPONENT/LEG, or path/NAME). */
+/* 1 when the gate names the path called name ("e3/loop" as COMPONENT/LEG,
+ * or path/NAME; a path answers to its shown and its qualified name, so ask
+ * for both). */
 int latrec_gate_names_path(const latrec_gate *g, const char *name);
 
 #endif

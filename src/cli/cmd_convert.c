@@ -262,7 +262,7 @@ struct convert_pass {
     latrec_legs *legs;
     latrec_component_tables *tables; /* csv */
     latrec_timeline *timeline;       /* chrome */
-    latrec_paths *paths;             /* the catalog's paths: flows (chrome), paths.csv (csv) */
+    latrec_path_index *paths;        /* every catalog's paths: flows (chrome), paths.csv (csv) */
     int paths_lost;                  /* leg instances the path assembler could not take */
     latrec_paths_csv *paths_csv;     /* csv: opened at the first path instance */
     const char *outdir;
@@ -274,7 +274,7 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     struct convert_pass *p = ctx;
     if (p->tables) latrec_component_tables_add(p->tables, inst);
     if (p->timeline) latrec_timeline_add_instance(p->timeline, inst);
-    if (p->paths && latrec_paths_feed(p->paths, inst) < 0) p->paths_lost = 1;
+    if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->paths_lost = 1;
 }
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -536,7 +536,7 @@ static int convert_records(struct convert_pass *p, const char *records_path)
     pthread_cond_destroy(&q.merged_cv);
     pthread_cond_destroy(&q.legged_cv);
     latrec_legs_finish(p->legs);
-    if (p->paths) latrec_paths_finish(p->paths);
+    if (p->paths) latrec_path_index_finish(p->paths);
     latrec_merge_free(&q.m);
     int rc = 0;
     if (q.want_records && latrec_csv_close(&q.csv) < 0) rc = -1;
@@ -624,7 +624,7 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     p.outdir = outdir;
     const latrec_paths_opts po = { in.opts.path_horizon_ns, 0, in.opts.wall && in.opts.n_dirs > 1 };
-    if (in.cat.n_paths && !(p.paths = latrec_paths_new(&in.cat, p.legs, &po, on_path, &p))) {
+    if (latrec_path_index_n(in.paths) && !(p.paths = latrec_path_index_assemble(p.legs, &po, on_path, &p))) {
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
@@ -670,7 +670,7 @@ int latrec_cmd_convert(int argc, char **argv)
     if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
     if (!in.opts.quiet) {
         latrec_pass_print_warnings(p.legs);
-        if (p.paths) latrec_pass_print_join_warnings(&in.cat, p.paths);
+        if (p.paths) latrec_pass_print_join_warnings(p.paths);
     }
     if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
         char cuts[256];
@@ -682,7 +682,7 @@ out:
     if (p.timeline) latrec_timeline_close(p.timeline, NULL);
     if (p.paths_csv) latrec_paths_csv_close(p.paths_csv, NULL);
     latrec_component_tables_free(p.tables);
-    latrec_paths_free(p.paths);
+    latrec_path_index_free(p.paths);
     latrec_legs_free(p.legs);
     latrec_input_close(&in);
     return rc;

@@ -43,20 +43,29 @@ struct hist_opts {
 };
 
 static const struct argp_option hist_options[] = {
-    { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg; with --leg or "
-                                  "--hop, one column per hop)", 0 },
-    { "path", OPT_PATH, "NAME", 0, "One column per segment of the catalog's path NAME (e.g. e3/loop) and its "
-                                   "total, over its complete instances", 0 },
-    { "bucket-size", 'b', "N", 0, "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
-                                  "duration such as 5us that is a whole number of it (default 1)", 0 },
+    { "totals", OPT_TOTALS, 0, 0,
+      "One column per leg total (the default without --leg; with --leg or "
+      "--hop, one column per hop)",
+      0 },
+    { "path", OPT_PATH, "NAME", 0,
+      "One column per segment of the path NAME of any catalog of the run (e.g. "
+      "e3/loop; CATALOG:NAME, e.g. pipe:request, when two catalogs define NAME) and "
+      "its total, over its complete instances",
+      0 },
+    { "bucket-size", 'b', "N", 0,
+      "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
+      "duration such as 5us that is a whole number of it (default 1)",
+      0 },
     { "entries", 'E', "N", 0, "Number of buckets (default 256); larger values count in over:", 0 },
     { "no-header", OPT_NO_HEADER, 0, 0, "Print no header lines", 0 },
     { "no-summary", OPT_NO_SUMMARY, 0, 0, "Print no summary rows", 0 },
     { "no-index", OPT_NO_INDEX, 0, 0, "Print no Index column", 0 },
     { "with-zeros", OPT_WITH_ZEROS, 0, 0, "Print buckets that are zero in every column too", 0 },
     { "log2", OPT_LOG2, 0, 0, "Power-of-two buckets with bars, as runqlat and bpftrace print them", 0 },
-    { "runqlat", OPT_RUNQLAT, 0, 0, "Instead of hops: the target threads' runqueue latency (wakeup or "
-                                    "preemption to running), from the run's scheduler data", 0 },
+    { "runqlat", OPT_RUNQLAT, 0, 0,
+      "Instead of hops: the target threads' runqueue latency (wakeup or "
+      "preemption to running), from the run's scheduler data",
+      0 },
     { "per-thread", OPT_PER_THREAD, 0, 0, "With --runqlat: one column per thread", 0 },
     { 0 }
 };
@@ -120,7 +129,7 @@ struct column {
 
 struct hist_run {
     struct hist_opts *o;
-    const latrec_catalog *cat;
+    const latrec_path_index *paths; /* the run's (--path) */
     uint64_t bucket_ns; /* bucket size in ns */
     struct column *cols;
     int n_cols, cap_cols;
@@ -213,16 +222,15 @@ static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, cons
 static void hist_path(void *ctx, const latrec_path_instance *pi)
 {
     struct hist_run *h = ctx;
-    const latrec_path *path = &h->cat->paths[pi->path];
     if (!h->n_segs) {
-        h->n_segs = latrec_path_segments(h->cat, path, h->segs);
+        h->n_segs = latrec_path_index_segments(h->paths, pi->path, h->segs);
         for (int s = 0; s < h->n_segs && !h->oom; s++) h->oom = add_column(h, h->segs[s].name) < 0;
     }
     if (!pi->complete || h->oom) return;
     for (int s = 0; s < h->n_segs; s++) {
         int64_t v;
         const latrec_hit *a, *b;
-        if (latrec_segment_value(h->cat, path, pi, &h->segs[s], &v, &a, &b)) add_value(h, &h->cols[s], v);
+        if (latrec_path_index_segment_value(h->paths, pi, &h->segs[s], &v, &a, &b)) add_value(h, &h->cols[s], v);
     }
 }
 
@@ -497,10 +505,8 @@ int latrec_cmd_hist(int argc, char **argv)
     memset(&h, 0, sizeof(h));
     h.o = &o;
     h.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
-    h.cat = &in->cat;
-    if (o.sel.pass.path && latrec_catalog_path(&in->cat, o.sel.pass.path) < 0) {
-        fprintf(stderr, "latrec hist: --path %s: catalog '%s' has no such path (latrec report --path=help "
-                        "lists them)\n", o.sel.pass.path, in->cat.name);
+    h.paths = in->paths;
+    if (o.sel.pass.path && latrec_path_check_name(in, o.sel.pass.path, "hist") < 0) {
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }

@@ -39,9 +39,10 @@ struct report_opts {
 
 static const struct argp_option report_options[] = {
     { "top", OPT_TOP, "N", 0, "Also list the N slowest instances of each leg", 0 },
-    { "path", OPT_PATH, "NAME", 0, "Only the path NAME of the catalog (e.g. e3/loop): its segments, no leg "
-                                   "tables (without --component, --leg, --hop every path is shown); "
-                                   "--path=help lists the paths of the run's catalog", 0 },
+    { "path", OPT_PATH, "NAME", 0, "Only the path NAME (e.g. e3/loop; CATALOG:NAME, e.g. pipe:request, when two "
+                                   "catalogs of the run define NAME): its segments, no leg tables (without "
+                                   "--component, --leg, --hop every catalog's paths are shown); --path=help lists "
+                                   "the run's paths", 0 },
     { "percentiles", OPT_PCT, "LIST", 0, "Percentiles to show (default 50,90,99,99.9,99.99)", 0 },
     { "fail-over", OPT_FAIL, "SPEC", 0, "Exit 4 when a figure crosses a limit, e.g. "
                                         "'libe3/outbound:total:p99>200us' (quoted); repeatable (see latrec-report(1))", 0 },
@@ -103,12 +104,28 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 
 /* ---- gates --------------------------------------------------------------------- */
 
-/* The gate names table t: COMPONENT/LEG of a leg; a path by its name
- * (analyze/gate.h). */
+/* The gate names table t: COMPONENT/LEG of a leg; a path by its name as
+ * shown or qualified, CATALOG:NAME (analyze/gate.h, analyze/path_index.h). */
 static int gate_names(const latrec_report_table *t, const latrec_gate *g)
 {
     if (t->kind != LATREC_TABLE_PATH) return latrec_gate_names_leg(g, t->component, t->name);
-    return latrec_gate_names_path(g, t->name);
+    return latrec_gate_names_path(g, t->name) || (t->qualified && latrec_gate_names_path(g, t->qualified));
+}
+
+/* A gate naming a path by a bare name that the paths of several catalogs
+ * have: 1 with their qualified names in buf. */
+static int gate_ambiguous(const latrec_report *m, const latrec_gate *g, char *buf, size_t len)
+{
+    int n = 0;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m->n_tables; i++) {
+        const char *q = m->tables[i].qualified, *colon = q ? strchr(q, ':') : NULL;
+        if (m->tables[i].kind != LATREC_TABLE_PATH || !colon || !latrec_gate_names_path(g, colon + 1)) continue;
+        int w = snprintf(buf + used, len - used, "%s%s", n++ ? ", " : "", q);
+        if (w > 0 && (size_t)w < len - used) used += (size_t)w;
+    }
+    return n > 1;
 }
 
 /* 0 passed, 1 crossed (printed), -1 the gate names nothing (printed). */
@@ -171,20 +188,29 @@ static int check_gate(const latrec_report *m, const latrec_gate *g)
         }
         return crossed;
     }
-    fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop or path/segment in this run\n", g->spec);
+    char names[512];
+    if (gate_ambiguous(m, g, names, sizeof(names)))
+        fprintf(stderr,
+                "latrec report: --fail-over %s: several catalogs of this run have a path of that name: name it "
+                "with its catalog (%s)\n",
+                g->spec, names);
+    else
+        fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop or path/segment in this run\n",
+                g->spec);
     return -1;
 }
 
-/* --path=help: the paths of the run's catalog, "NAME<TAB>LEG->LEG..." a
- * line (for people and the completion). */
+/* --path=help: the paths of every catalog of the run, "NAME<TAB>LEG->LEG..."
+ * a line (for people and the completion), NAME as report shows it
+ * (CATALOG:NAME when two catalogs define NAME). */
 static int list_paths(const latrec_input_opts *opts)
 {
     latrec_input in;
     if (latrec_input_open(&in, opts, "report") != 0) return LATREC_EXIT_ERROR;
-    for (int k = 0; k < in.cat.n_paths; k++) {
-        const latrec_path *p = &in.cat.paths[k];
-        printf("%s\t", p->name);
-        for (int i = 0; i < p->n_legs; i++) printf("%s%s", i ? "->" : "", in.cat.legs[p->legs[i]].name);
+    for (int k = 0; k < latrec_path_index_n(in.paths); k++) {
+        printf("%s\t", latrec_path_index_name(in.paths, k));
+        for (int i = 0; i < latrec_path_index_path(in.paths, k)->n_legs; i++)
+            printf("%s%s", i ? "->" : "", latrec_path_index_leg_name(in.paths, k, i));
         printf("\n");
     }
     latrec_input_close(&in);

@@ -7,64 +7,116 @@
 
 #include "cli/csv.h"
 
-#define MAX_LEGS (LATREC_MAX_PATHS * LATREC_MAX_PATH_LEGS)
-#define MAX_COLS_SEGS (LATREC_MAX_PATHS * LATREC_MAX_SEGS)
+#define MAX_LEGS (LATREC_RUN_MAX_PATHS * LATREC_MAX_PATH_LEGS)
+#define MAX_COLS_SEGS (LATREC_RUN_MAX_PATHS * LATREC_MAX_SEGS)
+
+/* A leg of some catalog (catalog index, leg index in it). */
+struct cat_leg {
+    int cat, leg;
+};
+
+/* Per run path: leg position -> union leg; segment -> union segment column. */
+struct csv_path {
+    int leg_col[LATREC_MAX_PATH_LEGS];
+    int seg_col[LATREC_MAX_SEGS];
+    latrec_segment segs[LATREC_MAX_SEGS];
+    int n_segs;
+};
 
 struct latrec_paths_csv {
     latrec_csv csv;
     const latrec_input *in;
+    const latrec_path_index *ix;
     const latrec_legs *legs;
-    int legs_u[MAX_LEGS], n_legs_u;         /* the union of the paths' legs (catalog indexes) */
-    char (*seg_u)[2 * LATREC_NAME_MAX + 8]; /* the union of segment names */
+    struct cat_leg legs_u[MAX_LEGS]; /* the union of the paths' legs */
+    int n_legs_u;
+    char (*seg_u)[2 * LATREC_NAME_MAX + 8]; /* the union of segment names, per catalog */
+    int *seg_u_cat;
     int n_seg_u;
-    /* per path: leg position -> union leg; segment -> union segment column */
-    int leg_col[LATREC_MAX_PATHS][LATREC_MAX_PATH_LEGS];
-    int seg_col[LATREC_MAX_PATHS][LATREC_MAX_SEGS];
-    latrec_segment segs[LATREC_MAX_PATHS][LATREC_MAX_SEGS];
-    int n_segs[LATREC_MAX_PATHS];
+    struct csv_path *pp; /* per run path */
     int64_t val[MAX_COLS_SEGS];
     uint8_t has[MAX_COLS_SEGS];
     uint64_t rows;
 };
 
-static int union_leg(latrec_paths_csv *w, int leg)
+static const latrec_catalog *cat_of(const latrec_paths_csv *w, int c)
+{
+    return w->in->cats[c];
+}
+
+static int union_leg(latrec_paths_csv *w, int cat, int leg)
 {
     for (int i = 0; i < w->n_legs_u; i++)
-        if (w->legs_u[i] == leg) return i;
-    w->legs_u[w->n_legs_u] = leg;
+        if (w->legs_u[i].cat == cat && w->legs_u[i].leg == leg) return i;
+    w->legs_u[w->n_legs_u] = (struct cat_leg){ cat, leg };
     return w->n_legs_u++;
 }
 
-static int union_seg(latrec_paths_csv *w, const char *name)
+static int union_seg(latrec_paths_csv *w, int cat, const char *name)
 {
     for (int i = 0; i < w->n_seg_u; i++)
-        if (strcmp(w->seg_u[i], name) == 0) return i;
+        if (w->seg_u_cat[i] == cat && strcmp(w->seg_u[i], name) == 0) return i;
     snprintf(w->seg_u[w->n_seg_u], sizeof(w->seg_u[0]), "%s", name);
+    w->seg_u_cat[w->n_seg_u] = cat;
     return w->n_seg_u++;
+}
+
+/* 1 when a leg of another catalog than cat in the union has a leg named
+ * `leg` (stage < 0) or a chain stage named by stage id `stage` of cat. */
+static int clashes(const latrec_paths_csv *w, int cat, const char *leg, int stage)
+{
+    char b1[8], b2[8];
+    const char *want = stage < 0 ? leg : latrec_catalog_stage_name(cat_of(w, cat), (unsigned)stage, b1);
+    for (int i = 0; i < w->n_legs_u; i++) {
+        if (w->legs_u[i].cat == cat) continue;
+        const latrec_catalog *oc = cat_of(w, w->legs_u[i].cat);
+        const latrec_leg *ol = &oc->legs[w->legs_u[i].leg];
+        if (stage < 0 && strcmp(ol->name, want) == 0) return 1;
+        for (int s = 0; stage >= 0 && s < ol->n_chain; s++)
+            if (strcmp(latrec_catalog_stage_name(oc, ol->chain[s], b2), want) == 0) return 1;
+    }
+    return 0;
+}
+
+/* A column name, CATALOG: in front when another catalog's paths use the
+ * same name (latrec-format(5)). */
+static void col_name(const latrec_paths_csv *w, int cat, int clash, const char *name, const char *suffix, char *buf,
+                     size_t len)
+{
+    if (clash) snprintf(buf, len, "%s:%s%s", cat_of(w, cat)->name, name, suffix);
+    else snprintf(buf, len, "%s%s", name, suffix);
 }
 
 static void header(latrec_paths_csv *w)
 {
-    const latrec_catalog *cat = &w->in->cat;
     latrec_csv *c = &w->csv;
     static const char *const first[] = { "path", "complete", "stopped_at", "reason", "start_ns", "end_ns" };
     for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) latrec_csv_str(c, first[i]);
-    char name[2 * LATREC_NAME_MAX + 16], buf[8];
+    char name[LATREC_PATH_NAME_MAX + 2 * LATREC_NAME_MAX + 16], buf[8];
     for (int i = 0; i < w->n_legs_u; i++) {
-        const latrec_leg *leg = &cat->legs[w->legs_u[i]];
-        snprintf(name, sizeof(name), "%s_pid", leg->name);
+        const int k = w->legs_u[i].cat;
+        const latrec_catalog *cat = cat_of(w, k);
+        const latrec_leg *leg = &cat->legs[w->legs_u[i].leg];
+        const int clash = clashes(w, k, leg->name, -1);
+        col_name(w, k, clash, leg->name, "_pid", name, sizeof(name));
         latrec_csv_str(c, name);
-        snprintf(name, sizeof(name), "%s_seq", leg->name);
+        col_name(w, k, clash, leg->name, "_seq", name, sizeof(name));
         latrec_csv_str(c, name);
         for (int s = 0; s < leg->n_chain; s++) {
-            snprintf(name, sizeof(name), "%s_ns", latrec_catalog_stage_name(cat, leg->chain[s], buf));
+            col_name(w, k, clashes(w, k, NULL, leg->chain[s]), latrec_catalog_stage_name(cat, leg->chain[s], buf),
+                     "_ns", name, sizeof(name));
             latrec_csv_str(c, name);
         }
     }
     for (int i = 0; i < w->n_seg_u; i++) {
+        int clash = 0;
+        for (int o = 0; o < w->n_seg_u && !clash; o++)
+            clash = w->seg_u_cat[o] != w->seg_u_cat[i] && strcmp(w->seg_u[o], w->seg_u[i]) == 0;
+        char seg[2 * LATREC_NAME_MAX + 16];
         const char *arrow = strstr(w->seg_u[i], "->");
-        if (arrow) snprintf(name, sizeof(name), "%.*s__%s_us", (int)(arrow - w->seg_u[i]), w->seg_u[i], arrow + 2);
-        else snprintf(name, sizeof(name), "%s_us", w->seg_u[i]);
+        if (arrow) snprintf(seg, sizeof(seg), "%.*s__%s", (int)(arrow - w->seg_u[i]), w->seg_u[i], arrow + 2);
+        else snprintf(seg, sizeof(seg), "%s", w->seg_u[i]);
+        col_name(w, w->seg_u_cat[i], clash, seg, "_us", name, sizeof(name));
         latrec_csv_str(c, name);
     }
     latrec_csv_str(c, "total_us");
@@ -72,28 +124,42 @@ static void header(latrec_paths_csv *w)
     latrec_csv_end(c);
 }
 
+static void csv_free(latrec_paths_csv *w)
+{
+    free(w->seg_u);
+    free(w->seg_u_cat);
+    free(w->pp);
+    free(w);
+}
+
 latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs)
 {
+    const int n = latrec_path_index_n(in->paths);
     latrec_paths_csv *w = calloc(1, sizeof(*w));
-    if (w) w->seg_u = calloc(MAX_COLS_SEGS, sizeof(*w->seg_u));
-    if (!w || !w->seg_u) {
-        if (w) free(w);
+    if (w) {
+        w->seg_u = calloc(MAX_COLS_SEGS, sizeof(*w->seg_u));
+        w->seg_u_cat = calloc(MAX_COLS_SEGS, sizeof(*w->seg_u_cat));
+        w->pp = calloc((size_t)n + 1, sizeof(*w->pp));
+    }
+    if (!w || !w->seg_u || !w->seg_u_cat || !w->pp) {
+        if (w) csv_free(w);
         errno = ENOMEM;
         return NULL;
     }
     w->in = in;
+    w->ix = in->paths;
     w->legs = legs;
-    const latrec_catalog *cat = &in->cat;
-    for (int k = 0; k < cat->n_paths; k++) {
-        const latrec_path *p = &cat->paths[k];
-        for (int i = 0; i < p->n_legs; i++) w->leg_col[k][i] = union_leg(w, p->legs[i]);
-        w->n_segs[k] = latrec_path_segments(cat, p, w->segs[k]);
-        for (int s = 0; s + 1 < w->n_segs[k]; s++) w->seg_col[k][s] = union_seg(w, w->segs[k][s].name);
+    for (int k = 0; k < n; k++) {
+        const latrec_path *p = latrec_path_index_path(w->ix, k);
+        const int cat = latrec_path_index_catalog_index(w->ix, k);
+        struct csv_path *pp = &w->pp[k];
+        for (int i = 0; i < p->n_legs; i++) pp->leg_col[i] = union_leg(w, cat, p->legs[i]);
+        pp->n_segs = latrec_path_index_segments(w->ix, k, pp->segs);
+        for (int s = 0; s + 1 < pp->n_segs; s++) pp->seg_col[s] = union_seg(w, cat, pp->segs[s].name);
     }
     if (latrec_csv_open(&w->csv, path, NULL) < 0) {
         int e = errno;
-        free(w->seg_u);
-        free(w);
+        csv_free(w);
         errno = e;
         return NULL;
     }
@@ -121,10 +187,11 @@ static void leg_cells(latrec_paths_csv *w, const latrec_leg *leg, const latrec_i
 
 void latrec_paths_csv_add(latrec_paths_csv *w, const latrec_path_instance *pi)
 {
-    const latrec_catalog *cat = &w->in->cat;
-    const latrec_path *path = &cat->paths[pi->path];
+    const latrec_catalog *cat = latrec_path_index_catalog(w->ix, pi->path);
+    const latrec_path *path = latrec_path_index_path(w->ix, pi->path);
+    const struct csv_path *pp = &w->pp[pi->path];
     latrec_csv *c = &w->csv;
-    latrec_csv_str(c, path->name);
+    latrec_csv_str(c, latrec_path_index_name(w->ix, pi->path));
     latrec_csv_u64(c, pi->complete != 0);
     if (pi->complete) {
         latrec_csv_empty(c);
@@ -139,23 +206,23 @@ void latrec_paths_csv_add(latrec_paths_csv *w, const latrec_path_instance *pi)
     for (int i = 0; i < w->n_legs_u; i++) {
         const latrec_instance *inst = NULL;
         for (int k = 0; k < path->n_legs; k++)
-            if (w->leg_col[pi->path][k] == i) inst = pi->legs[k];
-        leg_cells(w, &cat->legs[w->legs_u[i]], inst);
+            if (pp->leg_col[k] == i) inst = pi->legs[k];
+        leg_cells(w, &cat_of(w, w->legs_u[i].cat)->legs[w->legs_u[i].leg], inst);
     }
     memset(w->has, 0, (size_t)w->n_seg_u);
-    const int n = w->n_segs[pi->path];
+    const int n = pp->n_segs;
     int64_t total = 0;
     int has_total = 0;
     for (int s = 0; s < n; s++) {
         const latrec_hit *a, *b;
         int64_t v;
-        if (!latrec_segment_value(cat, path, pi, &w->segs[pi->path][s], &v, &a, &b)) continue;
+        if (!latrec_path_index_segment_value(w->ix, pi, &pp->segs[s], &v, &a, &b)) continue;
         if (s + 1 == n) {
             total = v;
             has_total = 1;
         } else {
-            w->val[w->seg_col[pi->path][s]] = v;
-            w->has[w->seg_col[pi->path][s]] = 1;
+            w->val[pp->seg_col[s]] = v;
+            w->has[pp->seg_col[s]] = 1;
         }
     }
     for (int i = 0; i < w->n_seg_u; i++) {
@@ -175,8 +242,7 @@ int latrec_paths_csv_close(latrec_paths_csv *w, uint64_t *rows)
     if (rows) *rows = w->rows;
     int rc = latrec_csv_close(&w->csv);
     int e = errno;
-    free(w->seg_u);
-    free(w);
+    csv_free(w);
     errno = e;
     return rc;
 }

@@ -1,15 +1,19 @@
 /*
  * cli/paths_csv.h - paths.csv: one row per path instance (latrec convert).
  *
- * Columns: path, complete (1/0), stopped_at (the leg where an incomplete
- * instance stopped, else empty), reason (latrec_path_stop_name(), else
- * empty), start_ns, end_ns (empty when incomplete); then for every leg of
- * the catalog's paths (each once, in path order) <leg>_pid (empty when the
+ * Columns: path (as the report names it, analyze/path_index.h), complete
+ * (1/0), stopped_at (the leg where an incomplete instance stopped, else
+ * empty), reason (latrec_path_stop_name(), else empty), start_ns, end_ns
+ * (empty when incomplete); then for every leg of the paths of every
+ * catalog of the run (each once, in path order) <leg>_pid (empty when the
  * process was guessed), <leg>_seq and <STAGE>_ns for each of its chain
  * stages; then <A>__<B>_us for every segment (every hop and hand-off of the
- * paths, each once), total_us and drops_as_delay_us (an incomplete
- * instance's latency until the next one got through, see analyze/paths.h).
- * A path's row leaves the columns of legs and segments it lacks empty.
+ * paths, each once per catalog), total_us and drops_as_delay_us (an
+ * incomplete instance's latency until the next one got through, see
+ * analyze/paths.h). A leg, stage or segment name that the paths of two
+ * catalogs use gets its catalog in front: pipe:ingest_pid, pipe:RX_ns,
+ * pipe:RX__TX_us. A path's row leaves the columns of legs and segments it
+ * lacks empty.
  * Times are on the run's clock (--wall: CLOCK_REALTIME), durations us with
  * three decimals (ns precision), rows in the order instances ended.
  */

@@ -335,15 +335,12 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     latrec_pass_opts popts = o->pass;
     if (latrec_hop_specs_resolve(&popts.hops, &r->in.cat, o->hop_specs, o->n_hop_specs, "report") < 0)
         return LATREC_EXIT_ERROR;
-    if (o->pass.path && latrec_catalog_path(&r->in.cat, o->pass.path) < 0) {
-        fprintf(stderr, "latrec report: --path %s: catalog '%s' has no such path (--path=help lists them)\n",
-                o->pass.path, r->in.cat.name);
-        return LATREC_EXIT_ERROR;
-    }
+    if (o->pass.path && latrec_path_check_name(&r->in, o->pass.path, "report") < 0) return LATREC_EXIT_ERROR;
     if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, &r->in, &r->sv))) return LATREC_EXIT_ERROR;
-    if (o->pass.paths && r->interval_ns && r->in.cat.n_paths) {
-        if (!(r->path_series = calloc((size_t)r->in.cat.n_paths, sizeof(*r->path_series)))) return LATREC_EXIT_ERROR;
-        r->n_path_series = r->in.cat.n_paths;
+    const int n_paths = latrec_path_index_n(r->in.paths);
+    if (o->pass.paths && r->interval_ns && n_paths) {
+        if (!(r->path_series = calloc((size_t)n_paths, sizeof(*r->path_series)))) return LATREC_EXIT_ERROR;
+        r->n_path_series = n_paths;
         for (int k = 0; k < r->n_path_series; k++) r->path_series[k].path = k;
     }
     latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage, o->pass.paths ? on_path : NULL };

@@ -263,14 +263,22 @@ static void build_table(struct builder *b, latrec_report_table *mt, const latrec
 }
 
 /* The model's table of an interval row of run src (the run's or the
- * baseline's), by names: -1 when the model has none. */
-static int table_of_row(const latrec_report *m, const struct report_run *src, const struct interval_row *row)
+ * baseline's), by names (a path by catalog and name): -1 when the model
+ * has none. */
+static int table_of_row(const struct builder *b, const struct report_run *src, const struct interval_row *row)
 {
+    const latrec_report *m = b->m;
+    const char *path = NULL;
+    if (!row->table) { /* the path's name as the run's tables show it */
+        const int k = latrec_path_index_find(b->r->in.paths, latrec_path_index_qualified(src->in.paths, row->path));
+        if (k < 0) return -1;
+        path = latrec_path_index_name(b->r->in.paths, k);
+    }
     for (int i = 0; i < m->n_tables; i++) {
         const latrec_report_table *t = &m->tables[i];
         if (row->table ? t->kind == LATREC_TABLE_LEG && strcmp(t->component, row->table->component_name) == 0 &&
                              strcmp(t->name, row->table->legdef.name) == 0
-                       : t->kind == LATREC_TABLE_PATH && strcmp(t->name, src->in.cat.paths[row->path].name) == 0)
+                       : t->kind == LATREC_TABLE_PATH && strcmp(t->name, path) == 0)
             return i;
     }
     return -1;
@@ -288,7 +296,7 @@ static void build_intervals(struct builder *b, const struct report_run *src, lat
     for (size_t k = 0; k < src->n_rows; k++) {
         const struct interval_row *row = &src->rows[k];
         latrec_report_interval *iv = &(*out)[*n_out];
-        if ((iv->table = table_of_row(b->m, src, row)) < 0) continue;
+        if ((iv->table = table_of_row(b, src, row)) < 0) continue;
         (*n_out)++;
         iv->idx = row->idx;
         iv->count = row->count;
@@ -325,7 +333,8 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
         b.oom = 1;
     for (int i = n; i < m->n_tables; i++) /* the paths' late instances */
         for (int k = 0; k < r->n_path_series; k++)
-            if (strcmp(m->tables[i].name, r->in.cat.paths[k].name) == 0) m->tables[i].late = r->path_series[k].late;
+            if (strcmp(m->tables[i].name, latrec_path_index_name(r->in.paths, k)) == 0)
+                m->tables[i].late = r->path_series[k].late;
     build_intervals(&b, r, &m->intervals, &m->n_intervals);
     if (req->dists) build_intervals(&b, base, &m->base_intervals, &m->n_base_intervals); /* the page's overlay */
     if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
@@ -357,6 +366,7 @@ void latrec_report_free(latrec_report *m)
         free(t->top);
         free(t->component);
         free(t->name);
+        free(t->qualified);
     }
     free(m->tables);
     free(m->intervals);

@@ -39,7 +39,9 @@ struct latrec_rpaths {
     const latrec_report_request *req;
     const latrec_input *in;
     const latrec_sched_view *sv;
-    struct rpath p[LATREC_MAX_PATHS];
+    const latrec_path_index *ix; /* the run's paths (in->paths) */
+    struct rpath *p;             /* per run path */
+    int n;
     struct ptop scratch; /* the instance being added (large: not on the stack) */
     int oom;
 };
@@ -56,19 +58,26 @@ latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_
     rp->req = req;
     rp->in = in;
     rp->sv = sv;
+    rp->ix = in->paths;
+    rp->n = latrec_path_index_n(in->paths);
+    if (rp->n && !(rp->p = calloc((size_t)rp->n, sizeof(*rp->p)))) {
+        free(rp);
+        return NULL;
+    }
     return rp;
 }
 
 void latrec_rpaths_free(latrec_rpaths *rp)
 {
     if (!rp) return;
-    for (int k = 0; k < LATREC_MAX_PATHS; k++) {
+    for (int k = 0; k < rp->n; k++) {
         struct rpath *p = &rp->p[k];
         if (p->col)
             for (int s = 0; s <= p->n_segs; s++) latrec_stats_free(&p->col[s]);
         free(p->col);
         free(p->top);
     }
+    free(rp->p);
     free(rp);
 }
 
@@ -78,7 +87,7 @@ static struct rpath *path_state(latrec_rpaths *rp, int path)
     struct rpath *p = &rp->p[path];
     if (p->ready) return p->col ? p : NULL;
     p->ready = 1;
-    p->n_segs = latrec_path_segments(&rp->in->cat, &rp->in->cat.paths[path], p->segs);
+    p->n_segs = latrec_path_index_segments(rp->ix, path, p->segs);
     if (!(p->col = calloc((size_t)p->n_segs + 1, sizeof(*p->col)))) goto oom;
     for (int s = 0; s <= p->n_segs; s++)
         if (latrec_stats_init(&p->col[s]) < 0) goto oom;
@@ -115,8 +124,6 @@ static void add_top(latrec_rpaths *rp, struct rpath *p, const latrec_path_instan
 
 static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_instance *pi)
 {
-    const latrec_catalog *cat = &rp->in->cat;
-    const latrec_path *path = &cat->paths[pi->path];
     p->instances++;
     if (!pi->complete) {
         if (pi->delay_end_ns) latrec_stats_add(&p->col[p->n_segs], (int64_t)(pi->delay_end_ns - pi->start_ns));
@@ -129,7 +136,7 @@ static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_inst
     for (int s = 0; s < p->n_segs; s++) {
         const latrec_hit *a, *b;
         int64_t v;
-        if (!(e->has[s] = (uint8_t)latrec_segment_value(cat, path, pi, &p->segs[s], &v, &a, &b))) continue;
+        if (!(e->has[s] = (uint8_t)latrec_path_index_segment_value(rp->ix, pi, &p->segs[s], &v, &a, &b))) continue;
         e->v[s] = v;
         latrec_stats_add(&p->col[s], v);
         p->sum[s] += v;
@@ -150,7 +157,6 @@ static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_inst
 /* Pass 2: exact outlier counts, and the columns without them. */
 static void add_second(latrec_rpaths *rp, struct rpath *p, const latrec_path_instance *pi)
 {
-    const latrec_catalog *cat = &rp->in->cat;
     int64_t v;
     const latrec_hit *a, *b;
     for (int s = 0; s <= p->n_segs; s++) {
@@ -158,7 +164,7 @@ static void add_second(latrec_rpaths *rp, struct rpath *p, const latrec_path_ins
             if (pi->complete) v = (int64_t)(pi->end_ns - pi->start_ns);
             else if (pi->delay_end_ns) v = (int64_t)(pi->delay_end_ns - pi->start_ns);
             else continue;
-        } else if (!pi->complete || !latrec_segment_value(cat, &cat->paths[pi->path], pi, &p->segs[s], &v, &a, &b)) {
+        } else if (!pi->complete || !latrec_path_index_segment_value(rp->ix, pi, &p->segs[s], &v, &a, &b)) {
             continue;
         }
         int out = v >= 0 && latrec_outliers_is_outlier(&p->fence[s], v);
@@ -169,7 +175,7 @@ static void add_second(latrec_rpaths *rp, struct rpath *p, const latrec_path_ins
 
 void latrec_rpaths_add(latrec_rpaths *rp, const latrec_path_instance *pi, int pass_no)
 {
-    if (!pi->legs[0]) return; /* never: only anchored instances are emitted */
+    if (!pi->legs[0] || pi->path < 0 || pi->path >= rp->n) return; /* never: only anchored instances are emitted */
     struct rpath *p = path_state(rp, pi->path);
     if (!p) return;
     if (pass_no == 1) add_first(rp, p, pi);
@@ -179,7 +185,7 @@ void latrec_rpaths_add(latrec_rpaths *rp, const latrec_path_instance *pi, int pa
 int latrec_rpaths_close_first(latrec_rpaths *rp)
 {
     int need = 0;
-    for (int k = 0; k < LATREC_MAX_PATHS; k++) {
+    for (int k = 0; k < rp->n; k++) {
         struct rpath *p = &rp->p[k];
         if (!p->col) continue;
         for (int s = 0; s <= p->n_segs; s++) {
@@ -193,14 +199,14 @@ int latrec_rpaths_close_first(latrec_rpaths *rp)
 
 void latrec_rpaths_open_second(latrec_rpaths *rp)
 {
-    for (int k = 0; k < LATREC_MAX_PATHS; k++)
+    for (int k = 0; k < rp->n; k++)
         for (int s = 0; rp->p[k].col && s <= rp->p[k].n_segs; s++)
             if (rp->req->drop_outliers) latrec_stats_reset(&rp->p[k].col[s]);
 }
 
 void latrec_rpaths_close_second(latrec_rpaths *rp)
 {
-    for (int k = 0; k < LATREC_MAX_PATHS; k++) {
+    for (int k = 0; k < rp->n; k++) {
         struct rpath *p = &rp->p[k];
         for (int s = 0; p->col && s <= p->n_segs; s++) {
             latrec_figures keep = p->fig[s];
@@ -278,22 +284,28 @@ static void build_top(const latrec_rpaths *rp, const struct rpath *p, latrec_rep
     }
 }
 
-/* The baseline's figures of the same path and row, or NULL. */
-static const latrec_figures *baseline_of(const latrec_rpaths *base, const char *path, const char *row)
+/* The baseline's state of run path k: the path of the same catalog and
+ * name (CATALOG:NAME, whatever else either run holds), or NULL. */
+static const struct rpath *baseline_path(const latrec_rpaths *rp, const latrec_rpaths *base, int k)
 {
     if (!base) return NULL;
-    int k = latrec_catalog_path(&base->in->cat, path);
-    if (k < 0 || !base->p[k].col) return NULL;
-    const struct rpath *b = &base->p[k];
+    const int bk = latrec_path_index_find(base->ix, latrec_path_index_qualified(rp->ix, k));
+    return bk >= 0 && base->p[bk].col ? &base->p[bk] : NULL;
+}
+
+/* The baseline's figures of the same row, or NULL. */
+static const latrec_figures *baseline_of(const struct rpath *b, const char *row)
+{
+    if (!b) return NULL;
     for (int s = 0; s <= b->n_segs; s++)
         if (strcmp(s < b->n_segs ? b->segs[s].name : "total_drops_as_delay", row) == 0) return &b->fig[s];
     return NULL;
 }
 
-static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, const struct rpath *p,
-                       latrec_report_table *t, int *oom)
+static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, int k, latrec_report_table *t, int *oom)
 {
     static const char *const kinds[] = { "hop", "hand-off", "total" };
+    const struct rpath *p = &rp->p[k], *bp = baseline_path(rp, base, k);
     t->n_rows = p->n_segs + 1;
     for (int s = 0; s <= p->n_segs; s++) {
         latrec_report_row *row = &t->rows[s];
@@ -303,39 +315,41 @@ static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, const
         row->segment = dad ? "drops-as-delay" : kinds[p->segs[s].kind];
         row->where = dup_or_flag(dad ? "" : p->segs[s].leg, oom);
         row->fig = p->fig[s];
-        const latrec_figures *b = row->name ? baseline_of(base, t->name, row->name) : NULL;
+        const latrec_figures *b = row->name ? baseline_of(bp, row->name) : NULL;
         if ((row->has_base = b != NULL)) row->base = *b;
         row->in_sum = !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
         if (!dad && p->n_sum[s]) {
             row->has_signed_mean = 1;
             row->signed_mean = (double)(p->sum[s] / (long double)p->n_sum[s]);
         }
-        const int bk = b ? latrec_catalog_path(&base->in->cat, t->name) : -1;
-        if (bk >= 0 && !dad && s < base->p[bk].n_segs && base->p[bk].n_sum[s]) {
+        if (b && !dad && s < bp->n_segs && bp->n_sum[s]) {
             row->has_base_signed_mean = 1;
-            row->base_signed_mean = (double)(base->p[bk].sum[s] / (long double)base->p[bk].n_sum[s]);
+            row->base_signed_mean = (double)(bp->sum[s] / (long double)bp->n_sum[s]);
         }
         if (rp->req->dists && s == p->n_segs - 1) { /* the total: the chart's row */
             row->dist = latrec_report_dist_new(&p->col[s], 0);
-            if (b && row->dist)
-                row->base_dist = latrec_report_dist_new(&base->p[latrec_catalog_path(&base->in->cat, t->name)].col[s],
-                                                        row->dist->per_decade);
+            if (b && row->dist) row->base_dist = latrec_report_dist_new(&bp->col[s], row->dist->per_decade);
         }
         row->has_split = rp->sv->model && !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
         if (row->has_split) latrec_report_split_fill(&row->split, &p->sacc[s]);
     }
 }
 
-static void build_table(const latrec_rpaths *rp, const latrec_rpaths *base, int k, const latrec_paths *counts,
+static void build_table(const latrec_rpaths *rp, const latrec_rpaths *base, int k, const latrec_path_index *counts,
                         uint64_t begin, const latrec_legs *legs, latrec_report_table *t, int *oom)
 {
     const struct rpath *p = &rp->p[k];
-    const latrec_path *path = &rp->in->cat.paths[k];
-    const latrec_path_counts *c = latrec_paths_counts(counts, k);
+    const latrec_path *path = latrec_path_index_path(rp->ix, k);
+    const latrec_path_counts *c = latrec_path_index_counts(counts, k);
+    if (!c) { /* never: counts is the same run's assembled index */
+        *oom = 1;
+        return;
+    }
     t->kind = LATREC_TABLE_PATH;
     t->row_word = "segment";
     t->component = dup_or_flag("path", oom);
-    t->name = dup_or_flag(path->name, oom);
+    t->name = dup_or_flag(latrec_path_index_name(rp->ix, k), oom);
+    t->qualified = dup_or_flag(latrec_path_index_qualified(rp->ix, k), oom);
     t->instances = p->instances;
     t->complete = p->complete;
     t->incomplete = c->incomplete;
@@ -348,26 +362,26 @@ static void build_table(const latrec_rpaths *rp, const latrec_rpaths *base, int 
         *oom = 1;
         return;
     }
-    build_rows(rp, base, p, t, oom);
+    build_rows(rp, base, k, t, oom);
     t->n_stops = path->n_legs;
     for (int i = 0; i < path->n_legs; i++) {
-        t->stops[i].leg = dup_or_flag(rp->in->cat.legs[path->legs[i]].name, oom);
+        t->stops[i].leg = dup_or_flag(latrec_path_index_leg_name(rp->ix, k, i), oom);
         memcpy(t->stops[i].n, c->stopped[i], sizeof(t->stops[i].n));
     }
     build_top(rp, p, t, begin, legs, oom);
 }
 
-int latrec_rpaths_build(latrec_rpaths *rp, const latrec_rpaths *base, const latrec_paths *counts, uint64_t begin,
+int latrec_rpaths_build(latrec_rpaths *rp, const latrec_rpaths *base, const latrec_path_index *counts, uint64_t begin,
                         const latrec_legs *legs, latrec_report *m)
 {
     if (!counts) return 0;
     int add = 0, oom = rp->oom;
-    for (int k = 0; k < rp->in->cat.n_paths; k++) add += rp->p[k].instances > 0;
+    for (int k = 0; k < rp->n; k++) add += rp->p[k].instances > 0;
     if (!add || oom) return oom ? -1 : 0;
     latrec_report_table *tables = realloc(m->tables, (size_t)(m->n_tables + add) * sizeof(*tables));
     if (!tables) return -1;
     m->tables = tables;
-    for (int k = 0; k < rp->in->cat.n_paths && !oom; k++) {
+    for (int k = 0; k < rp->n && !oom; k++) {
         if (!rp->p[k].instances) continue;
         latrec_report_table *t = &m->tables[m->n_tables++];
         memset(t, 0, sizeof(*t));

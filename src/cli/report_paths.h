@@ -1,7 +1,7 @@
 /*
- * cli/report_paths.h - the report's path tables: per catalog path, a row per
- * segment (every hop of every leg, every hand-off between two legs), the
- * end-to-end total and the total with drops counted as delay, each with the
+ * cli/report_paths.h - the report's path tables: per path of any catalog of
+ * the run (analyze/path_index.h), a row per segment (every hop of every
+ * leg, every hand-off between two legs), the end-to-end total and the total with drops counted as delay, each with the
  * figures of a leg table and the scheduler's split over the thread that
  * stamped the segment's second stage; the slowest instances and what the
  * scheduler did in their slowest segment; the incomplete ones counted where
@@ -25,7 +25,8 @@ typedef struct latrec_rpaths latrec_rpaths;
  * (report_model.c, shared by leg and path rows). */
 void latrec_report_split_fill(latrec_report_split *s, const latrec_sched_acc *a);
 
-/* State for every path of in's catalog; sv (borrowed) may have no model. */
+/* State for every path of the run (in->paths, run-wide indexes); sv
+ * (borrowed) may have no model. */
 latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_input *in, const latrec_sched_view *sv);
 void latrec_rpaths_free(latrec_rpaths *rp);
 
@@ -42,10 +43,12 @@ void latrec_rpaths_open_second(latrec_rpaths *rp);
 void latrec_rpaths_close_second(latrec_rpaths *rp);
 
 /* Append one table per path that had an instance to m->tables, matched to
- * base (NULL: no baseline) by path and row name. counts: the pass's
- * assembler; legs its builder (process labels); begin the run's beginning.
+ * base (NULL: no baseline) by path (catalog and name: CATALOG:NAME) and row
+ * name. Tables are named as latrec_path_index_name() shows the path.
+ * counts: the pass's assembled paths; legs its builder (process labels);
+ * begin the run's beginning.
  * 0, or -1 when out of memory. */
-int latrec_rpaths_build(latrec_rpaths *rp, const latrec_rpaths *base, const latrec_paths *counts, uint64_t begin,
+int latrec_rpaths_build(latrec_rpaths *rp, const latrec_rpaths *base, const latrec_path_index *counts, uint64_t begin,
                         const latrec_legs *legs, latrec_report *m);
 
 #endif

@@ -246,7 +246,7 @@ static int drawn(const latrec_timeline *t, const latrec_instance *inst, const la
 void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi)
 {
     if (!pi->complete || t->tot.stopped) return;
-    const latrec_path *path = &t->in->cat.paths[pi->path];
+    const char *path_name = latrec_path_index_name(t->in->paths, pi->path); /* run-wide (convert's index) */
     const latrec_hit *first[LATREC_MAX_PATH_LEGS], *last[LATREC_MAX_PATH_LEGS];
     for (int i = 0; i < pi->n_legs; i++)
         if (!drawn(t, pi->legs[i], &first[i], &last[i])) return;
@@ -258,28 +258,29 @@ void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi
     }
     const json_int_t pid = tl_pid_of_process(t, pi->legs[0]->process), tid = tl_tid_of_ring(t, first[0]->ring);
     const uint64_t id = ++t->async_id;
-    json_t *b = async_ev("b", path->name, id, tl_us(t, first[0]->t_ns), pid, tid);
+    json_t *b = async_ev("b", path_name, id, tl_us(t, first[0]->t_ns), pid, tid);
     json_object_set_new(b, "cat", json_string("path"));
     json_object_set_new(b, "args", json_pack("{s:s}", "kind", "path"));
     tl_put(t, b);
-    json_t *e = async_ev("e", path->name, id, tl_us(t, last[pi->n_legs - 1]->t_ns), pid, tid);
+    json_t *e = async_ev("e", path_name, id, tl_us(t, last[pi->n_legs - 1]->t_ns), pid, tid);
     json_object_set_new(e, "cat", json_string("path"));
     tl_put(t, e);
     /* The hand-offs as the path's segments define them (analyze/paths.h). */
     latrec_segment seg[LATREC_MAX_SEGS];
-    const int n_seg = latrec_path_segments(&t->in->cat, path, seg);
-    char name[3 * LATREC_NAME_MAX + 8];
+    const int n_seg = latrec_path_index_segments(t->in->paths, pi->path, seg);
+    char name[LATREC_PATH_NAME_MAX + 2 * LATREC_NAME_MAX + 16];
     for (int i = 0; i < n_seg; i++) {
         int64_t v;
         const latrec_hit *a, *hb;
-        if (seg[i].kind != LATREC_SEG_HANDOFF || !latrec_segment_value(&t->in->cat, path, pi, &seg[i], &v, &a, &hb) ||
-            !a || !hb || same_thread(t, a, hb))
+        if (seg[i].kind != LATREC_SEG_HANDOFF ||
+            !latrec_path_index_segment_value(t->in->paths, pi, &seg[i], &v, &a, &hb) || !a || !hb ||
+            same_thread(t, a, hb))
             continue;             /* nothing to point at */
         if (hb->t_ns < a->t_ns) { /* the next leg began before this one ended: no arrow back in time */
             t->tot.handoffs_backwards++;
             continue;
         }
-        snprintf(name, sizeof(name), "%s: %s", path->name, seg[i].leg);
+        snprintf(name, sizeof(name), "%s: %s", path_name, seg[i].leg);
         flow_evs(t, a, hb, name, "path");
     }
     t->tot.paths++;

@@ -73,7 +73,8 @@ latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, 
                                       const latrec_timeline_opts *opts);
 void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *inst);
 /* A complete path instance whose legs were drawn: an async slice for the
- * whole path (cat "path") and a flow at each hand-off (cat "path"). */
+ * whole path (cat "path", named as in->paths shows it; pi->path is the
+ * run-wide index) and a flow at each hand-off (cat "path"). */
 void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi);
 /* Finish the file, rename it into place and fill *tot (may be NULL). 0, or
  * -1 with errno when any write failed (nothing is renamed then). */

@@ -26,8 +26,11 @@ int latrec_input_align(latrec_input *in)
         fprintf(stderr, "latrec: --align needs --wall and the run directories of two hosts or more\n");
         return -1;
     }
-    if (!in->cat.n_paths) {
-        fprintf(stderr, "latrec: --align: catalog '%s' has no path to estimate the offsets from\n", in->cat.name);
+    if (!latrec_path_index_n(in->paths)) { /* any catalog's cross-host paths will do */
+        char names[LATREC_LEGS_MAX_CATALOGS * 40] = "";
+        for (int c = 0; c < in->n_cats; c++)
+            snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'", c ? ", " : "", in->cats[c]->name);
+        fprintf(stderr, "latrec: --align: no catalog of the run (%s) has a path to estimate the offsets from\n", names);
         return -1;
     }
     latrec_pass_opts po;

@@ -339,6 +339,7 @@ void latrec_input_close(latrec_input *in)
     latrec_catalog_free(&in->cat);
     for (int k = 1; k < in->n_cats; k++) latrec_catalog_free(&in->more_cats[k - 1]);
     free(in->ring_cat);
+    latrec_path_index_free(in->paths);
     latrec_catalog_free(&in->kcat);
     json_decref(in->exit_json);
     free(in->ring_dir);

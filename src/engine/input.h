@@ -11,6 +11,7 @@
 
 #include "analyze/catalog.h"
 #include "analyze/legs.h"
+#include "analyze/path_index.h"
 #include "read/merge.h"
 #include "read/ring_window.h"
 #include "read/ringset.h"
@@ -46,6 +47,9 @@ typedef struct latrec_input {
     const latrec_catalog *cats[LATREC_LEGS_MAX_CATALOGS];
     int            n_cats;
     int           *ring_cat;
+    /* Every catalog's paths, numbered run-wide (analyze/path_index.h; not
+     * assembling): what a path name means in this run. */
+    latrec_path_index *paths;
     char           catalog_note[1024]; /* how each catalog was chosen, "; " between */
     latrec_catalog kcat;          /* the kernel catalog of sched.latrec */
     int            sched_ring;    /* index of sched.latrec in set, or -1 */

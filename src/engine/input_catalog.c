@@ -185,5 +185,9 @@ int latrec_input_choose_catalogs(latrec_input *in)
     if (pk.overflow && !in->opts.quiet)
         fprintf(stderr, "latrec: rings name more than %d catalogs: %d rings read under '%s'\n",
                 LATREC_LEGS_MAX_CATALOGS, pk.overflow, in->cat.name);
+    if (!(in->paths = latrec_path_index_new(in->cats, in->n_cats))) {
+        fprintf(stderr, "latrec: out of memory\n");
+        return -1;
+    }
     return 0;
 }

@@ -51,7 +51,8 @@ struct latrec_pass {
     int n_routes, cap_routes, last_route;
     struct disc_stamp *disc;
     size_t n_disc, cap_disc;
-    latrec_paths *paths;
+    latrec_path_index *paths; /* every catalog's paths, assembled */
+    int path_sel;             /* opts.path's run path */
     uint64_t path_warm_skipped;
     latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
     latrec_merge m;           /* the time-ordered record stream (have_merge) */
@@ -231,7 +232,7 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
 {
     latrec_pass *p = ctx;
     if (p->offsets) latrec_offsets_add_path(p->offsets, p->legs, pi); /* every path's exchanges */
-    if (p->opts.path && strcmp(p->opts.path, p->in->cat.paths[pi->path].name) != 0) return;
+    if (p->opts.path && pi->path != p->path_sel) return;
     if (pi->start_ns < p->begin + p->opts.warmup_ns) {
         p->path_warm_skipped++;
         return;
@@ -242,7 +243,7 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
-    if (p->paths && latrec_paths_feed(p->paths, inst) < 0) p->failed = 1;
+    if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->failed = 1;
     if (p->sinks.first_stage && latrec_legs_leg(p->legs, inst->leg)->discovered && inst->n_hits > 0 &&
         inst->hits[0].t_ns >= p->begin + p->opts.warmup_ns)
         disc_push(p, inst->component, inst->leg, inst->hits[0].t_ns); /* hits[0]: the group's first stamp */
@@ -318,10 +319,11 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     p->legs = latrec_input_legs_new(in, on_instance, p);
     if (p->legs && opts->paths) {
         latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
-        if (!(p->paths = latrec_paths_new(&in->cat, p->legs, &po, on_path, p))) {
+        if (!(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
             latrec_legs_free(p->legs);
             p->legs = NULL;
         }
+        p->path_sel = latrec_path_index_find(p->paths, opts->path); /* callers checked the name */
         if (p->legs && po.cross_hosts && (p->offsets = malloc(sizeof(*p->offsets))))
             latrec_offsets_init(p->offsets, in->opts.n_dirs);
         else if (po.cross_hosts)
@@ -365,11 +367,11 @@ int latrec_pass_end(latrec_pass *p)
     if (p->ended) return p->failed ? -1 : 0;
     p->ended = 1;
     latrec_legs_finish(p->legs);
-    if (p->paths) latrec_paths_finish(p->paths);
+    if (p->paths) latrec_path_index_finish(p->paths);
     disc_flush(p, UINT64_MAX);
     if (!in->opts.quiet && in->pass == 1) { /* once per input */
         latrec_pass_print_warnings(p->legs);
-        if (p->paths) latrec_pass_print_join_warnings(&in->cat, p->paths);
+        if (p->paths) latrec_pass_print_join_warnings(p->paths);
     }
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
@@ -410,7 +412,7 @@ latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n)
 latrec_legs *latrec_pass_legs(latrec_pass *p) { return p->legs; }
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipped; }
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
-const latrec_paths *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
+const latrec_path_index *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
 const latrec_offsets *latrec_pass_offsets(const latrec_pass *p) { return p->offsets; }
 uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p) { return p->path_warm_skipped; }
 
@@ -428,11 +430,12 @@ static void join_text(const latrec_catalog *cat, const latrec_join *j, char *buf
              j->key_b < 0 ? "seq" : b->keys[j->key_b].column);
 }
 
-void latrec_pass_print_join_warnings(const latrec_catalog *cat, const latrec_paths *paths)
+void latrec_pass_print_join_warnings(const latrec_path_index *paths)
 {
-    for (int k = 0; k < cat->n_paths; k++) {
-        const latrec_path *path = &cat->paths[k];
-        const latrec_path_counts *c = latrec_paths_counts(paths, k);
+    for (int k = 0; k < latrec_path_index_n(paths); k++) {
+        const latrec_catalog *cat = latrec_path_index_catalog(paths, k);
+        const latrec_path *path = latrec_path_index_path(paths, k);
+        const latrec_path_counts *c = latrec_path_index_counts(paths, k);
         if (!c || c->complete) continue;
         /* The first join that linked no two instances, with instances
          * stopped at its leg (an incomplete leg instance that did join is
@@ -472,7 +475,7 @@ void latrec_pass_free(latrec_pass *p)
     free(p->routes);
     free(p->disc);
     free(p->offsets);
-    latrec_paths_free(p->paths);
+    latrec_path_index_free(p->paths);
     latrec_legs_free(p->legs);
     if (p->have_merge) latrec_merge_free(&p->m);
     free(p);
@@ -512,4 +515,22 @@ int latrec_pass_check_names(latrec_pass *p, const char *cmd)
         return -1;
     }
     return 0;
+}
+
+int latrec_path_check_name(const latrec_input *in, const char *name, const char *cmd)
+{
+    const int k = latrec_path_index_find(in->paths, name);
+    if (k >= 0) return 0;
+    char names[1024];
+    if (k == LATREC_PATH_AMBIGUOUS) {
+        latrec_path_index_candidates(in->paths, name, names, sizeof(names));
+        fprintf(stderr,
+                "latrec %s: --path %s: several catalogs of this run have a path of that name: name it with "
+                "its catalog (%s)\n",
+                cmd, name, names);
+    } else {
+        latrec_path_index_list(in->paths, names, sizeof(names));
+        fprintf(stderr, "latrec %s: --path %s: no such path in this run (paths: %s)\n", cmd, name, names);
+    }
+    return -1;
 }

@@ -13,9 +13,10 @@
  * Discovered legs get inter-arrival stamps like catalogued ones (their
  * groups' first stamps, handed out in time order).
  * Paths (opts.paths): every ended leg instance also goes, before the
- * warm-up and the selection, to a path assembler (analyze/paths.h) over the
- * catalog's paths (only opts.path when named); each path instance that
- * starts after the warm-up goes to sinks.path_instance. Cross joins match
+ * warm-up and the selection, to the path assemblers of every catalog of the
+ * run (analyze/path_index.h); each path instance (only opts.path's when
+ * named: a name latrec_path_index_find() knows) that starts after the
+ * warm-up goes to sinks.path_instance, pi->path the run-wide index. Cross joins match
  * across directories with --wall and several directories (hosts).
  *
  * Calibration subtracts the clock_ns_per_call of the ring that stamped a
@@ -30,6 +31,7 @@
 #include "analyze/hops.h"
 #include "analyze/legs.h"
 #include "analyze/clock_offset.h"
+#include "analyze/path_index.h"
 #include "analyze/paths.h"
 #include "engine/input.h"
 
@@ -66,7 +68,7 @@ typedef struct latrec_pass_opts {
     uint64_t warmup_ns;
     int calibrate;
     int paths;                /* assemble the catalog's paths (horizon: --path-horizon) */
-    const char *path;         /* only this path (NULL: all) */
+    const char *path;         /* only this path (NULL: all), as latrec_path_index_find() takes it */
     int no_legs;              /* no leg tables (paths only) */
 } latrec_pass_opts;
 
@@ -103,8 +105,8 @@ uint64_t latrec_pass_warmup_skipped(const latrec_pass *p);
 /* Host clock offsets estimated from the paths' exchanges (--wall with
  * several directories and paths assembled), else NULL. */
 const latrec_offsets *latrec_pass_offsets(const latrec_pass *p);
-/* The path assembler (its counts), NULL without opts.paths. */
-const latrec_paths *latrec_pass_paths(const latrec_pass *p);
+/* The run's paths, assembled (their counts), NULL without opts.paths. */
+const latrec_path_index *latrec_pass_paths(const latrec_pass *p);
 /* Path instances skipped by the warm-up. */
 uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p);
 /* The run's beginning used for warm-up and intervals, mono ns. */
@@ -116,13 +118,18 @@ void latrec_pass_free(latrec_pass *p);
  * lists the names there are ("latrec hist: --leg nosuch: no such leg in this
  * run (legs: outbound, inbound)"): the caller exits 1. */
 int latrec_pass_check_names(latrec_pass *p, const char *cmd);
+/* --path NAME names a path of the run (latrec_path_index_find()): 0, or
+ * -1 with one line on stderr, listing the paths there are ("latrec hist:
+ * --path nope: no such path in this run (paths: e3/loop, request)") or, for
+ * a bare name several catalogs define, the qualified names to choose from. */
+int latrec_path_check_name(const latrec_input *in, const char *name, const char *cmd);
 /* The builder's modelling warnings (latrec_legs_warning()), one line each
  * on stderr. */
 void latrec_pass_print_warnings(const latrec_legs *legs);
 
 /* A path join that matched nothing (no instance of the path got past it),
  * one line each on stderr. */
-void latrec_pass_print_join_warnings(const latrec_catalog *cat, const latrec_paths *paths);
+void latrec_pass_print_join_warnings(const latrec_path_index *paths);
 
 /* "10 s, N instances cut unfinished by it[; M more ended unfinished for
  * room (too many open)]": the leg horizon and what it cut, for headers. */

@@ -139,7 +139,7 @@ planted_only() {
         jq -r '.columns[] | select(.name == "total") | .count')
     [ "$cnt" -eq "$total" ]
     run -1 "$LATREC" hist -q "$BATS_FILE_TMPDIR/plain" --path nope
-    [[ "$output" == *"--path nope: catalog 'e3' has no such path"* ]]
+    [[ "$output" == *"--path nope: no such path in this run (paths: e3/loop, e3/indication)"* ]]
     run -0 "$LATREC" report "$BATS_FILE_TMPDIR/plain" --path=help
     [[ "$output" == *$'e3/loop\tsource->outbound->inbound->consume->apply_ctrl'* ]]
     [[ "$output" == *$'e3/indication\tsource->outbound->inbound->deliver'* ]]
