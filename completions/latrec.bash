@@ -5,13 +5,39 @@ _latrec_dirs() {
 }
 
 # The paths of the run named on the command line (default latrec.data):
-# latrec report --path=help DIR...
+# latrec report --path=help DIR... A qualified name (pipe:request) is
+# completed whole; readline replaces only what follows the last ':' (a
+# word break), so that is what is offered.
 _latrec_paths() {
     local dirs=() w
     for w in "${words[@]:2}"; do
         [[ $w != -* && -d $w ]] && dirs+=("$w")
     done
     COMPREPLY=($(compgen -W "$("${words[0]}" report --path=help "${dirs[@]}" 2>/dev/null | cut -f1)" -- "$cur"))
+    if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+        local pre=${cur%"${cur##*:}"} i
+        for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$pre"}; done
+    fi
+}
+
+# Without bash-completion, COMP_WORDS is split at ':' ("pipe:re" is
+# "pipe" ":" "re"): glue such pieces back into words, cur and prev.
+_latrec_glue_colons() {
+    local glued=() i n=-1 c=0 after=0
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        local w=${COMP_WORDS[i]}
+        if ((n > 0)) && [[ $w == : || $after == 1 ]]; then
+            glued[n]+=$w
+        else
+            glued[++n]=$w
+        fi
+        [[ $w == : ]] && after=1 || after=0
+        ((i == COMP_CWORD)) && c=$n
+    done
+    words=("${glued[@]}")
+    cword=$c
+    cur=${words[c]}
+    prev=${words[c - 1]}
 }
 
 # The names of a choice, from latrec's own table ("latrec report --unit=help").
@@ -23,12 +49,7 @@ _latrec_choice() {
 
 _latrec() {
     local cur prev words cword
-    _init_completion 2>/dev/null || {
-        cur=${COMP_WORDS[COMP_CWORD]}
-        prev=${COMP_WORDS[COMP_CWORD-1]}
-        words=("${COMP_WORDS[@]}")
-        cword=$COMP_CWORD
-    }
+    _init_completion -n : 2>/dev/null || _latrec_glue_colons
 
     local cmd="" i
     local common="-h -? --help --usage -V --version"

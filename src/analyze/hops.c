@@ -22,10 +22,11 @@ int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latr
     int n = 0;
     if (sel && sel->n) {
         for (int i = 0; i < sel->n && n < LATREC_MAX_HOPS; i++) {
-            if (!has_stage(leg, sel->from[i]) || !has_stage(leg, sel->to[i])) continue;
+            const int from = latrec_catalog_stage_id(cat, sel->from[i]), to = latrec_catalog_stage_id(cat, sel->to[i]);
+            if (from < 0 || to < 0 || !has_stage(leg, (unsigned)from) || !has_stage(leg, (unsigned)to)) continue;
             memset(&out[n], 0, sizeof(out[n]));
-            out[n].from = sel->from[i];
-            out[n].to = sel->to[i];
+            out[n].from = (uint8_t)from;
+            out[n].to = (uint8_t)to;
             name_hop(cat, &out[n++]);
         }
         return n;
@@ -77,17 +78,18 @@ int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const l
     return 1;
 }
 
-int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *cat, const char *spec)
+int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *const *cats, int n_cats, const char *spec)
 {
-    char a[64], b[64];
+    char *a = sel->from[sel->n < 16 ? sel->n : 0], *b = sel->to[sel->n < 16 ? sel->n : 0];
     const char *colon = strchr(spec, ':');
-    if (!colon || sel->n == 16 || (size_t)(colon - spec) >= sizeof(a) || strlen(colon + 1) >= sizeof(b))
+    if (!colon || sel->n == 16 || (size_t)(colon - spec) >= LATREC_NAME_MAX || strlen(colon + 1) >= LATREC_NAME_MAX)
         return -1;
-    snprintf(a, sizeof(a), "%.*s", (int)(colon - spec), spec);
-    snprintf(b, sizeof(b), "%s", colon + 1);
-    int ia = latrec_catalog_stage_id(cat, a), ib = latrec_catalog_stage_id(cat, b);
-    if (ia < 0 || ib < 0) return -1;
-    sel->from[sel->n] = (uint8_t)ia;
-    sel->to[sel->n++] = (uint8_t)ib;
-    return 0;
+    snprintf(a, LATREC_NAME_MAX, "%.*s", (int)(colon - spec), spec);
+    snprintf(b, LATREC_NAME_MAX, "%s", colon + 1);
+    for (int c = 0; c < n_cats; c++)
+        if (cats[c] && latrec_catalog_stage_id(cats[c], a) >= 0 && latrec_catalog_stage_id(cats[c], b) >= 0) {
+            sel->n++;
+            return 0;
+        }
+    return -1;
 }

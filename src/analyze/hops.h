@@ -5,7 +5,11 @@
  * (catalog `hop` lines, e.g. EMIT_ENTER -> ENQUEUE), and the total (first to
  * last chain stage, for chains of two or more stages). A selection (--hop
  * A:B) replaces them with the named pairs, for every leg that has both
- * stages (chain or extra), adjacent or not.
+ * stages (chain or extra), adjacent or not. A selection names stages as
+ * text and each leg reads them under its own catalog, so in a run that
+ * mixes catalogs a pair names the stages of the catalog of each leg it
+ * matches (RX:TX picks pipe's RX->TX, not ids that mean other stages in
+ * e3).
  *
  * A hop value is t(B) - t(A) in ns, signed: a negative value is a clock
  * regression (two CPUs' clocks, or a stamp_at time), never wrapped.
@@ -26,13 +30,14 @@ typedef struct latrec_hopdef {
     char    name[2 * LATREC_NAME_MAX + 8]; /* "ENQUEUE->DEQUEUE" or "total" */
 } latrec_hopdef;
 
-/* A --hop selection: stage pairs by id. */
+/* A --hop selection: stage pairs by name or id text ("RX", "0x21"). */
 typedef struct latrec_hop_select {
-    int     n;
-    uint8_t from[16], to[16];
+    int n;
+    char from[16][LATREC_NAME_MAX], to[16][LATREC_NAME_MAX];
 } latrec_hop_select;
 
-/* Fill out[] with the hops of leg (max LATREC_MAX_HOPS); sel NULL or empty
+/* Fill out[] with the hops of leg (max LATREC_MAX_HOPS) of catalog cat
+ * (the leg's: a selection's stage names are read in it); sel NULL or empty
  * means every hop of the leg. Returns the count (0: the selection names no
  * pair this leg has). */
 int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latrec_hop_select *sel,
@@ -48,8 +53,8 @@ int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const l
 int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                     const latrec_hit **a, const latrec_hit **b);
 
-/* Parse "A:B" (stage names or ids of cat) into sel. 0, or -1 when a stage
- * is unknown or the selection is full. */
-int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *cat, const char *spec);
+/* Parse "A:B" (stage names or ids) into sel. 0, or -1 when no catalog of
+ * cats[0 .. n_cats) knows both stages, or the selection is full. */
+int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *const *cats, int n_cats, const char *spec);
 
 #endif

@@ -43,29 +43,21 @@ struct hist_opts {
 };
 
 static const struct argp_option hist_options[] = {
-    { "totals", OPT_TOTALS, 0, 0,
-      "One column per leg total (the default without --leg; with --leg or "
-      "--hop, one column per hop)",
-      0 },
-    { "path", OPT_PATH, "NAME", 0,
-      "One column per segment of the path NAME of any catalog of the run (e.g. "
-      "e3/loop; CATALOG:NAME, e.g. pipe:request, when two catalogs define NAME) and "
-      "its total, over its complete instances",
-      0 },
-    { "bucket-size", 'b', "N", 0,
-      "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
-      "duration such as 5us that is a whole number of it (default 1)",
-      0 },
+    { "totals", OPT_TOTALS, 0, 0, "One column per leg total (the default without --leg; with --leg or "
+                                  "--hop, one column per hop)", 0 },
+    { "path", OPT_PATH, "NAME", 0, "One column per segment of the path NAME of any catalog of the run (e.g. "
+                                   "e3/loop; CATALOG:NAME, e.g. pipe:request, when two catalogs define NAME) and "
+                                   "its total, over its complete instances", 0 },
+    { "bucket-size", 'b', "N", 0, "Bucket size: a bare N is in the time unit (--unit, as rtla's -b), or a "
+                                  "duration such as 5us that is a whole number of it (default 1)", 0 },
     { "entries", 'E', "N", 0, "Number of buckets (default 256); larger values count in over:", 0 },
     { "no-header", OPT_NO_HEADER, 0, 0, "Print no header lines", 0 },
     { "no-summary", OPT_NO_SUMMARY, 0, 0, "Print no summary rows", 0 },
     { "no-index", OPT_NO_INDEX, 0, 0, "Print no Index column", 0 },
     { "with-zeros", OPT_WITH_ZEROS, 0, 0, "Print buckets that are zero in every column too", 0 },
     { "log2", OPT_LOG2, 0, 0, "Power-of-two buckets with bars, as runqlat and bpftrace print them", 0 },
-    { "runqlat", OPT_RUNQLAT, 0, 0,
-      "Instead of hops: the target threads' runqueue latency (wakeup or "
-      "preemption to running), from the run's scheduler data",
-      0 },
+    { "runqlat", OPT_RUNQLAT, 0, 0, "Instead of hops: the target threads' runqueue latency (wakeup or "
+                                    "preemption to running), from the run's scheduler data", 0 },
     { "per-thread", OPT_PER_THREAD, 0, 0, "With --runqlat: one column per thread", 0 },
     { 0 }
 };

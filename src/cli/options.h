@@ -53,10 +53,12 @@ typedef struct latrec_select_opts {
 
 extern struct argp latrec_select_argp;
 
-/* Resolve the --hop specs against the run's catalog into s->pass.hops.
- * 0, or -1 with one line ("latrec CMD: --hop A:B: unknown stage ..."). */
+/* Check the --hop specs against the run's catalogs (a pair some catalog
+ * names both stages of; each leg reads it under its own catalog) into
+ * s->pass.hops. 0, or -1 with one line ("latrec CMD: --hop A:B: unknown
+ * stage ..."). */
 int latrec_select_resolve(latrec_select_opts *s, const latrec_input *in, const char *cmd);
-int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_catalog *cat, const char *const *specs, int n,
+int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
                              const char *cmd);
 
 /* Any --component, --leg or --hop given. */

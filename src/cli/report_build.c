@@ -333,7 +333,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
     if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
     latrec_pass_opts popts = o->pass;
-    if (latrec_hop_specs_resolve(&popts.hops, &r->in.cat, o->hop_specs, o->n_hop_specs, "report") < 0)
+    if (latrec_hop_specs_resolve(&popts.hops, &r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
         return LATREC_EXIT_ERROR;
     if (o->pass.path && latrec_path_check_name(&r->in, o->pass.path, "report") < 0) return LATREC_EXIT_ERROR;
     if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, &r->in, &r->sv))) return LATREC_EXIT_ERROR;

@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "read/escape.h"
 
@@ -162,6 +163,9 @@ static json_t *path_table(const latrec_report *m, const latrec_report_table *t)
 {
     json_t *pj = json_object();
     json_object_set_new(pj, "path", json_string(t->name));
+    const char *colon = t->qualified ? strchr(t->qualified, ':') : NULL; /* CATALOG:NAME */
+    json_object_set_new(pj, "catalog",
+                        colon ? json_stringn(t->qualified, (size_t)(colon - t->qualified)) : json_null());
     json_object_set_new(pj, "instances", json_integer((json_int_t)t->instances));
     json_object_set_new(pj, "complete", json_integer((json_int_t)t->complete));
     json_object_set_new(pj, "incomplete", json_integer((json_int_t)t->incomplete));

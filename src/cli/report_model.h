@@ -146,7 +146,7 @@ typedef struct latrec_report_table {
     uint64_t    incomplete, unanchored, cut_open, drops_unresolved;
     int         n_stops;     /* the path's legs */
     latrec_report_stop *stops;
-    char *qualified; /* a path's CATALOG:NAME (analyze/path_index.h), else NULL */
+    char       *qualified;   /* a path's CATALOG:NAME (analyze/path_index.h), else NULL */
 } latrec_report_table;
 
 /* One interval of one table (--interval), sorted by time, then table. */

@@ -1,6 +1,6 @@
 /*
  * engine/align.h - --align: with --wall and the run directories of several
- * hosts, one pass assembles the catalog's paths and estimates each
+ * hosts, one pass assembles the paths of every catalog and estimates each
  * directory's clock offset to the first directory from the exchanges of
  * the paths that go there and back (analyze/clock_offset.h); each
  * directory's rings then have their realtime pairs shifted by minus that

@@ -67,7 +67,7 @@ typedef struct latrec_pass_opts {
     latrec_hop_select hops;
     uint64_t warmup_ns;
     int calibrate;
-    int paths;                /* assemble the catalog's paths (horizon: --path-horizon) */
+    int paths;                /* assemble every catalog's paths (horizon: --path-horizon) */
     const char *path;         /* only this path (NULL: all), as latrec_path_index_find() takes it */
     int no_legs;              /* no leg tables (paths only) */
 } latrec_pass_opts;

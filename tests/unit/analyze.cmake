@@ -23,3 +23,9 @@ latrec_unit_test(test_gate
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_gate.c
   LIBS latrec_analyze)
 target_include_directories(test_gate PRIVATE ${CMAKE_SOURCE_DIR}/src)
+
+# The paths of a whole run: numbering, names, one assembler per catalog.
+latrec_unit_test(test_path_index
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_path_index.c
+  LIBS latrec_analyze latrec_read)
+target_include_directories(test_path_index PRIVATE ${CMAKE_SOURCE_DIR}/src)

@@ -7,6 +7,9 @@
 #   cli_catalogs         tests/cli/catalogs.bats: user catalogs, README's pipeline
 #                        on rings that gen_synthetic writes from a text spec
 #                        (known hop deltas) and on the libE3 fixtures
+#   cli_catalogs_mixed   tests/cli/catalogs_mixed.bats: e3 and user catalogs' paths in one
+#                        run (e3loop and README's pipeline recorded together), names
+#                        two catalogs share
 #   cli_tour             tests/cli/tour.bats: README's five-minute tour as written
 latrec_unit_test(test_report_figures
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_figures.c
@@ -40,6 +43,13 @@ if(TARGET latrec_cli)
     add_test(NAME cli_catalogs COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/catalogs.bats)
     set_tests_properties(cli_catalogs PROPERTIES
       ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR}"
+      LABELS cli
+      TIMEOUT 600)
+    # The bundled E3 workload and README's pipeline in one run (E3LOOP:
+    # tests/workloads).
+    add_test(NAME cli_catalogs_mixed COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/catalogs_mixed.bats)
+    set_tests_properties(cli_catalogs_mixed PROPERTIES
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;GEN=$<TARGET_FILE:gen_synthetic>;E3LOOP=$<TARGET_FILE:e3loop>;SRC=${CMAKE_SOURCE_DIR};BUILD=${CMAKE_BINARY_DIR}"
       LABELS cli
       TIMEOUT 600)
     add_test(NAME cli_tour COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/tour.bats)
