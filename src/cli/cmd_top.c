@@ -64,7 +64,8 @@ static const struct argp_option top_options[] = {
     { "interval", OPT_INTERVAL, "DURATION", 0, "Print a block every DURATION (with its unit; default 1s)", 0 },
     { "duration", 'd', "TIME", 0, "Stop after TIME (a bare number is seconds; or 500ms, 2m); a launched "
                                   "command is stopped as record's -d stops it", 0 },
-    { "path", OPT_PATH, "NAME", 0, "Only the path NAME of the catalog (e.g. e3/loop), no leg rows", 0 },
+    { "path", OPT_PATH, "NAME", 0, "Only the path NAME of any catalog of the run (e.g. e3/loop; pipe:request when "
+                                   "two catalogs define request), no leg rows", 0 },
     { 0, 0, 0, 0, "Launching (latrec top [OPTION...] -- COMMAND [ARGS...]), as latrec record:", 4 },
     { "output", 'o', "DIR", 0, "Run directory of the command (default latrec.data; an existing one is kept "
                                "as DIR.old)", 4 },
@@ -352,13 +353,7 @@ static int start(struct top_run *r)
     if (!(r->e = latrec_engine_open(&o->input, "top", r->live ? LATREC_ENGINE_LIVE : 0))) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(r->e);
     if (latrec_select_resolve(&o->sel, in, "top") < 0) return LATREC_EXIT_ERROR;
-    if (o->sel.pass.path && latrec_catalog_path(&in->cat, o->sel.pass.path) < 0) {
-        fprintf(stderr,
-                "latrec top: --path %s: catalog '%s' has no such path (latrec report --path=help "
-                "lists them)\n",
-                o->sel.pass.path, in->cat.name);
-        return LATREC_EXIT_ERROR;
-    }
+    if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "top") < 0) return LATREC_EXIT_ERROR;
     latrec_top_init(&r->model, in, &o->sel.pass);
     latrec_pass_sinks sinks = latrec_top_sinks(&r->model);
     return latrec_engine_start(r->e, &o->sel.pass, &sinks) == 0 ? 0 : LATREC_EXIT_ERROR;

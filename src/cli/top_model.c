@@ -17,7 +17,7 @@ void latrec_top_init(latrec_top *t, const latrec_input *in, const latrec_pass_op
     t->in = in;
     t->per_hop = sel->leg != NULL || sel->hops.n > 0;
     t->paths = sel->paths;
-    for (int i = 0; i < LATREC_MAX_PATHS; i++) t->path_row[i] = -1;
+    for (int i = 0; i < LATREC_RUN_MAX_PATHS; i++) t->path_row[i] = -1;
 }
 
 void latrec_top_free(latrec_top *t)
@@ -94,9 +94,9 @@ static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, cons
 static void top_path(void *ctx, const latrec_path_instance *pi)
 {
     latrec_top *t = ctx;
-    if (!pi->complete || pi->path < 0 || pi->path >= LATREC_MAX_PATHS || pi->path >= t->in->cat.n_paths) return;
+    if (!pi->complete || pi->path < 0 || pi->path >= latrec_path_index_n(t->in->paths)) return; /* run-wide index */
     if (t->path_row[pi->path] < 0) {
-        t->path_row[pi->path] = add_row(t, 1, t->in->cat.paths[pi->path].name, "total");
+        t->path_row[pi->path] = add_row(t, 1, latrec_path_index_name(t->in->paths, pi->path), "total");
         if (t->path_row[pi->path] < 0) {
             t->oom = 1;
             return;

@@ -41,7 +41,7 @@ typedef struct latrec_top {
     int paths;   /* path rows wanted */
     latrec_top_row *rows;
     int n_rows, cap_rows;
-    int path_row[LATREC_MAX_PATHS]; /* row of catalog path i, -1 none yet */
+    int path_row[LATREC_RUN_MAX_PATHS]; /* row of run path i (analyze/path_index.h), -1 none yet */
     uint64_t regressions;           /* negative values, every row */
     int oom;
 } latrec_top;

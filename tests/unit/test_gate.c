@@ -88,12 +88,46 @@ static void test_names(void **state)
     assert_false(latrec_gate_names_path(&g, "e3/ind"));
 }
 
+/* A path qualified by its catalog (analyze/path_index.h): CATALOG:NAME as
+ * it is, or as path/CATALOG:NAME, in both forms; ROW and FIGURE are still
+ * the last two fields. */
+static void test_qualified(void **state)
+{
+    (void)state;
+    latrec_gate g = ok("pipe:request:total:p99>2ms", LATREC_GATE_FIGURE);
+    assert_string_equal(g.component, "path");
+    assert_string_equal(g.leg, "pipe:request");
+    assert_string_equal(g.row, "total");
+    assert_string_equal(g.figure, "p99");
+    assert_true(g.limit == 2e6);
+    assert_true(latrec_gate_names_path(&g, "pipe:request"));
+    assert_false(latrec_gate_names_path(&g, "request"));
+    assert_false(latrec_gate_names_path(&g, "alt:request"));
+    g = ok("path/pipe:request:PARSED__DECIDE:min<1us", LATREC_GATE_FIGURE);
+    assert_string_equal(g.leg, "pipe:request");
+    assert_string_equal(g.row, "PARSED->DECIDE");
+    assert_int_equal(g.over, 0);
+    g = ok("e3:e3/loop:SEND_DONE->RECV:max>1ms", LATREC_GATE_FIGURE);
+    assert_true(latrec_gate_names_path(&g, "e3:e3/loop"));
+    assert_false(latrec_gate_names_path(&g, "e3/loop"));
+    g = ok("pipe:request:total>500us", LATREC_GATE_INSTANCE);
+    assert_string_equal(g.leg, "pipe:request");
+    assert_string_equal(g.row, "total");
+    g = ok("pipe:request:RX->PARSED>1ms", LATREC_GATE_INSTANCE);
+    assert_string_equal(g.row, "RX->PARSED");
+    assert_true(g.limit == 1e6);
+    refused("pipe:request:total:max>1ms", LATREC_GATE_INSTANCE, "no figure");
+    refused("request:total:p99>2ms", LATREC_GATE_FIGURE, ""); /* a bare name needs path/ */
+    refused("pipe:request:total>2ms", LATREC_GATE_FIGURE, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_figure_form),
         cmocka_unit_test(test_instance_form),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_qualified),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
