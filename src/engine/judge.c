@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/hops.h"
+#include "analyze/path_index.h"
 #include "analyze/paths.h"
 
 #define MAX_TABLES 64
@@ -14,7 +15,7 @@ struct latrec_judge {
     latrec_gate gate;
     uint64_t since_ns;
     latrec_engine *e;
-    int path_gate;                              /* the gate names a path of the catalog */
+    int path_gate;                              /* the gate names a path of the run */
     const latrec_leg_table *tables[MAX_TABLES]; /* tables of the gate's leg, */
     int hops[MAX_TABLES];                       /* and the gate's hop in each */
     int n_tables;
@@ -38,13 +39,20 @@ void latrec_judge_free(latrec_judge *j)
     free(j);
 }
 
+/* The gate names run path k: by the name shown or CATALOG:NAME. */
+static int names_path(const latrec_judge *j, const latrec_path_index *ix, int k)
+{
+    return latrec_gate_names_path(&j->gate, latrec_path_index_name(ix, k)) ||
+           latrec_gate_names_path(&j->gate, latrec_path_index_qualified(ix, k));
+}
+
 void latrec_judge_attach(latrec_judge *j, latrec_engine *e, latrec_pass_opts *po)
 {
     j->e = e;
-    const latrec_catalog *cat = &latrec_engine_input(e)->cat;
+    const latrec_path_index *ix = latrec_engine_input(e)->paths; /* every catalog's paths */
     const char *path = NULL;
-    for (int k = 0; k < cat->n_paths && !path; k++)
-        if (latrec_gate_names_path(&j->gate, cat->paths[k].name)) path = cat->paths[k].name;
+    for (int k = 0; k < latrec_path_index_n(ix) && !path; k++)
+        if (names_path(j, ix, k)) path = latrec_path_index_name(ix, k);
     j->path_gate = path != NULL;
     if (!po) return;
     if (path) {
@@ -129,13 +137,12 @@ int latrec_judge_value(latrec_judge *j, const latrec_leg_table *t, int hop, int6
 
 int latrec_judge_path(latrec_judge *j, const latrec_path_instance *pi)
 {
-    const latrec_catalog *cat = &latrec_engine_input(j->e)->cat;
-    const latrec_path *path = &cat->paths[pi->path];
-    if (!j->path_gate || !pi->complete || pi->start_ns < j->since_ns || j->crossed ||
-        !latrec_gate_names_path(&j->gate, path->name))
+    const latrec_path_index *ix = latrec_engine_input(j->e)->paths; /* pi->path: run-wide */
+    if (!j->path_gate || !pi->complete || pi->start_ns < j->since_ns || j->crossed || pi->path < 0 ||
+        pi->path >= latrec_path_index_n(ix) || !names_path(j, ix, pi->path))
         return 0;
     if (j->segs_path != pi->path + 1) {
-        j->n_segs = latrec_path_segments(cat, path, j->segs);
+        j->n_segs = latrec_path_index_segments(ix, pi->path, j->segs);
         j->segs_path = pi->path + 1;
     }
     int s = -1, worst = -1;
@@ -145,15 +152,15 @@ int latrec_judge_path(latrec_judge *j, const latrec_path_instance *pi)
     j->named = 1;
     const latrec_hit *a, *b;
     int64_t v, wv = 0, tv;
-    if (!latrec_segment_value(cat, path, pi, &j->segs[s], &v, &a, &b) || (double)v <= j->gate.limit) return 0;
+    if (!latrec_path_index_segment_value(ix, pi, &j->segs[s], &v, &a, &b) || (double)v <= j->gate.limit) return 0;
     latrec_judge_hit *h = &j->hit;
     h->path = 1;
-    snprintf(h->name, sizeof(h->name), "%s", path->name);
+    snprintf(h->name, sizeof(h->name), "%s", latrec_path_index_name(ix, pi->path));
     fill_row(j, &h->row, j->segs[s].name, v, a, b);
     fill_ident(j, pi->legs[0], b ? b : a);
     h->start_ns = pi->start_ns;
     for (int k = 0; k < j->n_segs; k++) {
-        if (!latrec_segment_value(cat, path, pi, &j->segs[k], &tv, &a, &b)) continue;
+        if (!latrec_path_index_segment_value(ix, pi, &j->segs[k], &tv, &a, &b)) continue;
         if (j->segs[k].kind == LATREC_SEG_TOTAL) {
             h->has_total = 1;
             h->total_ns = tv;
@@ -163,7 +170,7 @@ int latrec_judge_path(latrec_judge *j, const latrec_path_instance *pi)
         }
     }
     if (worst < 0) worst = s;
-    latrec_segment_value(cat, path, pi, &j->segs[worst], &wv, &a, &b);
+    latrec_path_index_segment_value(ix, pi, &j->segs[worst], &wv, &a, &b);
     fill_row(j, &h->worst, j->segs[worst].name, wv, a, b);
     return j->crossed = 1;
 }

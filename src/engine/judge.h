@@ -55,9 +55,10 @@ latrec_judge *latrec_judge_new(const latrec_gate *gate, uint64_t since_ns);
 void latrec_judge_free(latrec_judge *j);
 
 /* Before latrec_engine_start: the engine whose pass the sinks see. When
- * po is not NULL, narrow it to what the gate needs: the path when the
- * catalog has one of the gate's name (paths on, no leg tables), else the
- * gate's COMPONENT/LEG. */
+ * po is not NULL, narrow it to what the gate needs: the path when a
+ * catalog of the run has one of the gate's name, shown or CATALOG:NAME
+ * (analyze/path_index.h; paths on, no leg tables), else the gate's
+ * COMPONENT/LEG. */
 void latrec_judge_attach(latrec_judge *j, latrec_engine *e, latrec_pass_opts *po);
 
 /* From the pass sinks (engine/pass.h): a new table, a hop value, a path
