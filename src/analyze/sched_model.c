@@ -13,6 +13,7 @@
 #include "analyze/sched_catalog.h"
 
 #include "analyze/sched_model_impl.h"
+#include "read/ring_window.h"
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -735,8 +736,14 @@ int latrec_sched_load(latrec_sched_model *m, const latrec_ring *ring)
     m->c.ring_lost += ring->lost;
     latrec_cursor cur;
     latrec_rec rec;
+    latrec_ring_window win; /* the ring's pages mapped near the cursor only */
     latrec_ring_cursor_init(&cur);
-    while (latrec_ring_next(ring, &cur, &rec))
-        if (latrec_sched_feed(m, &rec)) return -1;
-    return latrec_sched_finish(m);
+    latrec_ring_window_start(ring, &win);
+    int rc = 0;
+    while (!rc && latrec_ring_next(ring, &cur, &rec)) {
+        latrec_ring_window_at(ring, &win, cur.pos - 1);
+        rc = latrec_sched_feed(m, &rec) ? -1 : 0;
+    }
+    latrec_ring_window_end(ring, &win);
+    return rc ? -1 : latrec_sched_finish(m);
 }
