@@ -82,12 +82,13 @@ _latrec() {
             opts="-o --output -f --force -q --quiet --catalog -d --duration --grace -c --cpus -P --priority
                   --lib --entries-log2 --role-entries --rings-dir -p --pid --rings -t --trace
                   -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer --tid
-                  $common"
+                  --stop-above --on-threshold $common"
             if [[ $cmd == top ]]; then
                 # record's launching options (not -p, --rings, --tid) and the analysis children
                 opts="$input $select $output --interval -d --duration --path -o --output -f --force --grace
                       -c --cpus -P --priority --lib --entries-log2 --role-entries --rings-dir -t --trace
-                      -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer $common"
+                      -e --event --trace-buffer-size --no-sched --require-sched --sched-buffer
+                      --stop-above --on-threshold $common"
                 case $prev in
                     --unit) _latrec_choice top --unit "ns us ms"; return ;;
                     --format) _latrec_choice top --format "text json"; return ;;
@@ -105,7 +106,8 @@ _latrec() {
                     local ev=/sys/kernel/tracing/available_events
                     [[ -r $ev ]] && COMPREPLY=($(compgen -W "$(cat $ev)" -- "$cur"))
                     return ;;
-                -d|--duration|--grace|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--trace-buffer-size|--sched-buffer|--tid) return ;;
+                --on-threshold) COMPREPLY=($(compgen -c -- "$cur")); return ;;
+                -d|--duration|--grace|-c|--cpus|-P|--priority|--entries-log2|--role-entries|--trace-buffer-size|--sched-buffer|--tid|--stop-above) return ;;
             esac
             ;;
         report)

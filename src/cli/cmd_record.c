@@ -9,6 +9,7 @@
 
 #include "analyze/catalog.h"
 #include "analyze/catalog_path.h"
+#include "analyze/gate.h"
 #include "cli/commands.h"
 #include "engine/input.h"
 #include "cli/options.h"
@@ -34,6 +35,8 @@ enum {
     OPT_SCHED_BUFFER,
     OPT_TID,
     OPT_CATALOG,
+    OPT_STOP_ABOVE,
+    OPT_ON_THRESHOLD,
 };
 
 struct record_cli {
@@ -44,6 +47,7 @@ struct record_cli {
     latrec_sched sched;
     int cmd_index;
     const char *catalog; /* --catalog FILE: copied into the run directory */
+    latrec_gate stop_above;
 };
 
 static const struct argp_option record_options[] = {
@@ -87,6 +91,12 @@ static const struct argp_option record_options[] = {
                                                    "K, M, G suffixes; rounded up to a power of two)", 6 },
     { "tid", OPT_TID, "TID", 0, "Scheduler events of this one thread only (attaches to its process, "
                                 "like -p)", 6 },
+    { 0, 0, 0, 0, "Stop on a threshold:", 7 },
+    { "stop-above", OPT_STOP_ABOVE, "SPEC", 0, "Stop the run at the first instance over a limit, e.g. "
+                                               "'libe3/outbound:total>500us' or 'e3/loop:total>2ms' (quoted); "
+                                               "exit 193 (see latrec-record(1))", 7 },
+    { "on-threshold", OPT_ON_THRESHOLD, "CMD", 0, "With --stop-above: run CMD once (/bin/sh -c) when the limit "
+                                                  "was crossed, the instance in LATREC_THRESHOLD_* variables", 7 },
     { 0 }
 };
 
@@ -102,8 +112,8 @@ static const char record_doc[] =
     "alone. SIGINT and SIGTERM are passed to the command; each repeat escalates "
     "to SIGTERM, then SIGKILL. Exit status: the command's (128+N when it died of signal N); 0 when -d "
     "stopped it (its own status stays in run.json and the summary); 125 when "
-    "latrec fails, 126 when the command cannot be executed, 127 when it is not found. See "
-    "latrec-record(1).";
+    "latrec fails, 126 when the command cannot be executed, 127 when it is not found; 193 when an "
+    "instance crossed the --stop-above limit. See latrec-record(1).";
 
 /* "8M", "65536", "512K", "1G" (binary units) -> bytes, rounded up to a
  * power of two in the collector's range. -1 when not a size in range. */
@@ -215,8 +225,19 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
             argp_failure(state, LATREC_RECORD_EXIT_FAIL, 0, "%s", err);
         latrec_catalog_free(&cat);
         c->catalog = arg;
+        o->catalog = arg;
         break;
     }
+    case OPT_STOP_ABOVE:
+        if (latrec_gate_parse(&c->stop_above, arg, LATREC_GATE_INSTANCE, err, sizeof(err)) < 0) {
+            if (err[0]) argp_error(state, "--stop-above '%s': %s", arg, err);
+            argp_error(state, "--stop-above takes 'COMPONENT/LEG:HOP>LIMIT' or 'PATH:SEGMENT>LIMIT' (e.g. "
+                              "--stop-above 'libe3/outbound:total>500us', --stop-above 'e3/loop:total>2ms'), "
+                              "not '%s'", arg);
+        }
+        o->stop_above = &c->stop_above;
+        break;
+    case OPT_ON_THRESHOLD: o->on_threshold = arg; break;
     case ARGP_KEY_ARG:
         /* the command starts here; everything after it is its own */
         c->cmd_index = state->next - 1;
@@ -240,6 +261,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         if (o->attach_pid && (o->cpus || o->sched || o->lib_dir || o->entries_log2 || o->n_roles || o->rings_base))
             argp_error(state, "-c, -P, --lib, --entries-log2, --role-entries and --rings-dir apply to a "
                               "launched command, not to -p");
+        if (o->on_threshold && !o->stop_above) argp_error(state, "--on-threshold needs --stop-above");
         if (o->no_sched && (o->require_sched || o->sched_buffer || o->sched_tid))
             argp_error(state, "--no-sched goes with none of --require-sched, --sched-buffer, --tid");
         break;

@@ -43,7 +43,9 @@ enum {
     OPT_TRACE_BUFFER,
     OPT_NO_SCHED,
     OPT_REQUIRE_SCHED,
-    OPT_SCHED_BUFFER
+    OPT_SCHED_BUFFER,
+    OPT_STOP_ABOVE,
+    OPT_ON_THRESHOLD
 };
 
 #define MAX_RECORD_ARGS 256
@@ -83,6 +85,10 @@ static const struct argp_option top_options[] = {
     { "no-sched", OPT_NO_SCHED, 0, 0, "As record's --no-sched", 4 },
     { "require-sched", OPT_REQUIRE_SCHED, 0, 0, "As record's --require-sched", 4 },
     { "sched-buffer", OPT_SCHED_BUFFER, "SIZE", 0, "As record's --sched-buffer", 4 },
+    { "stop-above", OPT_STOP_ABOVE, "SPEC", 0, "As record's --stop-above: stop the run at the first instance "
+                                               "over a limit, e.g. 'libe3/outbound:total>500us' (exit 193)", 4 },
+    { "on-threshold", OPT_ON_THRESHOLD, "CMD", 0, "As record's --on-threshold: run CMD once when that limit "
+                                                  "was crossed", 4 },
     { 0 }
 };
 /* clang-format on */
@@ -107,6 +113,8 @@ static const struct {
     { OPT_NO_SCHED, "--no-sched" },
     { OPT_REQUIRE_SCHED, "--require-sched" },
     { OPT_SCHED_BUFFER, "--sched-buffer" },
+    { OPT_STOP_ABOVE, "--stop-above" },
+    { OPT_ON_THRESHOLD, "--on-threshold" },
 };
 
 static const latrec_duration_opt duration_opt = { "-d", "s", 1, 8784 * 3600000000000ull };
@@ -394,6 +402,31 @@ static int block_signals(struct top_run *r)
     return r->sfd < 0 ? -1 : 0;
 }
 
+/* record --stop-above stopped the run, its summary kept off the screen:
+ * the instance in one line, from run.json. */
+static void say_threshold(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    json_t *run = json_load_file(path, 0, NULL);
+    const json_t *t = json_object_get(run, "threshold");
+    if (t) {
+        const char *kind = json_string_value(json_object_get(t, "kind"));
+        int is_path = kind && strcmp(kind, "path") == 0;
+        char name[600];
+        if (is_path) snprintf(name, sizeof(name), "path %s", json_string_value(json_object_get(t, "path")));
+        else
+            snprintf(name, sizeof(name), "%s/%s", json_string_value(json_object_get(t, "component")),
+                     json_string_value(json_object_get(t, "leg")));
+        fprintf(stderr, "latrec top: --stop-above %s crossed by seq %lld of %s: %s %.3f us (tid %lld); %s names it\n",
+                json_string_value(json_object_get(t, "spec")), (long long)json_integer_value(json_object_get(t, "seq")),
+                name, json_string_value(json_object_get(t, is_path ? "segment" : "hop")),
+                (double)json_integer_value(json_object_get(t, "value_ns")) / 1e3,
+                (long long)json_integer_value(json_object_get(t, "tid")), path);
+    }
+    json_decref(run);
+}
+
 /* The command line of latrec record: -o DIR, -q, -d, --catalog, the
  * options given for it, then the command. */
 static void record_args(struct top_opts *o, char **args)
@@ -441,7 +474,7 @@ int latrec_cmd_top(int argc, char **argv)
         "is printed per interval, or one JSON object per line with --format json. -q prints the final "
         "block only (as rtla's top -q).\n\n"
         "Exit status: watching, 0, or 1 nothing could be read or a name the run does not hold, 2 usage, "
-        "3 some rings were skipped; launching, latrec record's. See latrec-top(1).",
+        "3 some rings were skipped; launching, latrec record's (193: --stop-above stopped it). See latrec-top(1).",
         children,
         0,
         0
@@ -477,11 +510,12 @@ int latrec_cmd_top(int argc, char **argv)
         fprintf(stderr, "latrec top: signals: %s\n", strerror(errno));
         return LATREC_EXIT_ERROR;
     }
+    int quiet_for_screen = 0;
     if (o.out.format == FORMAT_TEXT && !r.only_final && isatty(1)) {
         char why[200];
         if (!(r.screen = latrec_top_screen_open(why, sizeof(why))) && !o.input.quiet)
             fprintf(stderr, "latrec top: %s: one block per interval instead\n", why);
-        if (r.screen) o.input.quiet = 1; /* notes would tear the screen (kept: see top_screen.h) */
+        if (r.screen) o.input.quiet = quiet_for_screen = 1; /* notes would tear the screen (kept: see top_screen.h) */
     }
     int rc;
     char **args = calloc(MAX_RECORD_ARGS + 16 + (size_t)argc, sizeof(char *));
@@ -495,6 +529,7 @@ int latrec_cmd_top(int argc, char **argv)
             watch(&r);
             while (!latrec_top_child_reap(&r.child)) events(&r, 100);
             rc = latrec_top_child_exit(&r.child);
+            if (rc == LATREC_RECORD_EXIT_THRESHOLD && quiet_for_screen) say_threshold(r.dir);
         }
     } else {
         r.recording = run_recording(r.dir);

@@ -12,7 +12,7 @@
  * command (latrec record's own status).
  * record: the command's own status (128+signal when it died of one); 125 when
  * latrec itself fails, 126 when the command cannot be executed, 127 when it
- * is not found.
+ * is not found, 193 when an instance crossed --stop-above (record/record.h).
  */
 #ifndef LATREC_CLI_COMMANDS_H
 #define LATREC_CLI_COMMANDS_H

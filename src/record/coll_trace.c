@@ -9,6 +9,7 @@
 #include <string.h>
 #include <trace-seq.h>
 #include <tracefs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "read/outfile.h"
@@ -24,6 +25,7 @@ struct trace_priv {
     char     out[4200];     /* trace.txt */
     FILE    *f;
     uint64_t start_ns, stop_ns;
+    uint64_t cut_ns;        /* --stop-above: events disabled at this time (0: not cut) */
     int      have_start, pid_filter;
     size_t   n_pids;
     uint64_t read;          /* events read */
@@ -144,18 +146,38 @@ static void trace_poll(latrec_collector *c)
     latrec_tracefs_drain(p->tfs);
 }
 
-/* trace.txt.part -> trace.txt, keeping [start, stop]. */
-static int trace_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t errlen)
+static void disable_events(struct trace_priv *p)
 {
-    struct trace_priv *p = c->priv;
     struct tracefs_instance *inst = latrec_tracefs_instance(p->tfs);
-    latrec_tracefs_drain(p->tfs);
     for (size_t i = 0; i < p->n_events; i++) {
         char sys[128];
         const char *colon = strchr(p->events[i], ':');
         snprintf(sys, sizeof(sys), "%.*s", (int)(colon - p->events[i]), p->events[i]);
         tracefs_event_disable(inst, sys, colon + 1);
     }
+}
+
+/* A --stop-above crossing (heard at mono_ns): no event after this moment
+ * (the stop marker is still written: trace_marker is not one of the
+ * events); cut_ns is when the last event was switched off. */
+static void trace_cut(latrec_collector *c, uint64_t mono_ns)
+{
+    struct trace_priv *p = c->priv;
+    (void)mono_ns;
+    if (!p->tfs || p->cut_ns) return;
+    disable_events(p);
+    /* every event still written is older than this */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    p->cut_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* trace.txt.part -> trace.txt, keeping [start, stop]. */
+static int trace_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t errlen)
+{
+    struct trace_priv *p = c->priv;
+    latrec_tracefs_drain(p->tfs);
+    disable_events(p);
     latrec_tracefs_set_sink(p->tfs, NULL, NULL);
     p->stop_ns = stop_ns;
     if (fclose(p->f) != 0) {
@@ -210,6 +232,7 @@ static json_t *trace_describe(const latrec_collector *c)
     if (p->pid_filter) json_object_set_new(o, "pids_at_start", json_integer((json_int_t)p->n_pids));
     if (p->note[0]) json_object_set_new(o, "note", json_string(p->note));
     if (p->buffer_kb) json_object_set_new(o, "buffer_kb", json_integer((json_int_t)p->buffer_kb));
+    if (p->cut_ns) json_object_set_new(o, "cut_mono_ns", json_integer((json_int_t)p->cut_ns));
     return o;
 }
 
@@ -235,6 +258,7 @@ static const latrec_collector_ops trace_ops = {
     .start = trace_start,
     .told_start = trace_told_start,
     .poll = trace_poll,
+    .cut = trace_cut,
     .stop = trace_stop,
     .describe = trace_describe,
     .destroy = trace_destroy,

@@ -14,6 +14,9 @@
  *               drop every sample stamped before it (counting the drops).
  *               Not called when the run has no start stamp (no tracefs).
  *   poll        every poll_ms while the target runs (drain buffers).
+ *   cut         (optional) a --stop-above limit was crossed: stop capturing
+ *               now, so that the collector's tail is what led up to it
+ *               (the tracefs events); the run stops next.
  *   stop        after the target has ended (and the stop stamp is written):
  *               switch off, write the collector's files into the run
  *               directory, fill `counts`.
@@ -61,6 +64,7 @@ typedef struct latrec_collector_ops {
     int    (*start)(latrec_collector *c, const latrec_collect_ctx *x, char *err, size_t errlen);
     void   (*told_start)(latrec_collector *c, uint64_t start_ns);
     void   (*poll)(latrec_collector *c);
+    void   (*cut)(latrec_collector *c, uint64_t mono_ns);
     int    (*stop)(latrec_collector *c, uint64_t stop_ns, char *err, size_t errlen);
     json_t *(*describe)(const latrec_collector *c);
     void   (*destroy)(latrec_collector *c);

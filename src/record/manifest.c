@@ -225,6 +225,7 @@ int latrec_manifest_write(const char *run_dir, const latrec_manifest *m, char *e
     if (m->launch) json_object_set(o, "launch", m->launch);
     if (m->collectors) json_object_set(o, "collectors", m->collectors);
     if (m->exit) json_object_set(o, "exit", m->exit);
+    if (m->threshold) json_object_set(o, "threshold", m->threshold);
 
     /* Written aside and renamed over run.json: a reader never sees half a
      * file, and nothing in the run directory is followed (read/outfile.h;

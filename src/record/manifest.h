@@ -67,6 +67,7 @@ typedef struct latrec_manifest {
     json_t      *launch;     /* borrowed, may be NULL */
     json_t      *collectors; /* borrowed, may be NULL */
     json_t      *exit;       /* borrowed, may be NULL */
+    json_t      *threshold;  /* borrowed, may be NULL: the instance that crossed --stop-above */
     char        *command;       /* filled by latrec_manifest_init: every byte, no limit */
     int          command_cut;   /* out of memory while building it */
     json_t      *argv_json;     /* filled by latrec_manifest_init */

@@ -156,6 +156,7 @@ int latrec_run_timed_stop(const latrec_run *r)
 static int status_of(const latrec_run *r)
 {
     if (r->failed) return LATREC_RECORD_EXIT_FAIL;
+    if (r->crossed) return LATREC_RECORD_EXIT_THRESHOLD;
     if (r->o->attach_pid) return 0;
     if (r->child.fail_stage) return latrec_launch_exit_code(&r->child);
     if (!r->have_status) return r->interrupted ? 128 + r->interrupted : LATREC_RECORD_EXIT_FAIL;
@@ -202,6 +203,7 @@ static int finish(latrec_run *r, const char *error)
     latrec_run_stop_collectors(r);
     cleanup_rings_tmp(r);
     if (r->coll[0] && r->coll[0]->state == LATREC_COLL_DONE) r->man.rings_dir = "rings"; /* coll[0]: rings */
+    latrec_run_threshold_explain(r);
     int status = status_of(r);
     json_decref(r->exit);
     if (r->have_status) {
@@ -218,7 +220,10 @@ static int finish(latrec_run *r, const char *error)
     if (r->stopped_by) json_object_set_new(r->exit, "stopped_by", json_string(r->stopped_by));
     json_decref(r->launch);
     r->launch = latrec_run_launch_json(r);
-    latrec_run_write_manifest(r, r->failed || error ? "failed" : "finished");
+    const char *state = r->failed || error ? "failed" : "finished";
+    latrec_run_write_manifest(r, state);
+    /* --on-threshold sees the finished run; its status is written after */
+    if (latrec_run_threshold_action(r) == 0 && r->action_ran) latrec_run_write_manifest(r, state);
     status = status_of(r); /* the manifest may have failed */
     if (!r->o->quiet) latrec_run_summary(r, status);
     return status;
@@ -405,10 +410,13 @@ int latrec_record_run(const latrec_record_opts *o)
 
     int status;
     if (prepare(r, &status) == 0 && launch(r, &status) == 0) {
+        latrec_run_threshold_start(r);
         latrec_run_wait(r);
         if (!o->attach_pid) latrec_run_stop_leftovers(r);
+        latrec_run_threshold_end(r);
         status = finish(r, NULL);
     }
+    latrec_run_threshold_free(r);
     latrec_run_destroy_collectors(r);
     latrec_tracefs_close(r->tfs);
     latrec_guard_clear();

@@ -24,6 +24,9 @@
  *   8. wait: the command's exit, -d (SIGINT, then SIGTERM and SIGKILL after
  *      the grace period), SIGINT/SIGTERM to latrec (forwarded; each repeat
  *      escalates INT -> TERM -> KILL);
+ *   8b. with --stop-above, a watcher thread (record/threshold.h) reads the
+ *      rings meanwhile; the first instance over the limit stops the run as
+ *      -d does (the -t events are switched off at that moment first);
  *   9. stop processes the command left behind; write the stop stamp; stop
  *      every collector (rings moved into DIR/rings all or nothing, counted;
  *      partial rings removed; a ring directory never used removed); write
@@ -35,7 +38,11 @@
  * stopped it (a stop latrec makes on purpose; the command's own status is
  * in run.json's "exit"); 125 when
  * latrec fails, 126 when the command cannot be executed, 127 when it is not
- * found; attach mode: 0, or 125. Every failure prints one line.
+ * found; attach mode: 0, or 125. 193 when an instance crossed the
+ * --stop-above limit (launch or attach; 125 still wins): past every status
+ * of a death by signal (128 + 1..64) and latrec's own 125..127, so a
+ * script tells a stop on a threshold from every other end, as long as the
+ * command does not exit 193 itself. Every failure prints one line.
  */
 #ifndef LATREC_RECORD_RECORD_H
 #define LATREC_RECORD_RECORD_H
@@ -45,12 +52,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "analyze/gate.h"
 #include "record/priority.h"
 
 enum {
     LATREC_RECORD_EXIT_FAIL = 125,
     LATREC_RECORD_EXIT_NOEXEC = 126,
     LATREC_RECORD_EXIT_NOTFOUND = 127,
+    LATREC_RECORD_EXIT_THRESHOLD = 193,
 };
 
 typedef struct latrec_role_size {
@@ -83,6 +92,9 @@ typedef struct latrec_record_opts {
     int          require_sched;  /* --require-sched: no scheduler data is a failure (125) */
     size_t       sched_buffer;   /* --sched-buffer, bytes; 0: the collector's default */
     pid_t        sched_tid;      /* --tid: scheduler data of this thread only (with -p) */
+    const char  *catalog;        /* --catalog FILE: the watcher reads the rings under it */
+    const latrec_gate *stop_above; /* --stop-above (instance form), NULL: none */
+    const char  *on_threshold;   /* --on-threshold CMD, run once when stop_above is crossed */
 } latrec_record_opts;
 
 /* Run a whole recording. Returns the exit status described above. */

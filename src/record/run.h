@@ -19,6 +19,7 @@
 #include "record/launch.h"
 #include "record/manifest.h"
 #include "record/record.h"
+#include "record/threshold.h"
 #include "record/tracefs_sync.h"
 
 #define LATREC_RUN_MAX_COLLECTORS 8
@@ -48,6 +49,15 @@ typedef struct latrec_run {
     latrec_manifest man;
     json_t *options, *launch, *collectors, *exit;
     int   failed;          /* latrec failed: exit 125 */
+    /* --stop-above (run_threshold.c) */
+    latrec_threshold *thr; /* the watcher, NULL without --stop-above */
+    int   crossed;         /* an instance crossed the limit: hit */
+    latrec_judge_hit hit;
+    uint64_t detected_ns;  /* when the watcher judged it (mono) */
+    uint64_t cut_ns;       /* when the run loop heard of it (mono), 0: never */
+    uint64_t signalled_ns; /* when the command was sent its first stop signal for it */
+    char *explain;         /* the --explain words of hit (malloc'd), NULL: none */
+    int   action_ran, action_status; /* --on-threshold: ran, and its wait status */
 } latrec_run;
 
 uint64_t latrec_run_mono_ns(void);
@@ -75,6 +85,22 @@ json_t *latrec_run_launch_json(const latrec_run *r);
 /* Rewrite run.json with `state`; a failure is said and sets r->failed. */
 void latrec_run_write_manifest(latrec_run *r, const char *state);
 void latrec_run_summary(const latrec_run *r, int status);
+
+/* run_threshold.c: --stop-above and --on-threshold. start: the watcher
+ * (a failure is said; the run goes on unwatched); heard: the run loop read
+ * the watcher's fd (cut the collectors; the caller stops the command);
+ * collect: after the command's end, the watcher's last word and the
+ * explanation of the instance (after the collectors stopped: sched.latrec
+ * is there); json: run.json's "threshold" (NULL: none); action: run
+ * --on-threshold's command (run.json written first); summary: its lines. */
+void latrec_run_threshold_start(latrec_run *r);
+void latrec_run_threshold_heard(latrec_run *r);
+void latrec_run_threshold_end(latrec_run *r);
+void latrec_run_threshold_explain(latrec_run *r);
+json_t *latrec_run_threshold_json(const latrec_run *r);
+int  latrec_run_threshold_action(latrec_run *r);
+void latrec_run_threshold_summary(const latrec_run *r);
+void latrec_run_threshold_free(latrec_run *r);
 
 /* collectors.c: make the table's collectors of one phase (early: before
  * the run directory exists, may refuse the run). 0, or -1 with err (the

@@ -52,6 +52,8 @@ json_t *latrec_run_options_json(const latrec_run *r)
     if (o->require_sched) json_object_set_new(j, "require_sched", json_true());
     if (o->sched_buffer) json_object_set_new(j, "sched_buffer", json_integer((json_int_t)o->sched_buffer));
     if (o->sched_tid) json_object_set_new(j, "tid", json_integer(o->sched_tid));
+    if (o->stop_above) json_object_set_new(j, "stop_above", json_string(o->stop_above->spec));
+    if (o->on_threshold) latrec_manifest_set_bytes(j, "on_threshold", o->on_threshold);
     return j;
 }
 
@@ -84,6 +86,8 @@ void latrec_run_write_manifest(latrec_run *r, const char *state)
     r->man.launch = r->launch;
     r->man.collectors = r->collectors;
     r->man.exit = r->exit;
+    json_decref(r->man.threshold);
+    r->man.threshold = latrec_run_threshold_json(r);
     char err[512];
     if (latrec_manifest_write(r->dir, &r->man, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
@@ -159,6 +163,9 @@ static void what_happened(const latrec_run *r, int status, char *what, size_t le
     size_t n = strlen(what);
     if (r->failed && status == LATREC_RECORD_EXIT_FAIL)
         snprintf(what + n, len - n, "; latrec exits %d (it failed: see above)", status);
+    else if (r->crossed && status == LATREC_RECORD_EXIT_THRESHOLD)
+        snprintf(what + n, len - n, " (%s --stop-above: exit %d)", r->cut_ns ? "stopped on" : "crossed",
+                 status);
     else if (latrec_run_timed_stop(r))
         snprintf(what + n, len - n, " (stopped at the end of -d: exit %d)", status);
     else if (own >= 0 && own != status)
@@ -197,4 +204,5 @@ void latrec_run_summary(const latrec_run *r, int status)
         fprintf(stderr, ", %llu scheduler records (%llu lost)", (unsigned long long)sched->counts.records,
                 (unsigned long long)sched->counts.lost);
     fprintf(stderr, " in %s; %s\n", r->dir, what);
+    latrec_run_threshold_summary(r);
 }

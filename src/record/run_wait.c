@@ -142,6 +142,21 @@ static void poll_collectors(latrec_run *r)
         if (r->coll[i]->state == LATREC_COLL_ON && r->coll[i]->ops->poll) r->coll[i]->ops->poll(r->coll[i]);
 }
 
+/* --stop-above crossed: the trace cut first, then the stop -d makes (an
+ * attached process is never signalled: the recording ends). 1 when the
+ * wait is over. */
+static int threshold_stop(latrec_run *r, int grace_tfd)
+{
+    latrec_run_threshold_heard(r);
+    if (!r->stopped_by) r->stopped_by = "threshold";
+    if (r->o->attach_pid) return 1;
+    if (r->level == 0) {
+        escalate(r, SIGINT, 1, grace_tfd);
+        r->signalled_ns = latrec_run_mono_ns();
+    }
+    return 0;
+}
+
 /* Wait for the end of the run. */
 void latrec_run_wait(latrec_run *r)
 {
@@ -159,11 +174,12 @@ void latrec_run_wait(latrec_run *r)
     reap(r);
     int done = attach ? 0 : r->have_status;
     while (!done) {
-        struct pollfd pf[5] = {
+        /* a negative fd is not polled */
+        struct pollfd pf[6] = {
             { r->sfd, POLLIN, 0 }, { tdur, POLLIN, 0 }, { tgrace, POLLIN, 0 }, { tpoll, POLLIN, 0 },
-            { pfd, POLLIN, 0 },
+            { pfd, POLLIN, 0 },    { r->thr ? latrec_threshold_fd(r->thr) : -1, POLLIN, 0 },
         };
-        int n = poll(pf, pfd >= 0 ? 5 : 4, -1);
+        int n = poll(pf, 6, -1);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) break;
         uint64_t ticks;
@@ -197,6 +213,7 @@ void latrec_run_wait(latrec_run *r)
                 done = 1;
             }
         }
+        if (pf[5].revents & POLLIN && read(pf[5].fd, &ticks, sizeof(ticks)) > 0) done |= threshold_stop(r, tgrace);
         if (pfd >= 0 && (pf[4].revents & (POLLIN | POLLHUP))) {
             if (!r->stopped_by) r->stopped_by = "exit";
             done = 1;

@@ -3,3 +3,20 @@ latrec_unit_test(test_judge
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_judge.c
   LIBS latrec_engine)
 target_include_directories(test_judge PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+# record --stop-above and --on-threshold end to end (tests/cli/threshold.bats):
+# slow_leg stamps libE3's outbound leg fast and once slow; a path on the
+# bundled e3loop.
+add_executable(slow_leg ${CMAKE_SOURCE_DIR}/tests/cli/slow_leg.c)
+target_link_libraries(slow_leg PRIVATE latrec)
+if(TARGET latrec_cli)
+  find_program(LATREC_THRESHOLD_BATS bats)
+  if(LATREC_THRESHOLD_BATS)
+    add_test(NAME cli_threshold COMMAND ${LATREC_THRESHOLD_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/threshold.bats)
+    set_tests_properties(cli_threshold PROPERTIES
+      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;SLOW_LEG=$<TARGET_FILE:slow_leg>;E3LOOP=$<TARGET_FILE:e3loop>"
+      LABELS cli TIMEOUT 600)
+  else()
+    message(STATUS "bats not found: cli_threshold is not registered")
+  endif()
+endif()
