@@ -146,6 +146,14 @@ complete_of() {
     # no warning: every join matched in both catalogs
     run --separate-stderr "$LATREC" report "$D/mixed"
     [ -z "$stderr" ]
+    # the join warning of the second catalog's path (answer keyed by
+    # DECIDE.aux2, which pipe.c leaves 0), the e3 paths untouched
+    rm -rf "$D/broken"
+    cp -r "$D/mixed" "$D/broken"
+    sed -i 's/^key answer request DECIDE.aux$/key answer request DECIDE.aux2/' "$D/broken/catalogs/pipe.catalog"
+    run --separate-stderr "$LATREC" report "$D/broken" --format json
+    [ "$stderr" = "latrec: catalog 'pipe': path request: join ingest.request = answer.request matched nothing ($REQUESTS path instances stopped there, $REQUESTS instances of later legs never joined)" ]
+    [ "$(complete_of <(printf '%s\n' "$output") e3/loop)" -eq "$loops" ]
 }
 
 @test "mixed run: --path, hist --path and --fail-over on request; --hop in the pipe catalog" {
