@@ -187,6 +187,13 @@ complete_of() {
     run -0 "$LATREC" report -q "$D/mixed" --hop ENQUEUE:SEND_DONE --format json
     [ "$(jq -r '[.legs[] | "\(.component)/\(.leg)"] | join(" ")' <<< "$output")" = "libe3/outbound" ]
     run -1 "$LATREC" report -q "$D/mixed" --hop RX:NOSUCH
+    # --leg: a leg of the pipe catalog, and one of e3's, in one run
+    run -0 "$LATREC" report -q "$D/mixed" --leg answer --format json
+    [ "$(jq -r '[.legs[] | "\(.component)/\(.leg) \(.complete)"] | join(",")' <<< "$output")" = "pipe/answer $REQUESTS" ]
+    run -0 "$LATREC" hist -q "$D/mixed" --leg answer --format json
+    [ "$(jq -r '[.columns[] | "\(.name) \(.count)"] | join(",")' <<< "$output")" = "pipe/answer:DECIDE->TX $REQUESTS,pipe/answer:total $REQUESTS" ]
+    run -0 "$LATREC" report -q "$D/mixed" --leg outbound --hop ENQUEUE:DEQUEUE --format json
+    [ "$(jq -r '[.legs[] | "\(.component)/\(.leg)"] | join(",")' <<< "$output")" = "libe3/outbound" ]
 }
 
 @test "mixed run: paths.csv has the rows of both catalogs, each request's total from its own stamps" {
