@@ -75,7 +75,7 @@ const char *latrec_path_stop_name(int reason);
 
 /* One path instance, valid during the emit callback only. */
 typedef struct latrec_path_instance {
-    int path; /* catalog path index */
+    int path; /* the catalog's path index (run-wide through analyze/path_index.h) */
     int n_legs;
     int complete; /* every leg present and complete */
     /* legs[i]: the instance of the path's leg i, NULL when the message
