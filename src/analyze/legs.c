@@ -191,6 +191,21 @@ static int index_catalogs(latrec_legs *b)
     return 0;
 }
 
+/* Ring i's catalog, component, role and process. */
+static void index_ring(latrec_legs *b, const latrec_ringset *set, size_t i, const int *ring_cat, const int *ring_dir)
+{
+    const latrec_ring *r = &set->rings[i];
+    b->ring_cat[i] = ring_cat && ring_cat[i] >= 0 && ring_cat[i] < b->n_cats ? ring_cat[i] : 0;
+    char comp[LATREC_NAME_MAX];
+    latrec_catalog_component(b->cats[b->ring_cat[i]], r->name[0] ? r->name : r->basename, comp, sizeof(comp));
+    b->ring_component[i] = component_index(b, comp);
+    b->ring_role[i] = role_index(b, set, i);
+    if (r->status != LATREC_RING_OK) return;
+    uint32_t pid = r->version >= 3 ? r->pid : 0;
+    if (!pid) b->guessed = 1;
+    b->ring_process[i] = process_index(b, pid, ring_dir ? ring_dir[i] : 0, b->ring_component[i]);
+}
+
 latrec_legs *latrec_legs_new(const latrec_catalog *cat, const latrec_ringset *set,
                              const int *ring_dir, uint64_t horizon_ns, size_t max_open,
                              latrec_emit_fn emit, void *ctx)
@@ -226,25 +241,54 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
         latrec_legs_free(b);
         return NULL;
     }
-    for (size_t i = 0; i < set->n; i++) {
-        const latrec_ring *r = &set->rings[i];
-        b->ring_cat[i] = ring_cat && ring_cat[i] >= 0 && ring_cat[i] < n_cats ? ring_cat[i] : 0;
-        char comp[LATREC_NAME_MAX];
-        latrec_catalog_component(b->cats[b->ring_cat[i]], r->name[0] ? r->name : r->basename, comp,
-                                 sizeof(comp));
-        b->ring_component[i] = component_index(b, comp);
-        b->ring_role[i] = role_index(b, set, i);
-        if (r->status != LATREC_RING_OK) continue;
-        uint32_t pid = r->version >= 3 ? r->pid : 0;
-        if (!pid) b->guessed = 1;
-        b->ring_process[i] = process_index(b, pid, ring_dir ? ring_dir[i] : 0, b->ring_component[i]);
-    }
+    for (size_t i = 0; i < set->n; i++) index_ring(b, set, i, ring_cat, ring_dir);
     b->leg_roles = calloc((size_t)(b->n_cat_legs + 1) * (size_t)(b->n_roles + 1), 1);
     if (!b->leg_roles) {
         latrec_legs_free(b);
         return NULL;
     }
     return b;
+}
+
+/* *p grown from old + 1 to n + 1 elements of size sz, the new ones zero. */
+static int grow(void *p, size_t old, size_t n, size_t sz)
+{
+    void *q = realloc(*(void **)p, (n + 1) * sz);
+    if (!q) return -1;
+    memset((char *)q + (old + 1) * sz, 0, (n - old) * sz);
+    *(void **)p = q;
+    return 0;
+}
+
+int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *ring_cat, const int *ring_dir)
+{
+    const size_t old = b->n_rings, n = set->n;
+    if (n <= old) return 0;
+    /* one component and one process per ring at most, as in new_multi */
+    if (grow(&b->ring_cat, old, n, sizeof(*b->ring_cat)) < 0 ||
+        grow(&b->ring_component, old, n, sizeof(*b->ring_component)) < 0 ||
+        grow(&b->ring_process, old, n, sizeof(*b->ring_process)) < 0 ||
+        grow(&b->components, old, n, sizeof(*b->components)) < 0 ||
+        grow(&b->processes, old, n, sizeof(*b->processes)) < 0 || grow(&b->ring_role, old, n, sizeof(*b->ring_role)) < 0)
+        return -1;
+    const int old_roles = b->n_roles;
+    for (size_t i = old; i < n; i++) index_ring(b, set, i, ring_cat, ring_dir);
+    b->n_rings = n;
+    if (b->n_roles == old_roles) return 0;
+    /* leg_roles rows are n_roles + 1 wide: copy each into the wider table */
+    uint8_t *lr = calloc((size_t)(b->n_cat_legs + 1) * (size_t)(b->n_roles + 1), 1);
+    if (!lr) {
+        b->n_roles = old_roles; /* the new rings share the last role: a hint lost, nothing broken */
+        for (size_t i = old; i < n; i++)
+            if (b->ring_role[i] >= old_roles) b->ring_role[i] = old_roles ? old_roles - 1 : 0;
+        return -1;
+    }
+    for (int l = 0; l <= b->n_cat_legs; l++)
+        memcpy(lr + (size_t)l * (size_t)(b->n_roles + 1), b->leg_roles + (size_t)l * (size_t)(old_roles + 1),
+               (size_t)old_roles + 1);
+    free(b->leg_roles);
+    b->leg_roles = lr;
+    return 0;
 }
 
 void latrec_legs_free(latrec_legs *b)

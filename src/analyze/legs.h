@@ -109,6 +109,12 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
                                    const latrec_ringset *set, const int *ring_dir, uint64_t horizon_ns,
                                    size_t max_open, latrec_emit_fn emit, void *ctx);
 
+/* Rings [built-for, set->n) appeared since the builder was made (a live
+ * run: engine/live.c): index them as new_multi does (ring_cat, ring_dir
+ * cover every ring of set). 0, or -1 when out of memory (the builder stays
+ * as it was). */
+int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *ring_cat, const int *ring_dir);
+
 /* Feed one record of ring `ring` (records of all rings in time order).
  * Returns the leg index the record was placed in, or -1 for a stage that
  * went to discovery (its leg is known only when the group ends). Returns -2

@@ -30,7 +30,37 @@ typedef struct latrec_engine latrec_engine;
 
 /* latrec_engine_open flags. LIVE: the run may still be recording; a step
  * that has fed every record there is now returns LATREC_ENGINE_IDLE instead
- * of LATREC_ENGINE_END, and the next step reads what arrived since. */
+ * of LATREC_ENGINE_END, and the next step reads what arrived since.
+ *
+ * LIVE, what a step does (engine/live.c):
+ *   - at most every LATREC_LIVE_RESCAN_NS (100 ms) of CLOCK_MONOTONIC: the
+ *     first directory's run.json is read (a recording that ended: the step
+ *     drains, below), then the directories are looked at again and rings
+ *     that appeared join the input, the merge and the leg builder, from
+ *     their oldest record (a ring naming a catalog that was not loaded at
+ *     open, or of another boot without --wall, is left out in one line);
+ *   - every ring that ran dry is polled (latrec_ring_poll, read/ring.h):
+ *     what its writer stamped since becomes readable, slots its writer
+ *     overwrote before they were read are counted lapped;
+ *   - records go to the builder in merge order up to the watermark and no
+ *     further. The watermark rule, so that a slow ring's older records are
+ *     not overtaken: a ring still written (not closed by its writer) gives
+ *     nothing older than its newest stamp from now on, so the watermark is
+ *     the smallest newest stamp over those rings; when a ring is idle that
+ *     would hold everything, so the watermark is never below the clock
+ *     (read before the poll) minus LATREC_LIVE_LAG_NS (100 ms). A record
+ *     stamped more than that lag before the poll that first sees it (a
+ *     writer preempted between its clock read and its store, an earlier
+ *     time given to latrec_stamp_at, a ring that appears late) is fed when
+ *     seen, after newer ones: snapshot .late counts them. Times are those
+ *     of the merge (CLOCK_MONOTONIC, or CLOCK_REALTIME with --wall).
+ *   - END only once the recording ended (run.json no longer says
+ *     "recording"): the step then drains everything without watermark and
+ *     polls until nothing more comes. A directory without run.json never
+ *     ends by itself: the caller finishes when it wants.
+ * latrec_engine_finish on a LIVE engine drains the same way before it ends
+ * the open instances. Without LIVE nothing of this runs: the rings are read
+ * as they were at open, to the end, as report, hist and convert always did. */
 enum { LATREC_ENGINE_LIVE = 1 };
 
 /* latrec_engine_step results */
@@ -52,12 +82,33 @@ int latrec_engine_start(latrec_engine *e, const latrec_pass_opts *opts, const la
  * ERROR: out of memory, printed. */
 int latrec_engine_step(latrec_engine *e, uint64_t budget);
 
+/* One ring as the stream has read it so far. */
+typedef struct latrec_engine_ring {
+    const char *path;  /* as the ring set spells it ("run/rings/x.latrec") */
+    const char *name;  /* the writer's ring name ("libe3.outbound.101"; "" when rejected) */
+    int      ok;       /* read (0: rejected, the reason printed at open or rescan) */
+    int      sched;    /* the scheduler collector's sched.latrec */
+    int      closed;   /* its writer closed it (seen by a LIVE poll) */
+    uint64_t records;  /* its records fed (after the start-stamp filter) */
+    uint64_t written;  /* records its writer wrote, as of the last poll (read/ring.h) */
+    uint64_t lost;     /* overwritten before the open (lower bound when lost_lower_bound) */
+    int      wrapped, lost_lower_bound;
+    uint64_t lapped;   /* overwritten under the reader after the open */
+    uint64_t torn;     /* slots caught mid-stamp at open */
+    uint64_t dropped;  /* before its directory's start stamp */
+    uint64_t last_t_ns; /* its newest stamp (CLOCK_MONOTONIC; 0: none) */
+} latrec_engine_ring;
+
 /* What the stream has given so far. */
 typedef struct latrec_engine_snap {
     uint64_t records;        /* program records fed to the builder */
     uint64_t last_t_ns;      /* the newest of them, on the pass clock (0: none) */
     uint64_t begin_ns;       /* the run's beginning on that clock */
-    latrec_input_totals totals; /* rings, loss, wraps, torn (engine/input.h) */
+    latrec_input_totals totals; /* rings, loss, wraps, torn, lapped (engine/input.h) */
+    size_t   n_rings;        /* every ring, ok or not, in set order */
+    const latrec_engine_ring *rings; /* valid until the next step, snapshot or close */
+    uint64_t watermark;      /* LIVE: records up to this merge key are fed (0: not live) */
+    uint64_t late;           /* LIVE: records fed below a key already fed (see above) */
 } latrec_engine_snap;
 void latrec_engine_snapshot(latrec_engine *e, latrec_engine_snap *s);
 

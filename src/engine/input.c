@@ -197,9 +197,12 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     in->dropped = calloc(in->set.n + 1, sizeof(uint64_t));
     in->released = calloc(in->set.n + 1, sizeof(*in->released));
     in->truncated = calloc(in->set.n + 1, 1);
+    in->fed = calloc(in->set.n + 1, sizeof(uint64_t));
+    in->lapped = calloc(in->set.n + 1, sizeof(uint64_t));
     uint64_t *starts = in->dir_start_ns = calloc((size_t)o->n_dirs, sizeof(uint64_t));
     int *have = in->dir_have_start = calloc((size_t)o->n_dirs, sizeof(int));
-    if (!in->ring_dir || !in->dropped || !in->released || !in->truncated || !starts || !have) {
+    if (!in->ring_dir || !in->dropped || !in->released || !in->truncated || !in->fed || !in->lapped || !starts ||
+        !have) {
         fprintf(stderr, "latrec %s: out of memory\n", cmd);
         return 1;
     }
@@ -313,9 +316,22 @@ static void say_truncated(latrec_input *in)
     }
 }
 
+/* Each ring's lapped count, from its cursor. */
+void latrec_input_lapped_get(latrec_input *in, latrec_merge *m)
+{
+    for (size_t i = 0; i < in->set.n && i < m->n; i++) in->lapped[i] = latrec_merge_cursor(m, i)->lapped;
+}
+
+/* Live: the next record is at or below the watermark. */
+static int ready(const latrec_input *in, const latrec_merge *m)
+{
+    uint64_t key;
+    return latrec_merge_peek(m, &key) && key <= in->watermark;
+}
+
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
 {
-    while (latrec_merge_next(m, out)) {
+    while ((!in->live || ready(in, m)) && latrec_merge_next(m, out)) {
         latrec_ring_window_at(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
         const int d = in->ring_dir[out->ring];
         if (in->dir_have_start[d] && out->rec.t_ns < in->dir_start_ns[d]) {
@@ -323,11 +339,18 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
             continue;
         }
         if (in->pass == 1) {
+            in->fed[out->ring]++;
             if ((int)out->ring == in->sched_ring) in->sched_records++;
             else in->records++;
         }
+        if (in->live && (int)out->ring != in->sched_ring) {
+            if (out->t_ns < in->last_key) in->late++;
+            else in->last_key = out->t_ns;
+        }
         return 1;
     }
+    if (in->pass == 1) latrec_input_lapped_get(in, m);
+    if (in->live) return 0; /* idle for now: the windows stay where they are */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
     say_truncated(in);
     return 0;
@@ -346,6 +369,8 @@ void latrec_input_close(latrec_input *in)
     free(in->dropped);
     free(in->released);
     free(in->truncated);
+    free(in->fed);
+    free(in->lapped);
     free(in->dir_have_start);
     free(in->dir_start_ns);
     memset(in, 0, sizeof(*in));
@@ -395,6 +420,7 @@ void latrec_input_totals_get(const latrec_input *in, latrec_input_totals *t)
         t->multi_writer += r->multi_writer != 0;
         t->valid = sat_add(t->valid, r->valid);
         t->torn = sat_add(t->torn, r->torn);
+        t->lapped = sat_add(t->lapped, in->lapped[i]);
         t->lost = sat_add(t->lost, r->lost);
         t->lost_lower_bound |= (r->lost_lower_bound && r->lost) || t->lost == LATREC_COUNT_MAX;
         t->dropped = sat_add(t->dropped, in->dropped[i]);

@@ -82,6 +82,14 @@ typedef struct latrec_input {
     latrec_ring_window *released; /* per ring: the pass's resident pages
                                      (read/ring_window.h) */
     unsigned char *truncated;     /* per ring: 1 once said truncated while read */
+    uint64_t      *fed;           /* per ring: records delivered by the first pass */
+    uint64_t      *lapped;        /* per ring: slots overwritten under the reader
+                                     (read/ring.h), as of the last poll or the end */
+    /* LATREC_ENGINE_LIVE (engine/live.c): the stream holds back records whose
+     * merge key is above the watermark; late counts program records that
+     * came below a key already delivered */
+    int            live;
+    uint64_t       watermark, late, last_key;
     uint64_t       records;       /* records of the program's rings delivered by the first pass */
     uint64_t       sched_records; /* and of sched.latrec (the scheduler collector's events) */
     int            pass;          /* passes started by latrec_input_rewind */
@@ -120,6 +128,10 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m);
  * marked in in->truncated; the other rings were read whole. */
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
 
+/* Copy each ring's lapped count from the pass's merge into in->lapped
+ * (latrec_input_next does at the end of the first pass). */
+void latrec_input_lapped_get(latrec_input *in, latrec_merge *m);
+
 void latrec_input_close(latrec_input *in);
 
 /* The role of a ring: its name without the trailing ".<tid>" of the
@@ -144,6 +156,7 @@ typedef struct latrec_input_totals {
     size_t   truncated;                /* rings whose file shrank while read */
     uint64_t valid, lost, dropped;
     uint64_t torn;                     /* torn slots (read/ring.h) */
+    uint64_t lapped;                   /* slots overwritten under the reader (read/ring.h) */
     int      lost_lower_bound;
     uint32_t clock_min, clock_max; /* ns per clock read, over rings that measured it */
     uint64_t first_t, last_t;      /* mono ns over all records */

@@ -14,6 +14,7 @@ struct latrec_merge_src {
     uint64_t       key;  /* head's merge key */
     uint64_t       pos;  /* head's write-order position */
     latrec_wallmap wall;
+    int            no_wall; /* left out: no wall-clock mapping (add_rings) */
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -147,6 +148,75 @@ int latrec_merge_next(latrec_merge *m, latrec_merged *out)
     if (m->heap_len > 1)
         sift_down(m, 0);
     return 1;
+}
+
+/* ---- live rings ---------------------------------------------------------- */
+
+static void sift_up(latrec_merge *m, size_t i)
+{
+    struct latrec_merge_ent *h = m->heap, x = h[i];
+    for (; i > 0 && before(&x, &h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
+    h[i] = x;
+}
+
+int latrec_merge_peek(const latrec_merge *m, uint64_t *key)
+{
+    if (m->heap_len == 0) return 0;
+    *key = m->heap[0].key;
+    return 1;
+}
+
+/* Ring i has a head in the heap (a linear look: live polls only). */
+static int queued(const latrec_merge *m, size_t i)
+{
+    for (size_t k = 0; k < m->heap_len; k++)
+        if (m->heap[k].ring == i) return 1;
+    return 0;
+}
+
+latrec_cursor *latrec_merge_cursor(latrec_merge *m, size_t i) { return &m->src[i].cur; }
+
+uint64_t latrec_merge_key(const latrec_merge *m, size_t i, uint64_t t_ns)
+{
+    return (m->flags & LATREC_MERGE_WALL) ? latrec_wallmap_apply(&m->src[i].wall, t_ns) : t_ns;
+}
+
+int latrec_merge_repoll(latrec_merge *m, size_t i)
+{
+    struct latrec_merge_src *s = &m->src[i];
+    if (queued(m, i)) return 1;
+    if (m->rings[i].status != LATREC_RING_OK || s->no_wall || !advance(m, (uint32_t)i)) return 0;
+    m->heap[m->heap_len] = (struct latrec_merge_ent){ s->key, (uint32_t)i };
+    sift_up(m, m->heap_len++);
+    return 1;
+}
+
+int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (n > UINT32_MAX) return fail(err, errlen, "too many rings");
+    m->rings = rings;
+    if (n <= m->n) return 0;
+    struct latrec_merge_src *src = realloc(m->src, n * sizeof(*src));
+    if (src) m->src = src;
+    struct latrec_merge_ent *heap = src ? realloc(m->heap, n * sizeof(*heap)) : NULL;
+    if (!heap) return fail(err, errlen, "out of memory");
+    m->heap = heap;
+    int rc = 0;
+    for (size_t i = m->n; i < n; i++) {
+        memset(&m->src[i], 0, sizeof(m->src[i]));
+        latrec_ring_cursor_init(&m->src[i].cur);
+        char why[LATREC_REASON_LEN];
+        if (rings[i].status == LATREC_RING_OK && (m->flags & LATREC_MERGE_WALL) &&
+            latrec_wallmap_init(&m->src[i].wall, &rings[i], why, sizeof(why)) != 0) {
+            m->src[i].no_wall = 1;
+            if (rc == 0) rc = fail(err, errlen, "%s: %s", rings[i].path, why);
+        }
+    }
+    size_t from = m->n;
+    m->n = n;
+    for (size_t i = from; i < n; i++) latrec_merge_repoll(m, i);
+    return rc;
 }
 
 void latrec_merge_free(latrec_merge *m)

@@ -67,6 +67,30 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
  * exhausted. No allocation, O(log n) per record. */
 int latrec_merge_next(latrec_merge *m, latrec_merged *out);
 
+/* Following live rings (engine/live.c). */
+
+/* The key of the next record (what latrec_merge_next would give): 1 with
+ * *key set, or 0 when every ring is exhausted (for now). */
+int latrec_merge_peek(const latrec_merge *m, uint64_t *key);
+
+/* Ring i's cursor (to extend with latrec_ring_poll once the ring ran dry). */
+latrec_cursor *latrec_merge_cursor(latrec_merge *m, size_t i);
+
+/* Ring i ran dry and its cursor may have been extended since: take its
+ * next record as its head again. 1 when ring i has a head now (also when
+ * it never ran dry), 0 when it is still exhausted. */
+int latrec_merge_repoll(latrec_merge *m, size_t i);
+
+/* The merge key of ring i's stamp t_ns (itself, or wall-clock ns). */
+uint64_t latrec_merge_key(const latrec_merge *m, size_t i, uint64_t t_ns);
+
+/* The ring array grew to n (it may have moved): rings [m->n, n) join the
+ * merge, each from its oldest record. 0, or -1 with one line in err:
+ * "out of memory", "<ring path>: no t0_real_ns: cannot map to wall clock"
+ * (that ring is left out, the others join). Boot ids are not compared
+ * here (the caller leaves out a ring of another boot). */
+int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, char *err, size_t errlen);
+
 /* Free what init allocated; *m is left zeroed. */
 void latrec_merge_free(latrec_merge *m);
 

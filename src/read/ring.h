@@ -222,6 +222,11 @@ typedef struct latrec_ring {
     void    *map;
     size_t   map_len;
     uint32_t guard;         /* read/shrink_guard.h handle; 0 = unguarded */
+
+    /* following a live ring (latrec_ring_poll, read/ring_live.c) */
+    uint64_t live_base;     /* write index of cursor position 0 */
+    int      live_init;     /* live_base set (at the first poll) */
+    int      live_closed;   /* the writer closed the ring (LATREC_F_CLEAN_CLOSE) */
 } latrec_ring;
 
 /* A position in one ring's write order. `pos` is the index of the next slot
@@ -319,6 +324,41 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
     c->pos = pos;
     return 0;
 }
+
+/* Follow a ring a writer is still stamping (read/ring_live.c). Call it
+ * when `c` ran dry (latrec_ring_next returned 0; earlier it does nothing):
+ * the records written since the open or the last poll become the next
+ * positions of `c`, and the ring's written, wrapped, rec_count, max_t_ns
+ * and last_t_ns follow the writer. lost, valid, stage_counts and the
+ * first record stay as at open: lost counts what was overwritten before
+ * the open, the cursor's lapped what was overwritten under the reader.
+ *
+ * Where the writer is: the header's rec_count R (the writer refreshes it
+ * every entries / 2 records, so the write index W is in [R, R + entries /
+ * 2)), then the slots from max(R, the end seen so far) on, while each holds
+ * a nonzero t_ns not below the one before it: the first that does not (the
+ * slot being written, or a record of the previous lap) is W. Records below
+ * R are taken as written whatever their stamps (latrec_stamp_at() with an
+ * earlier time); above R such a record waits until rec_count passes it.
+ *
+ * Lapping: when W is more than entries ahead of the cursor, the records
+ * between were overwritten before they were read: they are counted in
+ * c->lapped and the cursor moves to the oldest record still there (one
+ * further when slot W is being rewritten right now). The slots the cursor
+ * then visits are checked as latrec_ring_next does (a t_ns above the
+ * poll's newest stamp, or changed while copied: lapped). A look at the
+ * slots is sound when the writer moved less than half a ring during it,
+ * which an unchanged rec_count proves; otherwise the poll looks again (8
+ * looks at most: a writer crossing half a ring during each of them can
+ * still have records of one lap read under the positions of the lap
+ * before). With the writer paused while the poll looks, the count is exact.
+ *
+ * Returns the number of new positions (lapped ones included), 0 when
+ * nothing was written since (or the ring is rejected, or not a
+ * single-writer ring). The header is read through the mapping: v1/v2
+ * writers that do not refresh rec_count on the stamp path are followed by
+ * their stamps alone. */
+uint64_t latrec_ring_poll(latrec_ring *r, latrec_cursor *c);
 
 #ifdef __cplusplus
 }

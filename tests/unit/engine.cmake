@@ -1,0 +1,8 @@
+# The analysis engine (src/engine):
+#   test_engine_live   LATREC_ENGINE_LIVE on rings the writer library is still
+#                      stamping: no torn record, lapping counted exactly, the
+#                      watermark, rings that appear after the open
+latrec_unit_test(test_engine_live
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_engine_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
+  LIBS latrec latrec_engine)
+target_include_directories(test_engine_live PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
