@@ -12,6 +12,9 @@ struct spool {
     int component, leg;
     FILE *f;
     uint64_t rows;
+    int key_hits[LATREC_MAX_KEYS]; /* key_hit() of each of the leg's keys */
+    size_t len;                    /* bytes in buf, not yet in f */
+    unsigned char *buf;            /* SPOOL_BUF bytes */
 };
 
 struct latrec_component_tables {
@@ -109,8 +112,10 @@ latrec_component_tables *latrec_component_tables_new(const latrec_input *in, con
 void latrec_component_tables_free(latrec_component_tables *t)
 {
     if (!t) return;
-    for (size_t i = 0; i < t->n; i++)
+    for (size_t i = 0; i < t->n; i++) {
         if (t->spools[i].f) fclose(t->spools[i].f);
+        free(t->spools[i].buf);
+    }
     free(t->spools);
     free(t);
 }
@@ -129,11 +134,23 @@ static struct spool *spool_for(latrec_component_tables *t, int component, int le
         t->cap = cap;
     }
     FILE *f = tmpfile();
-    if (!f) return NULL;
-    setvbuf(f, NULL, _IOFBF, SPOOL_BUF);
-    t->spools[t->n] = (struct spool){ component, leg, f, 0 };
+    unsigned char *buf = f ? malloc(SPOOL_BUF) : NULL;
+    if (!buf) {
+        if (f) fclose(f);
+        return NULL;
+    }
+    t->spools[t->n] = (struct spool){ .component = component, .leg = leg, .f = f, .buf = buf };
+    const latrec_leg *l = latrec_legs_leg(t->legs, leg);
+    for (int k = 0; k < l->n_keys && k < LATREC_MAX_KEYS; k++) t->spools[t->n].key_hits[k] = key_hit(l, k);
     t->last = t->n;
     return &t->spools[t->n++];
+}
+
+/* The buffered rows into the spool file (a failed write shows in ferror). */
+static void spool_flush(struct spool *s)
+{
+    if (s->len) fwrite(s->buf, 1, s->len, s->f);
+    s->len = 0;
 }
 
 void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst)
@@ -164,11 +181,14 @@ void latrec_component_tables_add(latrec_component_tables *t, const latrec_instan
         first = 0;
     }
     for (int k = 0; k < leg->n_keys; k++) {
-        const int h = key_hit(leg, k);
+        const int h = s->key_hits[k];
         if (h < 0 || h >= n_hits || !(mask >> h & 1) || leg->keys[k].field == LATREC_FIELD_SEQ) continue;
         p = put_varint(p, leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux : inst->hits[h].aux2);
     }
-    fwrite_unlocked(row, 1, (size_t)(p - row), s->f);
+    const size_t n = (size_t)(p - row);
+    if (s->len + n > SPOOL_BUF) spool_flush(s);
+    memcpy(s->buf + s->len, row, n);
+    s->len += n;
     s->rows++; /* write errors show at latrec_component_tables_write() */
 }
 
@@ -327,6 +347,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         char leg_field[2 * LATREC_NAME_MAX + 3];
         const size_t leg_len = latrec_csv_field(leg->name, leg_field, sizeof(leg_field));
         FILE *f = s->f;
+        spool_flush(s);
         if (fflush(f) != 0 || ferror(f)) goto out; /* spooling failed (errno kept) */
         rewind(f);
         *in = (struct spool_in){ .f = f };

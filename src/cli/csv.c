@@ -158,10 +158,9 @@ size_t latrec_csv_field(const char *s, char *out, size_t cap)
     return k;
 }
 
-char *latrec_csv_reserve(latrec_csv *c, size_t n)
+void latrec_csv_flush(latrec_csv *c)
 {
-    if (c->len + n > c->cap) flush(c);
-    return c->buf + c->len;
+    flush(c);
 }
 
 void latrec_csv_empty(latrec_csv *c)

@@ -49,7 +49,12 @@ size_t latrec_csv_field(const char *s, char *out, size_t cap);
  * 64 KiB), the caller formats the row there, '\n' included, with the
  * latrec_fmt_* functions below and memcpy, and latrec_csv_commit() takes
  * the bytes up to end. */
-char *latrec_csv_reserve(latrec_csv *c, size_t n);
+void latrec_csv_flush(latrec_csv *c); /* the buffer out now */
+static inline char *latrec_csv_reserve(latrec_csv *c, size_t n)
+{
+    if (__builtin_expect(c->len + n > c->cap, 0)) latrec_csv_flush(c);
+    return c->buf + c->len;
+}
 static inline void latrec_csv_commit(latrec_csv *c, char *end) { c->len = (size_t)(end - c->buf); }
 
 /* Decimal formatting without a per-digit division: numbers are cut into
@@ -71,7 +76,9 @@ static inline __attribute__((always_inline)) void latrec_fmt8(char *p, uint32_t 
     memcpy(p + 6, latrec_digit_pairs + 2 * (lo % 100), 2);
 }
 
-/* v < 10^8 without leading zeros. */
+/* v < 10^8 without leading zeros. (A branch-free digit count from the bit
+ * length took more instructions: the values of a column mostly keep their
+ * length, so these branches are predicted.) */
 static inline __attribute__((always_inline)) char *latrec_fmt_small(char *out, uint32_t v)
 {
     const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5

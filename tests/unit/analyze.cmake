@@ -10,6 +10,10 @@ latrec_unit_test(test_legs_csv
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_csv.c ${CMAKE_SOURCE_DIR}/src/cli/csv.c
   LIBS latrec_analyze latrec_read)
 target_include_directories(test_legs_csv PRIVATE ${CMAKE_SOURCE_DIR}/src)
+latrec_unit_test(test_csv_format
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_csv_format.c ${CMAKE_SOURCE_DIR}/src/cli/csv.c
+  LIBS latrec_read)
+target_include_directories(test_csv_format PRIVATE ${CMAKE_SOURCE_DIR}/src)
 latrec_unit_test(test_paths
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_paths.c
   LIBS latrec_analyze latrec_read)

@@ -1,0 +1,89 @@
+/*
+ * The CSV writer's table formatting (cli/csv.h) against snprintf: every
+ * number at and around each power of ten up to 2^64 - 1, and a few million
+ * pseudo-random ones of every length; durations in us with three decimals,
+ * negative ones too; a quoted field as latrec_csv_field makes it.
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/csv.h"
+
+static void check_u64(uint64_t v)
+{
+    char got[32], want[32];
+    *latrec_fmt_u64(got, v) = '\0';
+    snprintf(want, sizeof want, "%" PRIu64, v);
+    assert_string_equal(got, want);
+}
+
+static void check_us(int64_t ns)
+{
+    char got[40], want[40];
+    const uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    *latrec_fmt_us(got, ns) = '\0';
+    snprintf(want, sizeof want, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+    assert_string_equal(got, want);
+}
+
+static void test_powers_of_ten(void **state)
+{
+    (void)state;
+    uint64_t p = 1;
+    for (int k = 0; k < 20; k++, p *= 10)
+        for (int d = -2; d <= 2; d++)
+            check_u64(p + (uint64_t)(int64_t)d); /* 1 - 2 wraps to 2^64 - 1: a number too */
+    check_u64(0);
+    check_u64(UINT64_MAX);
+    check_us(0);
+    check_us(-1);
+    check_us(999);
+    check_us(-1000);
+    check_us(INT64_MIN);
+    check_us(INT64_MAX);
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        const uint64_t v = x >> (x & 63); /* every length */
+        check_u64(v);
+        check_us((int64_t)v >> 2);
+        check_us(-((int64_t)v >> 2));
+    }
+}
+
+static void test_field(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(latrec_csv_field("plain.1", out, sizeof out), 7);
+    assert_string_equal(out, "plain.1");
+    assert_int_equal(latrec_csv_field("a,b", out, sizeof out), 5);
+    assert_string_equal(out, "\"a,b\"");
+    assert_int_equal(latrec_csv_field("say\"hi", out, sizeof out), 9);
+    assert_string_equal(out, "\"say\"\"hi\"");
+    assert_int_equal(latrec_csv_field("line\nnext", out, sizeof out), 11);
+    assert_int_equal(latrec_csv_field("abcdef", out, 8), 0); /* 2 * 6 + 3 bytes needed */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_powers_of_ten),
+        cmocka_unit_test(test_random),
+        cmocka_unit_test(test_field),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
