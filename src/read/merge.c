@@ -1,5 +1,5 @@
 /*
- * merge.c - k-way time-ordered merge over rings (binary min-heap).
+ * merge.c - k-way time-ordered merge over rings (tournament tree of losers).
  */
 #include "read/merge.h"
 
@@ -31,49 +31,61 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-/* Strict order on heap entries: (key, ring index). Positions of one ring
- * never meet in the heap (one head per ring), so the ring index settles
- * every tie. */
+/* A ring's head key, (key << 64 | tie) in one 128-bit integer so that a
+ * match is one comparison and its outcome a conditional move (the winner
+ * of a match is a coin toss to a branch predictor). Ties between rings go
+ * to the lower ring index (tie = ring); an exhausted ring (and a padding
+ * leaf) has tie = 2^32 + ring, so it loses to every head, whatever its
+ * time. Positions of one ring never meet (one head per ring). */
+typedef unsigned __int128 key128;
 struct latrec_merge_ent {
-    uint64_t key;  /* the ring's head key, kept here so sifting stays in the heap */
-    uint32_t ring;
+    key128 k;
 };
 
-static inline int before(const struct latrec_merge_ent *a, const struct latrec_merge_ent *b)
-{
-    return a->key != b->key ? a->key < b->key : a->ring < b->ring;
-}
+#define EXHAUSTED (1ull << 32)
 
-static void sift_down(latrec_merge *m, size_t i)
-{
-    struct latrec_merge_ent *h = m->heap;
-    size_t n = m->heap_len;
-    struct latrec_merge_ent x = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(&h[c + 1], &h[c]))
-            c++;
-        if (!before(&h[c], &x))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
-}
+static inline key128 key_of(uint64_t key, uint64_t tie) { return (key128)key << 64 | tie; }
+static inline uint32_t ring_of(key128 k) { return (uint32_t)k; }
+static inline int exhausted(key128 k) { return ((uint64_t)k & EXHAUSTED) != 0; }
 
-/* Load ring i's next record as its head; 0 when the ring is exhausted. */
-static inline int advance(latrec_merge *m, uint32_t i)
+/* Load ring i's next record as its head; its key, or an exhausted key when
+ * the ring has no more records. */
+static inline key128 advance(latrec_merge *m, uint32_t i)
 {
     struct latrec_merge_src *s = &m->src[i];
     if (!latrec_ring_next(&m->rings[i], &s->cur, &s->head))
-        return 0;
+        return key_of(UINT64_MAX, EXHAUSTED + i);
     s->pos = s->cur.pos - 1;
     s->key = (m->flags & LATREC_MERGE_WALL)
                  ? latrec_wallmap_apply(&s->wall, s->head.t_ns)
                  : s->head.t_ns;
-    return 1;
+    return key_of(s->key, i);
+}
+
+/* Play the matches below `node` (node j plays 2j and 2j + 1; node leaves + i
+ * is ring i's leaf): each inner node keeps its loser's key; returns the
+ * winner's. Recursion depth log2(leaves). */
+static key128 play(latrec_merge *m, size_t node)
+{
+    if (node >= m->leaves)
+        return m->heap[node].k;
+    key128 a = play(m, 2 * node), b = play(m, 2 * node + 1);
+    m->heap[node].k = a < b ? b : a;
+    return a < b ? a : b;
+}
+
+/* The winner's ring has a new key k: replay its matches from its leaf to
+ * the root, the losers' keys staying in the nodes. */
+static inline void replay(latrec_merge *m, uint32_t ring, key128 k)
+{
+    struct latrec_merge_ent *t = m->heap;
+    for (size_t node = (m->leaves + ring) >> 1; node >= 1; node >>= 1) {
+        key128 o = t[node].k;
+        int lt = o < k;
+        t[node].k = lt ? k : o;
+        k = lt ? o : k;
+    }
+    t[0].k = k;
 }
 
 int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
@@ -106,12 +118,18 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
         }
     }
 
+    size_t k = 1;
+    while (k < n)
+        k *= 2;
+    m->leaves = k;
     m->src = calloc(n, sizeof *m->src);
-    m->heap = calloc(n, sizeof *m->heap);
+    m->heap = calloc(2 * k, sizeof *m->heap);
     if (!m->src || !m->heap) {
         latrec_merge_free(m);
         return fail(err, errlen, "out of memory");
     }
+    for (size_t i = 0; i < k; i++)
+        m->heap[k + i].k = key_of(UINT64_MAX, EXHAUSTED + i);
     for (size_t i = 0; i < n; i++) {
         if (rings[i].status != LATREC_RING_OK)
             continue;
@@ -123,11 +141,10 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
             }
         }
         latrec_ring_cursor_init(&m->src[i].cur);
-        if (advance(m, (uint32_t)i))
-            m->heap[m->heap_len++] = (struct latrec_merge_ent){ m->src[i].key, (uint32_t)i };
+        m->heap[k + i].k = advance(m, (uint32_t)i);
+        m->heap_len += !exhausted(m->heap[k + i].k);
     }
-    for (size_t i = m->heap_len / 2; i-- > 0;)
-        sift_down(m, i);
+    m->heap[0].k = play(m, 1);
     return 0;
 }
 
@@ -135,18 +152,16 @@ int latrec_merge_next(latrec_merge *m, latrec_merged *out)
 {
     if (m->heap_len == 0)
         return 0;
-    uint32_t i = m->heap[0].ring;
+    uint32_t i = ring_of(m->heap[0].k);
     struct latrec_merge_src *s = &m->src[i];
     out->t_ns = s->key;
     out->ring = i;
     out->pos = s->pos;
     out->rec = s->head;
-    if (advance(m, i))
-        m->heap[0].key = s->key;
-    else
-        m->heap[0] = m->heap[--m->heap_len];
-    if (m->heap_len > 1)
-        sift_down(m, 0);
+    key128 k = advance(m, i);
+    m->heap[m->leaves + i].k = k;
+    m->heap_len -= exhausted(k);
+    replay(m, i, k);
     return 1;
 }
 

@@ -7,7 +7,8 @@
  * index order and the output is the same on every run. A ring's own write
  * order is kept even where stamp_at left a small local inversion. Memory is
  * O(number of rings), allocated once at init; latrec_merge_next() never
- * allocates.
+ * allocates. The rings' heads meet in a tournament (loser) tree: a record
+ * costs one key comparison per level, log2(rings) rounded up.
  */
 #ifndef LATREC_READ_MERGE_H
 #define LATREC_READ_MERGE_H
@@ -41,15 +42,19 @@ typedef struct latrec_merged {
 } latrec_merged;
 
 struct latrec_merge_src; /* per ring: cursor, head record, wall map */
-struct latrec_merge_ent; /* a heap entry: the ring's head key and the ring */
+struct latrec_merge_ent; /* a ring's head key: (key, ring), or exhausted */
 
 typedef struct latrec_merge {
     const latrec_ring       *rings;
     size_t                   n;
     unsigned                 flags;
     struct latrec_merge_src *src;  /* n entries */
-    struct latrec_merge_ent *heap; /* (key, ring) entries, a min-heap */
-    size_t                   heap_len;
+    struct latrec_merge_ent *heap; /* 2 * leaves keys, a tree of losers: [0]
+                                      the winner, [1, leaves) the loser of
+                                      each match (node j plays 2j and
+                                      2j + 1), [leaves + i] ring i's head */
+    size_t                   leaves;   /* n rounded up to a power of two */
+    size_t                   heap_len; /* rings not exhausted */
 } latrec_merge;
 
 /* Prepare a merge over rings[0..n) (rejected rings are skipped; the array
