@@ -4,10 +4,30 @@
 #include <stdio.h>
 #include <string.h>
 
-static int has_stage(const latrec_leg *leg, unsigned s)
+/* Hit index of stage s in leg, or -1. */
+static int hit_index(const latrec_leg *leg, unsigned s)
 {
-    return latrec_leg_chain_pos(leg, s) >= 0 || latrec_leg_extra_pos(leg, s) >= 0;
+    int i = latrec_leg_chain_pos(leg, s);
+    if (i < 0 && (i = latrec_leg_extra_pos(leg, s)) >= 0) i += leg->n_chain;
+    return i;
 }
+
+/* Stage of hit index i of leg, or -1. */
+static int hit_stage(const latrec_leg *leg, int i)
+{
+    if (i < leg->n_chain) return leg->chain[i];
+    return i - leg->n_chain < leg->n_extras ? leg->extras[i - leg->n_chain] : -1;
+}
+
+/* Fill in the hit indices of h's stages in leg. */
+static void index_hop(const latrec_leg *leg, latrec_hopdef *h)
+{
+    int a = hit_index(leg, h->from), b = hit_index(leg, h->to);
+    h->from_hit = (uint8_t)(a + 1);
+    h->to_hit = (uint8_t)(b + 1);
+}
+
+static int has_stage(const latrec_leg *leg, unsigned s) { return hit_index(leg, s) >= 0; }
 
 static void name_hop(const latrec_catalog *cat, latrec_hopdef *h)
 {
@@ -27,7 +47,8 @@ int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latr
             memset(&out[n], 0, sizeof(out[n]));
             out[n].from = (uint8_t)from;
             out[n].to = (uint8_t)to;
-            name_hop(cat, &out[n++]);
+            name_hop(cat, &out[n]);
+            index_hop(leg, &out[n++]);
         }
         return n;
     }
@@ -50,21 +71,24 @@ int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latr
         out[n].total = 1;
         snprintf(out[n++].name, sizeof(out[0].name), "total");
     }
+    for (int i = 0; i < n; i++) index_hop(leg, &out[i]);
     return n;
 }
 
-static const latrec_hit *hit_of(const latrec_leg *leg, const latrec_instance *inst, unsigned s)
+/* The stamp of stage s in inst; known is the hopdef's 1 + hit index (0:
+ * not known), used when the leg has s there. */
+static inline const latrec_hit *hit_of(const latrec_leg *leg, const latrec_instance *inst, unsigned s,
+                                       unsigned known)
 {
-    int i = latrec_leg_chain_pos(leg, s);
-    if (i < 0 && (i = latrec_leg_extra_pos(leg, s)) >= 0) i += leg->n_chain;
+    int i = known && hit_stage(leg, (int)known - 1) == (int)s ? (int)known - 1 : hit_index(leg, s);
     return i >= 0 && i < inst->n_hits && inst->hits[i].t_ns ? &inst->hits[i] : NULL;
 }
 
 int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                     const latrec_hit **a, const latrec_hit **b)
 {
-    *a = hit_of(leg, inst, h->from);
-    *b = hit_of(leg, inst, h->to);
+    *a = hit_of(leg, inst, h->from, h->from_hit);
+    *b = hit_of(leg, inst, h->to, h->to_hit);
     return *a && *b;
 }
 

@@ -26,6 +26,11 @@
 
 typedef struct latrec_hopdef {
     uint8_t from, to;
+    /* 1 + the hit index of from / to in the leg latrec_leg_hops() was given
+     * (0: not known; found by the stages then). Checked against the leg at
+     * each use, so a hopdef filled by hand or used with another leg stays
+     * right. */
+    uint8_t from_hit, to_hit;
     int     total;                      /* the leg total */
     char    name[2 * LATREC_NAME_MAX + 8]; /* "ENQUEUE->DEQUEUE" or "total" */
 } latrec_hopdef;

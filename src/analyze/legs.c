@@ -18,8 +18,7 @@ struct cand {
 
 struct node {
     struct node *prev, *next; /* open list, in order of creation */
-    struct node *gprev, *gnext; /* grace list, in order of completion */
-    uint64_t done_t;          /* when the last chain stage arrived (grace) */
+    uint64_t gpos;            /* in grace: its entry's position in the queue */
     int      in_grace;
     int32_t  legkey;          /* leg index, or -(component + 1) for discovery */
     uint8_t  n_disc;
@@ -28,6 +27,15 @@ struct node {
 };
 
 #define NODE_INST(n) ((latrec_instance *)((char *)(n) + sizeof(struct node)))
+
+struct grace {
+    struct node *node; /* NULL: a hole */
+    uint64_t done_t;   /* when the last chain stage arrived */
+    size_t   hash;     /* the node's table key hash (to fetch its slot ahead) */
+};
+
+/* Fetch the nodes this many entries behind the grace queue's front. */
+#define GRACE_AHEAD 8
 
 struct slot {
     uint64_t seq;
@@ -70,7 +78,15 @@ struct latrec_legs {
     struct slot *table;
     size_t table_cap, n_open, max_open;
     struct node *head, *tail;
-    struct node *ghead, *gtail; /* complete, waiting for late extras */
+    /* Complete instances waiting for late extras, in order of completion:
+     * a queue of (node, when its last chain stage arrived) read from the
+     * front, so the nodes due next are known ahead and fetched from memory
+     * before they are ended. An instance that leaves grace early leaves a
+     * hole (node NULL); holes are dropped at the front, and the queue is
+     * compacted when they outnumber the instances waiting. */
+    struct grace *gq;
+    uint64_t gq_head, gq_len, gq_cap; /* absolute position of the front; entries; a power of two */
+    size_t n_grace;
     struct node *free_nodes[DISC_HITS + LATREC_MAX_EXTRAS + 1];
     uint64_t horizon, grace;
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
@@ -322,6 +338,7 @@ void latrec_legs_free(latrec_legs *b)
     free(b->ring_role);
     free(b->leg_roles);
     free(b->table);
+    free(b->gq);
     free(b);
 }
 
@@ -494,10 +511,8 @@ static void end_node(latrec_legs *b, struct node *n, struct slot *s)
     if (!s) s = find_slot(b, inst->seq, inst->process, n->legkey);
     remove_slot(b, s);
     if (n->in_grace) {
-        if (n->gprev) n->gprev->gnext = n->gnext;
-        else b->ghead = n->gnext;
-        if (n->gnext) n->gnext->gprev = n->gprev;
-        else b->gtail = n->gprev;
+        b->gq[n->gpos & (b->gq_cap - 1)].node = NULL;
+        b->n_grace--;
     }
     if (n->prev) n->prev->next = n->next;
     else b->head = n->next;
@@ -560,9 +575,33 @@ static int counts_as_evicted(const struct node *n)
     return !n->in_grace && n->legkey >= 0;
 }
 
+/* Ask for the node and table slot of the grace entry GRACE_AHEAD behind
+ * the front: the node is about to be ended, and it was last touched a grace
+ * period of records ago. (Inlined: a function that only prefetches looks
+ * pure to the compiler, and calls to it vanish.) */
+static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs *b)
+{
+    if (b->gq_len <= GRACE_AHEAD) return;
+    const struct grace *g = &b->gq[(b->gq_head + GRACE_AHEAD) & (b->gq_cap - 1)];
+    if (!g->node) return;
+    const char *n = (const char *)g->node; /* the lines a leg of a few stages uses */
+    for (size_t off = 0; off < sizeof(struct node) + sizeof(latrec_instance) + 6 * sizeof(latrec_hit); off += 64)
+        __builtin_prefetch(n + off);
+    __builtin_prefetch(&b->table[g->hash & (b->table_cap - 1)]);
+}
+
 static void evict(latrec_legs *b, uint64_t now)
 {
-    while (b->ghead && b->ghead->done_t + b->grace < now) end_node(b, b->ghead, NULL);
+    while (b->gq_len) {
+        const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
+        if (g->node) {
+            if (g->done_t + b->grace >= now) break;
+            end_node(b, g->node, NULL); /* leaves a hole here */
+        }
+        b->gq_head++;
+        b->gq_len--;
+        fetch_ahead(b);
+    }
     while (b->head && NODE_INST(b->head)->first_t + b->horizon < now) {
         b->cut_horizon += counts_as_evicted(b->head);
         end_node(b, b->head, NULL);
@@ -638,17 +677,52 @@ static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uin
     return &cands[pick];
 }
 
-/* Put a complete-so-far instance on the grace list: it waits there for late
- * extras, and for chain stages a clock regression across two rings put
- * after its last one in time order. */
-static void start_grace(latrec_legs *b, struct node *n, uint64_t t)
+/* Drop the grace queue's holes: the entries keep their order, and each
+ * node learns its new position. */
+static void compact_grace(latrec_legs *b)
 {
+    const uint64_t mask = b->gq_cap - 1;
+    uint64_t to = b->gq_head;
+    for (uint64_t from = b->gq_head; from < b->gq_head + b->gq_len; from++) {
+        struct grace g = b->gq[from & mask];
+        if (!g.node) continue;
+        g.node->gpos = to;
+        b->gq[to++ & mask] = g;
+    }
+    b->gq_len = to - b->gq_head;
+}
+
+/* Room for one more grace entry: compact when holes are most of the queue,
+ * else double it. 0, or -1 when out of memory. */
+static int grace_room(latrec_legs *b)
+{
+    if (b->gq_len < b->gq_cap) return 0;
+    if (b->gq_len >= 64 && b->n_grace < b->gq_len / 2) {
+        compact_grace(b);
+        return 0;
+    }
+    uint64_t cap = b->gq_cap ? b->gq_cap * 2 : 1024;
+    struct grace *q = malloc(cap * sizeof(*q));
+    if (!q) return -1;
+    for (uint64_t p = b->gq_head; p < b->gq_head + b->gq_len; p++) q[p & (cap - 1)] = b->gq[p & (b->gq_cap - 1)];
+    free(b->gq);
+    b->gq = q;
+    b->gq_cap = cap;
+    return 0;
+}
+
+/* Put a complete-so-far instance on the grace queue: it waits there for
+ * late extras, and for chain stages a clock regression across two rings
+ * put after its last one in time order. 0, or -1 when out of memory. */
+static int start_grace(latrec_legs *b, struct node *n, uint64_t t)
+{
+    if (grace_room(b) < 0) return -1;
+    const latrec_instance *inst = NODE_INST(n);
     n->in_grace = 1;
-    n->done_t = t;
-    n->gprev = b->gtail;
-    if (b->gtail) b->gtail->gnext = n;
-    else b->ghead = n;
-    b->gtail = n;
+    n->gpos = b->gq_head + b->gq_len++;
+    b->gq[n->gpos & (b->gq_cap - 1)] = (struct grace){ n, t, hash_key(inst->seq, inst->process, n->legkey) };
+    b->n_grace++;
+    return 0;
 }
 
 int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
@@ -690,7 +764,8 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
         int chain = 1;
         for (int i = 0; i < leg->n_chain - 1; i++) chain &= inst->hits[i].t_ns != 0;
         if (chain && leg->n_extras == 0) end_node(b, n, s);
-        else start_grace(b, n, rec->t_ns); /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+        else if (start_grace(b, n, rec->t_ns) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+            return -2;
     }
     return c->leg;
 }
