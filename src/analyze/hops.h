@@ -53,6 +53,20 @@ int latrec_leg_hops(const latrec_catalog *cat, const latrec_leg *leg, const latr
 int latrec_hop_value(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                      int64_t *ns, uint32_t *ring_to);
 
+/* latrec_hop_value() for an instance of the very leg that latrec_leg_hops()
+ * made h for (a leg table's hops and its instances): the stamps are taken
+ * at h's hit indices, unchecked against the leg's stages. */
+static inline int latrec_hop_value_of_leg(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                                          int64_t *ns, uint32_t *ring_to)
+{
+    if (!h->from_hit || !h->to_hit) return latrec_hop_value(leg, inst, h, ns, ring_to);
+    const int a = h->from_hit - 1, b = h->to_hit - 1;
+    if (a >= inst->n_hits || b >= inst->n_hits || !inst->hits[a].t_ns || !inst->hits[b].t_ns) return 0;
+    *ns = (int64_t)(inst->hits[b].t_ns - inst->hits[a].t_ns);
+    *ring_to = inst->hits[b].ring;
+    return 1;
+}
+
 /* The two stamps of hop h in inst (NULL when a stage is absent): *a the
  * `from` stamp, *b the `to` stamp. Returns 1 when both are present. */
 int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,

@@ -31,7 +31,7 @@ struct node {
 struct grace {
     struct node *node; /* NULL: a hole */
     uint64_t done_t;   /* when the last chain stage arrived */
-    size_t   hash;     /* the node's table key hash (to fetch its slot ahead) */
+    uint64_t hash;     /* the node's table key hash (to fetch its slot ahead) */
 };
 
 /* Fetch the nodes this many entries behind the grace queue's front. */
@@ -77,6 +77,7 @@ struct latrec_legs {
 
     struct slot *table;
     size_t table_cap, n_open, max_open;
+    unsigned table_shift; /* 64 - log2(table_cap) */
     struct node *head, *tail;
     /* Complete instances waiting for late extras, in order of completion:
      * a queue of (node, when its last chain stage arrived) read from the
@@ -251,6 +252,7 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     b->processes = calloc(set->n + 1, sizeof(*b->processes));
     b->ring_role = calloc(set->n + 1, sizeof(int));
     b->table_cap = 1024;
+    b->table_shift = 64 - 10;
     b->table = calloc(b->table_cap, sizeof(*b->table));
     if (!b->ring_cat || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
         !b->ring_role || !b->table || index_catalogs(b) < 0) {
@@ -344,18 +346,20 @@ void latrec_legs_free(latrec_legs *b)
 
 /* ---- the open-instance table ---------------------------------------------- */
 
-static size_t hash_key(uint64_t seq, uint32_t process, int32_t legkey)
+/* Fibonacci hashing: seq has 48 bits, process and leg go above it and into
+ * its top, and the top bits of one product, where every input bit has
+ * reached, are the home slot (home_of). */
+static uint64_t hash_key(uint64_t seq, uint32_t process, int32_t legkey)
 {
-    uint64_t h = seq * 0x9E3779B97F4A7C15ull;
-    h ^= ((uint64_t)process << 32 | (uint32_t)legkey) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29;
-    return (size_t)h;
+    return (seq ^ (uint64_t)process << 40 ^ (uint64_t)(uint32_t)legkey << 52) * 0x9E3779B97F4A7C15ull;
 }
+
+static inline size_t home_of(const latrec_legs *b, uint64_t hash) { return (size_t)(hash >> b->table_shift); }
 
 static struct slot *find_slot(latrec_legs *b, uint64_t seq, uint32_t process, int32_t legkey)
 {
     size_t mask = b->table_cap - 1;
-    for (size_t i = hash_key(seq, process, legkey) & mask;; i = (i + 1) & mask) {
+    for (size_t i = home_of(b, hash_key(seq, process, legkey));; i = (i + 1) & mask) {
         struct slot *s = &b->table[i];
         if (!s->node || (s->seq == seq && s->process == process && s->legkey == legkey)) return s;
     }
@@ -369,6 +373,7 @@ static int grow_table(latrec_legs *b)
     if (!t) return -1;
     b->table = t;
     b->table_cap = old_cap * 2;
+    b->table_shift--;
     for (size_t i = 0; i < old_cap; i++)
         if (old[i].node) *find_slot(b, old[i].seq, old[i].process, old[i].legkey) = old[i];
     free(old);
@@ -381,7 +386,7 @@ static void remove_slot(latrec_legs *b, struct slot *s)
     size_t mask = b->table_cap - 1;
     size_t i = (size_t)(s - b->table);
     for (size_t j = (i + 1) & mask; b->table[j].node; j = (j + 1) & mask) {
-        size_t home = hash_key(b->table[j].seq, b->table[j].process, b->table[j].legkey) & mask;
+        size_t home = home_of(b, hash_key(b->table[j].seq, b->table[j].process, b->table[j].legkey));
         /* Move j back to i when its home is not within (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
             b->table[i] = b->table[j];
@@ -468,6 +473,16 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
 {
     const int l = inst->leg;
     b->leg_ended[l]++;
+    /* Stamps in chain order, the usual case: no pair is reversed. */
+    uint64_t last = 0;
+    int ordered = 1;
+    for (int i = 0; i < leg->n_chain && ordered; i++) {
+        const uint64_t t = inst->hits[i].t_ns;
+        if (!t) continue;
+        ordered = t >= last;
+        last = t;
+    }
+    if (ordered) return;
     for (int i = 0; i < leg->n_chain; i++) {
         const latrec_hit *a = &inst->hits[i];
         if (!a->t_ns) continue;
@@ -587,7 +602,7 @@ static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs 
     const char *n = (const char *)g->node; /* the lines a leg of a few stages uses */
     for (size_t off = 0; off < sizeof(struct node) + sizeof(latrec_instance) + 6 * sizeof(latrec_hit); off += 64)
         __builtin_prefetch(n + off);
-    __builtin_prefetch(&b->table[g->hash & (b->table_cap - 1)]);
+    __builtin_prefetch(&b->table[home_of(b, g->hash)]);
 }
 
 static void evict(latrec_legs *b, uint64_t now)

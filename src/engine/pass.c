@@ -264,7 +264,7 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     for (int h = 0; h < t->n_hops; h++) {
         int64_t v;
         uint32_t ring;
-        if (!latrec_hop_value(leg, inst, &t->hops[h], &v, &ring)) continue;
+        if (!latrec_hop_value_of_leg(leg, inst, &t->hops[h], &v, &ring)) continue; /* t's hops are leg's */
         /* A real hop shorter than the clock cost calibrates to 0, not to a
          * clock regression: regressions are judged on the raw hop. */
         if (p->opts.calibrate && v >= 0) {
