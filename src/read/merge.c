@@ -174,26 +174,11 @@ int latrec_merge_next(latrec_merge *m, latrec_merged *out)
 
 /* ---- live rings ---------------------------------------------------------- */
 
-static void sift_up(latrec_merge *m, size_t i)
-{
-    struct latrec_merge_ent *h = m->heap, x = h[i];
-    for (; i > 0 && before(&x, &h[(i - 1) / 2]); i = (i - 1) / 2) h[i] = h[(i - 1) / 2];
-    h[i] = x;
-}
-
 int latrec_merge_peek(const latrec_merge *m, uint64_t *key)
 {
     if (m->heap_len == 0) return 0;
-    *key = m->heap[0].key;
+    *key = (uint64_t)(m->heap[0].k >> 64);
     return 1;
-}
-
-/* Ring i has a head in the heap (a linear look: live polls only). */
-static int queued(const latrec_merge *m, size_t i)
-{
-    for (size_t k = 0; k < m->heap_len; k++)
-        if (m->heap[k].ring == i) return 1;
-    return 0;
 }
 
 latrec_cursor *latrec_merge_cursor(latrec_merge *m, size_t i) { return &m->src[i].cur; }
@@ -203,14 +188,46 @@ uint64_t latrec_merge_key(const latrec_merge *m, size_t i, uint64_t t_ns)
     return (m->flags & LATREC_MERGE_WALL) ? latrec_wallmap_apply(&m->src[i].wall, t_ns) : t_ns;
 }
 
+/* Take a head for ring i when it has none: 1 when it has one now. The
+ * tree's matches are left to the caller to play again (a ring joining
+ * changes matches off the winner's path). */
+static int repoll_leaf(latrec_merge *m, size_t i)
+{
+    struct latrec_merge_ent *leaf = &m->heap[m->leaves + i];
+    if (!exhausted(leaf->k)) return 1;
+    if (m->rings[i].status != LATREC_RING_OK || m->src[i].no_wall) return 0;
+    leaf->k = advance(m, (uint32_t)i);
+    if (exhausted(leaf->k)) return 0;
+    m->heap_len++;
+    return 1;
+}
+
 int latrec_merge_repoll(latrec_merge *m, size_t i)
 {
-    struct latrec_merge_src *s = &m->src[i];
-    if (queued(m, i)) return 1;
-    if (m->rings[i].status != LATREC_RING_OK || s->no_wall || !advance(m, (uint32_t)i)) return 0;
-    m->heap[m->heap_len] = (struct latrec_merge_ent){ s->key, (uint32_t)i };
-    sift_up(m, m->heap_len++);
+    struct latrec_merge_ent *leaf = &m->heap[m->leaves + i];
+    if (!exhausted(leaf->k)) return 1;
+    if (!repoll_leaf(m, i)) return 0;
+    m->heap[0].k = play(m, 1); /* O(rings), live polls only */
     return 1;
+}
+
+/* The tree for at least n rings: leaves doubled as needed, the rings' keys
+ * kept, padding leaves exhausted. 0, or -1 when out of memory. */
+static int grow_tree(latrec_merge *m, size_t n)
+{
+    size_t k = m->leaves ? m->leaves : 1;
+    while (k < n)
+        k *= 2;
+    if (k == m->leaves)
+        return 0;
+    struct latrec_merge_ent *heap = calloc(2 * k, sizeof(*heap));
+    if (!heap) return -1;
+    for (size_t i = 0; i < k; i++)
+        heap[k + i].k = i < m->n ? m->heap[m->leaves + i].k : key_of(UINT64_MAX, EXHAUSTED + i);
+    free(m->heap);
+    m->heap = heap;
+    m->leaves = k;
+    return 0;
 }
 
 int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, char *err, size_t errlen)
@@ -221,9 +238,7 @@ int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, 
     if (n <= m->n) return 0;
     struct latrec_merge_src *src = realloc(m->src, n * sizeof(*src));
     if (src) m->src = src;
-    struct latrec_merge_ent *heap = src ? realloc(m->heap, n * sizeof(*heap)) : NULL;
-    if (!heap) return fail(err, errlen, "out of memory");
-    m->heap = heap;
+    if (!src || grow_tree(m, n) < 0) return fail(err, errlen, "out of memory");
     int rc = 0;
     for (size_t i = m->n; i < n; i++) {
         memset(&m->src[i], 0, sizeof(m->src[i]));
@@ -237,7 +252,8 @@ int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, 
     }
     size_t from = m->n;
     m->n = n;
-    for (size_t i = from; i < n; i++) latrec_merge_repoll(m, i);
+    for (size_t i = from; i < n; i++) repoll_leaf(m, i);
+    m->heap[0].k = play(m, 1);
     return rc;
 }
 
