@@ -164,7 +164,7 @@ static const char *const rings_columns[] = {
     "lost_records", "lost_lower_bound", "descents", "clock_ns_per_call", "t0_mono_ns", "t0_real_ns",
     "t1_mono_ns", "t1_real_ns", "mono_real_offset_ns", "pid", "tid", "flags", "clock_id", "boot_id",
     "host", "catalog", "dropped_before_start", "status", "error", "torn_slots", "timebase", "tsc_pairs",
-    "tsc_pairs_taken", NULL
+    "tsc_pairs_taken", "lapped", NULL
 };
 
 /* The ring's timebase: "clock" (CLOCK_MONOTONIC stamps; every ring before
@@ -196,7 +196,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
             for (int k = 1; k < 26; k++) latrec_csv_empty(&c);
             latrec_csv_str(&c, "rejected");
             latrec_csv_str(&c, r->error);
-            for (int k = 0; k < 4; k++) latrec_csv_empty(&c);
+            for (int k = 0; k < 5; k++) latrec_csv_empty(&c);
             latrec_csv_end(&c);
             continue;
         }
@@ -250,6 +250,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
         }
         latrec_csv_u64(&c, r->torn);
         rings_csv_timebase(&c, r);
+        latrec_csv_u64(&c, in->lapped[i]);
         latrec_csv_end(&c);
     }
     return latrec_csv_close(&c);

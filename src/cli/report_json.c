@@ -91,6 +91,7 @@ static json_t *header(const latrec_report *m)
     json_object_set_new(hdr, "rings_wrapped", json_integer((json_int_t)t->wrapped));
     json_object_set_new(hdr, "rings_truncated", json_integer((json_int_t)t->truncated));
     json_object_set_new(hdr, "torn_slots", json_integer((json_int_t)t->torn));
+    json_object_set_new(hdr, "lapped", json_integer((json_int_t)t->lapped));
     json_object_set_new(hdr, "records", json_integer((json_int_t)h->records));
     json_object_set_new(hdr, "lost", json_integer((json_int_t)t->lost));
     json_object_set_new(hdr, "lost_is_lower_bound", json_boolean(t->lost_lower_bound));

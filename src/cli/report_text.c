@@ -20,9 +20,11 @@ static void header_text(const latrec_report *m, FILE *out)
     if (h->command && h->command[0]) fprintf(out, "# command: %s\n", latrec_text_safe(h->command, safe, sizeof(safe)));
     if (h->exit_note) fprintf(out, "# exit: %s\n", h->exit_note);
     fprintf(out, "# duration: %.3f s%s\n", h->duration_s, h->have_run ? "" : " (first to last record)");
-    char trunc[48] = "", torn[48] = "";
+    char trunc[48] = "", torn[96] = "";
     if (t->truncated) snprintf(trunc, sizeof(trunc), ", %zu truncated while read", t->truncated);
-    if (t->torn) snprintf(torn, sizeof(torn), "  torn slots: %llu", (unsigned long long)t->torn);
+    int w = t->torn ? snprintf(torn, sizeof(torn), "  torn slots: %llu", (unsigned long long)t->torn) : 0;
+    if (t->lapped && w >= 0) /* slots the writer overwrote under the reader (a run still recorded) */
+        snprintf(torn + w, sizeof(torn) - (size_t)w, "  lapped: %llu", (unsigned long long)t->lapped);
     fprintf(out, "# rings: %zu (%zu skipped, %zu wrapped%s%s)  records: %llu  lost: %llu%s  dropped before start: %llu%s\n",
             t->rings, t->rejected, t->wrapped, t->multi_writer ? ", some not single-writer" : "", trunc,
             (unsigned long long)h->records, (unsigned long long)t->lost, t->lost_lower_bound ? " (at least)" : "",

@@ -193,10 +193,11 @@ clear_t_ns() { "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(4096 + 32
     [ "$status" -eq 0 ]
     [ "$(jq .header.torn_slots <<<"$output")" -eq 2 ]
     [ "$(jq .header.records <<<"$output")" -eq 18 ]
+    [ "$(jq .header.lapped <<<"$output")" -eq 0 ] # nobody writes it: no slot lapped
     run --separate-stderr "$LATREC" report "$D/torn"
     [[ "${lines[2]}" == *"  torn slots: 2" ]]
     "$LATREC" convert -q "$D/torn" -o "$D/torn/csv"
-    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { print $c["torn_slots"], $c["valid"] }' "$D/torn/csv/rings.csv")" = "2 18" ]
+    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR > 1 { print $c["torn_slots"], $c["valid"], $c["lapped"] }' "$D/torn/csv/rings.csv")" = "2 18 0" ]
 }
 
 @test "a ring on another clock (clock_id 7) is refused with one line; the monotonic rings beside it are read" {
