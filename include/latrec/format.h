@@ -71,13 +71,13 @@
  * first and after the last pair the same with the first-to-last rate.
  *
  * rec_count and loss. The writer stores rec_count exactly at heartbeat,
- * close and process exit, and also on the stamp path each time the write
- * index reaches a multiple of half the capacity, entries / 2 (every stamp
- * when entries is 2; no syscall, no lock), right after that record's t_ns.
- * So between flushes the header is at most entries / 2 behind the truth,
- * always less than one capacity, and for a writer killed at any moment -
- * even between a record's t_ns and the rec_count store after it - the exact
- * number written is
+ * close and process exit, and also on the stamp path: a stamp whose write
+ * index is a multiple of half the capacity, entries / 2 (every stamp when
+ * entries is 2; no syscall, no lock), first stores that index, the records
+ * written before it. So between flushes the header is at most entries / 2
+ * behind the truth and never ahead of it, always less than one capacity,
+ * and for a writer killed at any moment - even in the middle of a stamp -
+ * the exact number written is
  *
  *   N = the smallest n >= rec_count with (n - 1) mod entries == newest slot
  *

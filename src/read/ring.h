@@ -84,8 +84,8 @@
  * write order and the ring counts as wrapped when rec_count >= entries.
  *
  * Loss. The writer stores rec_count exactly at heartbeat, close and exit,
- * and on the stamp path each time the write index reaches a multiple of
- * entries / 2, so the exact number written is
+ * and on the stamp path (a stamp at a write index that is a multiple of
+ * entries / 2 first stores that index), so the exact number written is
  *   written = the smallest n >= max(rec_count, valid) with
  *             (n - 1) mod entries == newest_slot
  *   lost    = written - entries (0 when written <= entries)
