@@ -37,15 +37,19 @@
  * MEDIAN_RATIO is the median over the rounds of each round's ratio; the
  * fastest-sample ratio compares the samples least disturbed by other load.
  * Both are needed: the fastest alone flatters a figure whose samples spread
- * wider than the reference's. Rings go to DIR (default: the library's
- * resolution, LATREC_OUTPUT_DIR or the compiled-in directory).
+ * wider than the reference's. Rings go to a fresh DIR/bench_stamp.XXXXXX,
+ * removed with them at exit (a run writes about 260 MiB: runs must not pile
+ * up); without --dir, to the library's resolution (LATREC_OUTPUT_DIR or the
+ * compiled-in directory), and they stay.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -262,6 +266,34 @@ static void two_threads(const char *dir, int reps, int cpu)
     free(ratio);
 }
 
+/* The run's own ring directory under --dir, and its removal at exit (after
+ * the library's exit flush, registered later, so run earlier). */
+static char run_dir[4096];
+
+static void remove_run_dir(void)
+{
+    DIR *d = opendir(run_dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+    rmdir(run_dir);
+}
+
+static const char *make_run_dir(const char *dir)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "bench_stamp: %s: cannot create: %s\n", dir, strerror(errno));
+        exit(1);
+    }
+    if (snprintf(run_dir, sizeof(run_dir), "%s/bench_stamp.XXXXXX", dir) >= (int)sizeof(run_dir) || !mkdtemp(run_dir)) {
+        fprintf(stderr, "bench_stamp: %s: cannot make a directory for the rings: %s\n", dir, strerror(errno));
+        exit(1);
+    }
+    atexit(remove_run_dir);
+    return run_dir;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_stamp [--dir DIR] [--reps N] [--ops N] [--cpu N] [--big-log2 N]\n");
@@ -282,6 +314,7 @@ int main(int argc, char **argv)
         else usage();
     }
     if (reps < 1 || reps > 1000 || ops < 1 || big_log2 < 12 || big_log2 > 26) usage();
+    if (dir) dir = make_run_dir(dir);
 
     sched_getaffinity(0, sizeof(allowed), &allowed);
     if (cpu < 0) cpu = sched_getcpu();
