@@ -61,6 +61,64 @@ check_stopped() {
     [ "$(cat action.log)" = "$want $value total $ring" ]
 }
 
+@test "a slow instance stops record --stop-above: status 193, run.json and the summary name it, the action ran once" {
+    run "$LATREC" record -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
+        "$SLOW_LEG" 60000 40 400 slow.txt end 0
+    echo "$output"
+    [ "$status" -eq 193 ]
+    check_stopped r 40
+    # one line naming it, one with its --explain sentence
+    [[ "$output" == *"--stop-above libe3/outbound:total>150ms crossed by seq 40 of libe3/outbound: total "* ]]
+    grep -Eq '^latrec: seq 40 \(pid [0-9]+\), total [0-9.]+ us, started at [0-9.]+ s: DEQUEUE->ENCODE_E3AP_DONE took [0-9.]+ us \([0-9]+% of it\)\. Thread [0-9]+: ' <<<"$output"
+    [[ "$output" == *"(stopped on --stop-above: exit 193)"* ]]
+    jq -e '.threshold.on_threshold.ran and .threshold.on_threshold.code == 0' r/run.json
+    jq -e '.state == "finished" and .options.stop_above == "libe3/outbound:total>150ms"' r/run.json
+    # the run is whole: report reads it and finds the same instance the slowest
+    run "$LATREC" report --component libe3 --leg outbound --top 1 --unit ns r
+    [[ "$output" == *"$(jq -r .threshold.value_ns r/run.json)"* ]]
+}
+
+@test "--stop-above on one hop, in the CSV spelling A__B" {
+    run "$LATREC" record -q -o r --stop-above 'libe3/outbound:DEQUEUE__ENCODE_E3AP_DONE>150ms' -- \
+        "$SLOW_LEG" 60000 25 300 slow.txt end 0
+    [ "$status" -eq 193 ]
+    [ -z "$output" ]
+    [ ! -e end ]
+    read -r seq inner outer end <slow.txt
+    jq -e '.threshold.seq == 25 and .threshold.hop == "DEQUEUE->ENCODE_E3AP_DONE"' r/run.json
+    # the program slept 300 ms between those two stamps
+    value=$(jq -r .threshold.value_ns r/run.json)
+    [ "$value" -ge 300000000 ] && [ "$value" -le "$outer" ]
+}
+
+@test "a path: the first e3/loop instance over the limit stops e3loop; convert finds the same total" {
+    run "$LATREC" record -o r --stop-above 'e3/loop:total>1us' --on-threshold "$ACTION" -- \
+        "$E3LOOP" --duration 60 --rate 200
+    echo "$output"
+    [ "$status" -eq 193 ]
+    jq -e '.threshold.kind == "path" and .threshold.path == "e3/loop" and .threshold.segment == "total" and
+        .threshold.value_ns > 1000 and .exit.stopped_by == "threshold" and .threshold.stopped' r/run.json
+    [[ "$output" == *"crossed by seq $(jq -r .threshold.seq r/run.json) of path e3/loop: total "* ]]
+    "$LATREC" convert -q -o conv r
+    read -r start seq < <(jq -r '"\(.threshold.start_mono_ns) \(.threshold.seq)"' r/run.json)
+    # paths.csv: the row of the instance that started then (total in us, 3 decimals)
+    got=$(awk -F, -v start="$start" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+        $1 == "e3/loop" && $(h["start_ns"]) == start { print $(h["source_seq"]), $(h["total_us"]) }' conv/paths.csv)
+    [ "$got" = "$seq $(awk -v v="$(jq -r .threshold.value_ns r/run.json)" 'BEGIN { printf "%.3f", v / 1000 }')" ]
+    [ "$(wc -l <action.log)" -eq 1 ]
+    [[ "$(cat action.log)" == "$seq $(jq -r .threshold.value_ns r/run.json) total "* ]]
+}
+
+@test "latrec top -- COMMAND hands --stop-above to record: the same stop, status 193" {
+    run "$LATREC" top -q -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
+        "$SLOW_LEG" 60000 40 400 slow.txt end 0
+    echo "$output"
+    [ "$status" -eq 193 ]
+    check_stopped r 40
+    # top's final block counted the instances up to the stop
+    [[ "$output" == *"outbound"* ]]
+}
+
 @test "no crossing: the action never runs, the command's status, no threshold in run.json" {
     run "$LATREC" record -o r --stop-above 'libe3/outbound:total>10s' --on-threshold "$ACTION" -- \
         "$SLOW_LEG" 300 20 200 slow.txt end 3
@@ -99,3 +157,36 @@ check_stopped() {
     [ ! -e r ] && [ ! -e end ]
 }
 
+@test "-t: the trace capture stops at the crossing, its tail what led up to it" {
+    [ "$(id -u)" -eq 0 ] || skip "needs root for tracefs"
+    grep -qw tracefs /proc/filesystems || skip "the kernel has no tracefs"
+    run "$LATREC" record -t -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
+        "$SLOW_LEG" 60000 40 400 slow.txt end 0
+    [ "$status" -eq 193 ]
+    check_stopped r 40
+    cut=$(jq -r .collectors.trace.cut_mono_ns r/run.json)
+    jq -e '.collectors.trace.cut_mono_ns >= .threshold.end_mono_ns' r/run.json
+    # no event after the cut (the stop marker aside), though the program
+    # was signalled and died after it; the program's own switches before it
+    awk -v cut="$cut" '$0 !~ / print: / && $1 > cut { bad++ } END { exit bad > 0 }' r/trace.txt
+    tid=$(jq -r .threshold.tid r/run.json)
+    grep -q "prev_pid=$tid " r/trace.txt
+    tail -n 1 r/trace.txt | grep -q 'print: latrec-stop'
+}
+
+@test "as nobody (no tracefs, no BPF): the same stop, the sentence says why there is no scheduler data" {
+    command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+    [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
+    chmod 755 "$WORK"
+    mkdir -m 777 "$WORK/nobody"
+    nobody_programs "$WORK/bin" LATREC SLOW_LEG ||
+        skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
+    cd "$WORK/nobody"
+    run setpriv --reuid=65534 --regid=65534 --clear-groups \
+        "$LATREC" record -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
+        "$SLOW_LEG" 60000 40 400 slow.txt end 0
+    echo "$output"
+    [ "$status" -eq 193 ]
+    check_stopped r 40
+    [[ "$output" == *"scheduler data n/a"* ]]
+}
