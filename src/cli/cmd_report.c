@@ -233,7 +233,9 @@ static int write_report(const latrec_report *m, const latrec_report_format *f, c
     }
     f->write(m, of.f);
     if (ferror(of.f)) {
-        fprintf(stderr, "latrec report: %s: write error\n", path);
+        /* the flush meets the failing write again and says why */
+        int e = fflush(of.f) != 0 ? errno : 0;
+        fprintf(stderr, "latrec report: %s: %s\n", path, e ? strerror(e) : "write error");
         latrec_outfile_abort(&of);
         return -1;
     }

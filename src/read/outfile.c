@@ -123,17 +123,30 @@ static void unlink_tmps_and_die(int sig)
     raise(sig);
 }
 
+/* Catch sig for the temporaries' sake unless it is ignored or caught. */
+static void catch_default(int sig)
+{
+    struct sigaction old, sa;
+    if (sigaction(sig, NULL, &old) != 0 || old.sa_handler != SIG_DFL) return; /* ignored or caught: kept */
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = unlink_tmps_and_die;
+    sigfillset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 void latrec_outfile_unlink_on_signal(void)
 {
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-        struct sigaction old, sa;
-        if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue; /* ignored or caught: kept */
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = unlink_tmps_and_die;
-        sigfillset(&sa.sa_mask);
-        sigaction(sigs[i], &sa, NULL);
-    }
+    /* every signal whose default action ends the process without a fault
+     * behind it: a CPU limit (SIGXCPU) or timeout -s ALRM ends a convert as
+     * surely as ^C does */
+    static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
+                                SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR };
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) catch_default(sigs[i]);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) catch_default(s);
+    /* a file-size limit: the write fails with EFBIG and the command names
+     * the file and removes its temporary, instead of dying of SIGXFSZ */
+    struct sigaction old;
+    if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(SIGXFSZ, SIG_IGN);
 }
 
 int latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, char *err, size_t errlen)
@@ -190,7 +203,8 @@ int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
 {
     if (!o->f) return -1;
     int e = 0;
-    tmp_unregister(o); /* renamed or removed below; a signal now may leave it */
+    /* registered until renamed or removed: a signal during the flush below
+     * (a large buffer) removes it; one after the rename finds no such name */
     if (fflush(o->f) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
@@ -209,6 +223,7 @@ int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, strerror(e));
         goto fail;
     }
+    tmp_unregister(o);
     if (!(o->flags & LATREC_OUT_OWN_DIR) && marker_add(o->dfd, o->name) < 0) {
         e = errno;
         snprintf(err, errlen, "%s/%s: cannot list %s in it: %s", o->path, LATREC_OUT_MARKER, o->name, strerror(e));
@@ -222,6 +237,7 @@ int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
     return 0;
 fail:
     unlinkat(o->dfd, o->tmp, 0);
+    tmp_unregister(o);
     close(o->dfd);
     o->dfd = -1;
     errno = e;
@@ -230,11 +246,11 @@ fail:
 
 void latrec_outfile_abort(latrec_outfile *o)
 {
-    if (o->dfd >= 0) tmp_unregister(o);
     if (o->f) fclose(o->f);
     o->f = NULL;
     if (o->dfd >= 0) {
         unlinkat(o->dfd, o->tmp, 0);
+        tmp_unregister(o); /* after the unlink: a signal before it removes it */
         close(o->dfd);
     }
     o->dfd = -1;

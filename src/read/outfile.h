@@ -53,9 +53,13 @@ int  latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, ch
 int  latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen);
 void latrec_outfile_abort(latrec_outfile *o);
 
-/* Remove the temporaries of files still open when SIGINT, SIGTERM, SIGHUP,
- * SIGQUIT or SIGPIPE ends the process (then it dies of that signal as it
- * would have). Signals the process ignores or catches keep their handler.
+/* Remove the temporaries of files still open when a signal ends the process
+ * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU,
+ * SIGVTALRM, SIGPROF, SIGIO, SIGPWR, the real-time ones: every one whose
+ * default ends it without a fault); then it dies of that signal as it
+ * would have. SIGXFSZ (a file-size limit) is ignored instead, so that the
+ * write fails with EFBIG and the caller names the file. Signals the
+ * process ignores or catches keep their handler.
  * For commands that write files and have no signal handling of their own
  * (convert, report -o). */
 void latrec_outfile_unlink_on_signal(void);
