@@ -218,6 +218,7 @@ struct top_run {
     latrec_top_screen *screen;
     int only_final; /* -q: the final block only */
     int quit;       /* q, ^C or a stop signal */
+    int out_err;    /* standard output failed (EPIPE: the reader went away) */
     double t0, last_tick;
     uint64_t last_records, blocks;
     latrec_engine *e;
@@ -258,10 +259,22 @@ static int source_over(struct top_run *r)
     return r->recording && !run_recording(r->dir);
 }
 
+/* Standard output failed: nothing more is printed, and a launched record
+ * is stopped as q stops it (top must not leave it running behind). */
+static void output_failed(struct top_run *r)
+{
+    if (!r->out_err) r->out_err = errno ? errno : EIO;
+    r->quit = 1;
+    stop_child(r, SIGINT);
+}
+
 static void show(struct top_run *r, const latrec_top_tick *k)
 {
+    if (r->out_err) return;
+    errno = 0;
     if (r->o->out.format == FORMAT_JSON) {
         latrec_top_print_json(stdout, &r->model, k);
+        if (fflush(stdout) != 0 || ferror(stdout)) output_failed(r);
         return;
     }
     if (r->screen) {
@@ -277,7 +290,7 @@ static void show(struct top_run *r, const latrec_top_tick *k)
     }
     if (k->n && !r->only_final) fputc('\n', stdout);
     latrec_top_print_text(stdout, &r->model, k);
-    fflush(stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) output_failed(r);
 }
 
 /* One block: the last interval and since the start; then a new interval. */
@@ -399,6 +412,12 @@ static int block_signals(struct top_run *r)
     sigaddset(&set, SIGCHLD);
     if (sigprocmask(SIG_BLOCK, &set, &r->old_mask) != 0) return -1;
     r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    /* a closed pipe: the write fails with EPIPE (output_failed), top does
+     * not die with record still running; record gets the old mask */
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    if (sigprocmask(SIG_BLOCK, &pipe, NULL) != 0) return -1;
     return r->sfd < 0 ? -1 : 0;
 }
 
@@ -474,7 +493,8 @@ int latrec_cmd_top(int argc, char **argv)
         "is printed per interval, or one JSON object per line with --format json. -q prints the final "
         "block only (as rtla's top -q).\n\n"
         "Exit status: watching, 0, or 1 nothing could be read or a name the run does not hold, 2 usage, "
-        "3 some rings were skipped; launching, latrec record's (193: --stop-above stopped it). See latrec-top(1).",
+        "3 some rings were skipped; launching, latrec record's (193: --stop-above stopped it); 141 when standard "
+        "output went away (a launched command stopped first). See latrec-top(1).",
         children,
         0,
         0
@@ -540,6 +560,12 @@ int latrec_cmd_top(int argc, char **argv)
         rc = watch(&r);
     }
     latrec_top_screen_close(r.screen);
+    if (r.out_err == EPIPE) {
+        rc = 128 + SIGPIPE; /* as a writer SIGPIPE ended, the run finalised */
+    } else if (r.out_err) {
+        fprintf(stderr, "latrec top: standard output: %s\n", strerror(r.out_err));
+        rc = LATREC_EXIT_ERROR;
+    }
     latrec_top_release_tables(r.e ? latrec_engine_pass(r.e) : NULL);
     latrec_top_free(&r.model);
     latrec_engine_close(r.e);

@@ -6,18 +6,29 @@ bats_require_minimum_version 1.5.0
 # leaves no .NAME.XXXXXX temporary behind; what latrec had written before
 # stays as it was (compared byte for byte).
 #
-# Needs: LATREC, E3LOOP (ctest sets both); strace for the mid-write signals
-# (skipped with the reason without it).
+# latrec top whose standard output goes away (a pipe's reader exits, a
+# full device) stops the command it launched and lets record finalise.
+#
+# Needs: LATREC, E3LOOP (ctest sets both), jq; strace for the mid-write
+# signals (skipped with the reason without it).
 
 setup_file() {
     : "${LATREC:?set LATREC to the latrec binary}"
     : "${E3LOOP:?set E3LOOP to the e3loop workload}"
+    command -v jq >/dev/null || skip "jq is not installed (apt-get install jq): run.json cannot be checked"
     export RUN="$BATS_FILE_TMPDIR/run"
     "$LATREC" record -q --no-sched -o "$RUN" -- "$E3LOOP" --duration 1 --rate 500
 }
 
 teardown() {
     if [ -n "${BG_PID:-}" ]; then kill "$BG_PID" 2>/dev/null || true; wait "$BG_PID" 2>/dev/null || true; fi
+    # a failed top test may leave its record running: stopped here
+    local j pid
+    for j in "$BATS_TEST_TMPDIR"/*/run.json; do
+        [ -f "$j" ] && [ "$(jq -r .state "$j")" = recording ] || continue
+        pid=$(jq -r .latrec_pid "$j")
+        [ "$pid" -gt 0 ] 2>/dev/null && kill -INT "$pid" 2>/dev/null || true
+    done
 }
 
 # The hidden names in DIR but latrec's own list: the temporaries left.
@@ -70,4 +81,31 @@ convert_killed_by() {
     command -v strace >/dev/null || skip "strace is not installed (it slows convert's writes down here)"
     convert_killed_by ALRM
     convert_killed_by USR1
+}
+
+@test "top launching, its reader gone (| head -n 1): the command stopped, the run finalised, exit 141" {
+    out="$BATS_TEST_TMPDIR/gone"
+    set +o pipefail
+    # --duration 0: the loop runs until stopped; a top that died of SIGPIPE
+    # would leave record and the loop running, the run still recording
+    rc=$(timeout 60 bash -c '"$@" 2>/dev/null | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}"' - \
+        "$LATREC" top --format json --interval 100ms -o "$out" --no-sched -- "$E3LOOP" --duration 0 --rate 500)
+    [ "$rc" -eq 141 ] || { echo "top exited $rc"; return 1; }
+    [ "$(jq -r .state "$out/run.json")" = finished ]
+    [ "$(jq -r .exit.stopped_by "$out/run.json")" = SIGINT ]
+    # neither record nor the command runs on
+    for k in pid latrec_pid; do
+        pid=$(jq -r ".$k" "$out/run.json")
+        [ "$pid" -gt 0 ] && ! kill -0 "$pid" 2>/dev/null || { echo "$k $pid still runs"; return 1; }
+    done
+}
+
+@test "top with standard output on a full device: one line says so, exit 1, the run finalised" {
+    [ -w /dev/full ] || skip "/dev/full is not writable here"
+    out="$BATS_TEST_TMPDIR/full"
+    run --separate-stderr timeout 60 bash -c '"$@" >/dev/full' - "$LATREC" top --interval 100ms -o "$out" \
+        --no-sched -- "$E3LOOP" --duration 0 --rate 500
+    [ "$status" -eq 1 ] || { echo "status $status: $stderr"; return 1; }
+    grep -qx 'latrec top: standard output: No space left on device' <<<"$stderr" || { echo "$stderr"; return 1; }
+    [ "$(jq -r .state "$out/run.json")" = finished ]
 }
