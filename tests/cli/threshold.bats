@@ -119,6 +119,20 @@ check_stopped() {
     [[ "$output" == *"outbound"* ]]
 }
 
+@test "the last instance over the limit, the command ended on its own: still 193, the action ran, stopped false" {
+    run "$LATREC" record -o r --stop-above 'libe3/outbound:total>100ms' --on-threshold "$ACTION" -- \
+        "$SLOW_LEG" 200 200 200 slow.txt end 4
+    [ "$status" -eq 193 ]
+    [ -e end ] # it ran to its end
+    read -r seq inner outer end <slow.txt
+    jq -e '.threshold.seq == 200 and (.threshold.stopped | not) and .exit.code == 4 and .exit.status == 193 and
+        (.exit | has("stopped_by") | not)' r/run.json
+    value=$(jq -r .threshold.value_ns r/run.json)
+    [ "$value" -ge "$inner" ] && [ "$value" -le "$outer" ]
+    [ "$(wc -l <action.log)" -eq 1 ]
+    [[ "$output" == *"the command exited 4 (crossed --stop-above: exit 193)"* ]]
+}
+
 @test "no crossing: the action never runs, the command's status, no threshold in run.json" {
     run "$LATREC" record -o r --stop-above 'libe3/outbound:total>10s' --on-threshold "$ACTION" -- \
         "$SLOW_LEG" 300 20 200 slow.txt end 3
