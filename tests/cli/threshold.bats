@@ -73,6 +73,10 @@ check_stopped() {
     [[ "$output" == *"(stopped on --stop-above: exit 193)"* ]]
     jq -e '.threshold.on_threshold.ran and .threshold.on_threshold.code == 0' r/run.json
     jq -e '.state == "finished" and .options.stop_above == "libe3/outbound:total>150ms"' r/run.json
+    # the sentence is report --explain's for the same instance, word for word
+    run "$LATREC" report -q --component libe3 --leg outbound --explain 1 r
+    line=$(grep '^  1\. seq 40 ' <<<"$output")
+    [[ "$line" == *": $(jq -r .threshold.explain r/run.json)." ]]
     # the run is whole: report reads it and finds the same instance the slowest
     run "$LATREC" report --component libe3 --leg outbound --top 1 --unit ns r
     [[ "$output" == *"$(jq -r .threshold.value_ns r/run.json)"* ]]
