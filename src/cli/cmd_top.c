@@ -22,6 +22,7 @@
 #include "cli/top_print.h"
 #include "cli/top_screen.h"
 #include "engine/engine.h"
+#include "read/input_file.h"
 #include "record/record.h"
 
 enum { FORMAT_TEXT, FORMAT_JSON };
@@ -177,12 +178,16 @@ static int run_recording(const char *dir)
     return live;
 }
 
-/* run.json's latrec_pid, 0 when there is none. */
+/* run.json's latrec_pid, 0 when there is none (a FIFO or a device there is
+ * refused, never waited on: read/input_file.h). */
 static long run_pid(const char *dir)
 {
-    char path[4200];
+    char path[4200], *text;
+    size_t len;
     snprintf(path, sizeof(path), "%s/run.json", dir);
-    json_t *run = json_load_file(path, 0, NULL);
+    if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run manifest", &text, &len, NULL, 0) != 0) return 0;
+    json_t *run = json_loadb(text, len, 0, NULL); /* NULL while record rewrites it: not yet */
+    free(text);
     const json_t *pid = json_object_get(run, "latrec_pid");
     long v = json_is_integer(pid) ? (long)json_integer_value(pid) : 0;
     json_decref(run);
@@ -283,6 +288,7 @@ static void show(struct top_run *r, const latrec_top_tick *k)
         FILE *m = open_memstream(&text, &len);
         if (!m) return;
         latrec_top_print_text(m, &r->model, k);
+        fputs(r->launch ? "q: stop the command (as ^C)\n" : "q: quit\n", m);
         fclose(m);
         latrec_top_screen_draw(r->screen, text);
         free(text);
@@ -395,9 +401,9 @@ static int watch(struct top_run *r)
     if (rc) return rc;
     r->t0 = r->last_tick = now_s();
     if (follow(r) < 0 || latrec_engine_finish(r->e) < 0) return LATREC_EXIT_ERROR;
+    if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
     emit(r, 1);
     if (r->model.oom) fprintf(stderr, "latrec top: out of memory: some rows are missing\n");
-    if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
     return latrec_engine_input(r->e)->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 }
 
