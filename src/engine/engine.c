@@ -69,7 +69,10 @@ static int live_step(latrec_engine *e, uint64_t budget)
         if (latrec_live_rescan(in, m, latrec_pass_legs(e->pass)) < 0) return LATREC_ENGINE_ERROR;
     }
     const uint64_t added = latrec_live_poll(in, m, latrec_live_now_key(in));
-    if (e->draining) in->live = 0; /* everything there is, in merge order */
+    /* Draining: the watermark holds while polls still find records (a ring
+     * that ran dry had more its writer stamped before the end), then
+     * everything there is goes, in merge order. */
+    if (e->draining && !added) in->live = 0;
     const int r = latrec_pass_step(e->pass, budget);
     if (r < 0) return LATREC_ENGINE_ERROR;
     if (r > 0) return LATREC_ENGINE_MORE;

@@ -46,17 +46,19 @@ typedef struct latrec_engine latrec_engine;
  *     further. The watermark rule, so that a slow ring's older records are
  *     not overtaken: a ring still written (not closed by its writer) gives
  *     nothing older than its newest stamp from now on, so the watermark is
- *     the smallest newest stamp over those rings; when a ring is idle that
- *     would hold everything, so the watermark is never below the clock
- *     (read before the poll) minus LATREC_LIVE_LAG_NS (100 ms). A record
+ *     the smallest newest stamp over those rings; a ring idle at this poll
+ *     (read to its writer, nothing new) would hold everything, so it holds
+ *     the others no lower than the clock (read before the poll) minus
+ *     LATREC_LIVE_LAG_NS (100 ms); a ring that has unread records, or ran
+ *     dry since its last poll, holds them at its newest stamp. A record
  *     stamped more than that lag before the poll that first sees it (a
  *     writer preempted between its clock read and its store, an earlier
  *     time given to latrec_stamp_at, a ring that appears late) is fed when
  *     seen, after newer ones: snapshot .late counts them. Times are those
  *     of the merge (CLOCK_MONOTONIC, or CLOCK_REALTIME with --wall).
  *   - END only once the recording ended (run.json no longer says
- *     "recording"): the step then drains everything without watermark and
- *     polls until nothing more comes. A directory without run.json never
+ *     "recording"): the step then polls, under the watermark, until a poll
+ *     finds nothing more, and then drains everything without it. A directory without run.json never
  *     ends by itself: the caller finishes when it wants.
  * latrec_engine_finish on a LIVE engine drains the same way before it ends
  * the open instances. Without LIVE nothing of this runs: the rings are read

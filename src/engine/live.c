@@ -29,23 +29,31 @@ uint64_t latrec_live_now_key(const latrec_input *in)
 uint64_t latrec_live_poll(latrec_input *in, latrec_merge *m, uint64_t now_key)
 {
     uint64_t added = 0, low = UINT64_MAX;
+    const uint64_t floor = now_key > LATREC_LIVE_LAG_NS ? now_key - LATREC_LIVE_LAG_NS : 0;
     for (size_t i = 0; i < m->n; i++) {
         latrec_ring *r = &in->set.rings[i];
         if (r->status != LATREC_RING_OK) continue;
+        int idle = 0;
         if (!latrec_merge_repoll(m, i)) {
             const uint64_t got = latrec_ring_poll(r, latrec_merge_cursor(m, i));
             if (got && latrec_merge_repoll(m, i)) added += got;
+            idle = !got;
         }
         /* A ring still written gives nothing older than its newest stamp
-         * from now on (its writer's stamps rise); a closed one nothing. */
+         * from now on (its writer's stamps rise); a closed one nothing. Its
+         * newest stamp holds the others back, unless the ring was just
+         * polled and had nothing new (idle): then only down to the lag,
+         * which a record still unread when the ring ran dry during the last
+         * step (its writer busy, not idle) must not get: it would be
+         * overtaken. */
         if (!r->live_closed) {
-            const uint64_t k = r->max_t_ns ? latrec_merge_key(m, i, r->max_t_ns) : 0;
+            uint64_t k = r->max_t_ns ? latrec_merge_key(m, i, r->max_t_ns) : 0;
+            if (idle && k < floor) k = floor;
             if (k < low) low = k;
         }
     }
     latrec_input_lapped_get(in, m);
-    const uint64_t floor = now_key > LATREC_LIVE_LAG_NS ? now_key - LATREC_LIVE_LAG_NS : 0;
-    in->watermark = low > floor ? low : floor;
+    in->watermark = low;
     return added;
 }
 

@@ -298,6 +298,11 @@ uint64_t latrec_pass_run_begin(const latrec_input *in)
             if (in->dir_have_start[d] && !start) start = latrec_wallmap_apply(&w, in->dir_start_ns[d]);
         }
         if (!in->opts.wall && in->dir_have_start[d]) start = in->dir_start_ns[d];
+        /* Live (engine.h): rings still appear, so the first record is not
+         * known yet; a directory with a start stamp begins at it (else an
+         * instance stamped before the first record of the rings open now
+         * would be taken for one before the beginning). */
+        if (in->live && start && !in->opts.wall) first = start;
         if (first == UINT64_MAX) continue;
         uint64_t b = start > first ? start : first;
         if (b < begin) begin = b;
