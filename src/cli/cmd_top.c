@@ -299,13 +299,25 @@ static void show(struct top_run *r, const latrec_top_tick *k)
     if (fflush(stdout) != 0 || ferror(stdout)) output_failed(r);
 }
 
+/* The run's beginning for the since-start rates: the pass's; when the
+ * rings held no record yet at the open (a launched command), the pass has
+ * none: the start stamp, else the first record. */
+static uint64_t run_begin(const struct top_run *r, const latrec_engine_snap *s)
+{
+    const latrec_input *in = latrec_engine_input(r->e);
+    if (s->begin_ns) return s->begin_ns;
+    if (in->have_start && !in->opts.wall) return in->start_ns;
+    return s->totals.first_t;
+}
+
 /* One block: the last interval and since the start; then a new interval. */
 static void emit(struct top_run *r, int final)
 {
     latrec_engine_snap s;
     latrec_engine_snapshot(r->e, &s);
     double now = now_s();
-    double span = s.last_t_ns > s.begin_ns ? (double)(s.last_t_ns - s.begin_ns) / 1e9 : 0;
+    const uint64_t begin = run_begin(r, &s);
+    double span = s.last_t_ns > begin ? (double)(s.last_t_ns - begin) / 1e9 : 0;
     latrec_top_tick k = { r->blocks,
                           now - r->t0,
                           now - r->last_tick,
@@ -327,8 +339,10 @@ static void emit(struct top_run *r, int final)
     latrec_top_next_interval(&r->model);
 }
 
-/* Step the engine, a block every interval, until the source is over and
- * read to its end, q or ^C (watching), or -d (watching). 0, or -1. */
+/* Step the engine, a block every interval, until the stream ends (the
+ * recording did, and everything it wrote is read: 1), or q, ^C or -d while
+ * watching (0); -1 out of memory. A launched record asked to stop goes on
+ * being read until it has finished the run. */
 static int follow(struct top_run *r)
 {
     const double interval = (double)r->o->interval_ns / 1e9;
@@ -337,10 +351,11 @@ static int follow(struct top_run *r)
     for (;;) {
         int st = latrec_engine_step(r->e, 1u << 16);
         if (st == LATREC_ENGINE_ERROR) return -1;
-        int idle = st != LATREC_ENGINE_MORE; /* END too: a live source goes on */
-        if (idle && (over || !r->live)) return 0;
+        if (st == LATREC_ENGINE_END) return 1;
+        /* a record that died without finishing run.json: what is there */
+        if (st == LATREC_ENGINE_IDLE && over) return 1;
         double now = now_s();
-        int ms = idle ? (int)((next - now) * 1000) + 1 : 0;
+        int ms = st == LATREC_ENGINE_IDLE ? (int)((next - now) * 1000) + 1 : 0;
         events(r, ms < 0 ? 0 : ms > 50 ? 50 : ms);
         if (r->quit && !r->launch) return 0;
         now = now_s();
@@ -400,7 +415,11 @@ static int watch(struct top_run *r)
     int rc = start(r);
     if (rc) return rc;
     r->t0 = r->last_tick = now_s();
-    if (follow(r) < 0 || latrec_engine_finish(r->e) < 0) return LATREC_EXIT_ERROR;
+    /* The stream ended: finish ends the instances still open, as report
+     * does. Stopped while the run goes on: they stay unfinished, uncounted
+     * (finishing would read on for as long as the writers write). */
+    int ended = follow(r);
+    if (ended < 0 || (ended && latrec_engine_finish(r->e) < 0)) return LATREC_EXIT_ERROR;
     if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
     emit(r, 1);
     if (r->model.oom) fprintf(stderr, "latrec top: out of memory: some rows are missing\n");
@@ -489,8 +508,8 @@ int latrec_cmd_top(int argc, char **argv)
         "[DIR]\n-- COMMAND [ARGS...]",
         "The figures of a run while it is recorded, as rtla's top is to its hist: every --interval, per leg "
         "(its total, or each hop with --leg or --hop) and per path, the count, rate, p50, p99 and max of "
-        "the instances that ended in the last interval and since the start, and each ring's records, lost "
-        "and wrapped.\v"
+        "the instances that ended in the last interval and since the start, and each ring's records read "
+        "and written, lost, wrapped and lapped.\v"
         "latrec top DIR watches DIR (default latrec.data) while latrec record writes it and ends with the "
         "recording; a finished run is shown once; a directory of rings without run.json is watched until "
         "q, ^C or -d. latrec top [OPTION...] -- COMMAND runs latrec record -o DIR with the launching options "

@@ -78,30 +78,38 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
     scols_unref_table(tb);
 }
 
-static void rings_table(FILE *out, const latrec_top *t)
+/* A ring's name: the writer's, else its file's. */
+static const char *ring_name(const latrec_engine_ring *ring)
 {
-    const latrec_ringset *set = &t->in->set;
+    if (ring->name && ring->name[0]) return ring->name;
+    const char *slash = strrchr(ring->path, '/');
+    return slash ? slash + 1 : ring->path;
+}
+
+/* The program's rings as the stream has read them (engine/engine.h). */
+static void rings_table(FILE *out, const latrec_engine_snap *s)
+{
     struct libscols_table *tb = scols_new_table();
     if (!tb) return;
     scols_table_set_stream(tb, out);
-    scols_table_new_column(tb, "RING", 0, 0);
-    scols_table_new_column(tb, "RECORDS", 0, SCOLS_FL_RIGHT);
-    scols_table_new_column(tb, "LOST", 0, SCOLS_FL_RIGHT);
-    scols_table_new_column(tb, "WRAPPED", 0, SCOLS_FL_RIGHT);
-    scols_table_new_column(tb, "LAPPED", 0, SCOLS_FL_RIGHT);
-    for (size_t i = 0; i < set->n; i++) {
-        const latrec_ring *ring = &set->rings[i];
-        if (ring->status != LATREC_RING_OK || (int)i == t->in->sched_ring) continue;
+    static const char *const cols[] = { "RING", "READ", "WRITTEN", "LOST", "WRAPPED", "LAPPED" };
+    for (int c = 0; c < 6; c++) scols_table_new_column(tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0);
+    for (size_t i = 0; i < s->n_rings; i++) {
+        const latrec_engine_ring *ring = &s->rings[i];
+        if (!ring->ok || ring->sched) continue;
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         if (!ln) break;
         char buf[64];
-        cell(ln, 0, ring->basename);
-        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->written);
+        cell(ln, 0, ring_name(ring));
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->records);
         cell(ln, 1, buf);
-        snprintf(buf, sizeof(buf), "%llu%s", (unsigned long long)ring->lost, ring->lost_lower_bound ? "+" : "");
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->written);
         cell(ln, 2, buf);
-        cell(ln, 3, ring->wrapped ? "yes" : "no");
-        cell(ln, 4, "-");
+        snprintf(buf, sizeof(buf), "%llu%s", (unsigned long long)ring->lost, ring->lost_lower_bound ? "+" : "");
+        cell(ln, 3, buf);
+        cell(ln, 4, ring->wrapped ? "yes" : "no");
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->lapped);
+        cell(ln, 5, buf);
     }
     scols_print_table(tb);
     scols_unref_table(tb);
@@ -113,16 +121,17 @@ void latrec_top_print_text(FILE *out, const latrec_top *t, const latrec_top_tick
     unsigned long long el = (unsigned long long)k->elapsed_s;
     fprintf(out,
             "latrec top  %s  %02llu:%02llu:%02llu  interval %.3f s  records %llu (+%llu)  rings %zu  "
-            "lost %llu%s\n",
+            "lost %llu%s  lapped %llu\n",
             k->final ? "final" : k->state, el / 3600, el / 60 % 60, el % 60, k->interval_s,
             (unsigned long long)s->records, (unsigned long long)k->records_last, s->totals.rings,
-            (unsigned long long)s->totals.lost, s->totals.lost_lower_bound ? "+" : "");
+            (unsigned long long)s->totals.lost, s->totals.lost_lower_bound ? "+" : "",
+            (unsigned long long)s->totals.lapped);
     if (t->n_rows == 0) fprintf(out, "(no instance ended yet)\n");
     rows_table(out, t, k, 0);
     rows_table(out, t, k, 1);
     if (t->regressions)
         fprintf(out, "clock regressions (negative values, left out): %llu\n", (unsigned long long)t->regressions);
-    rings_table(out, t);
+    rings_table(out, s);
     if (t->oom) fprintf(out, "out of memory: some rows are missing\n");
 }
 
@@ -145,17 +154,17 @@ static json_t *window_json(const latrec_top *t, int r, int which, double secs, c
     return o;
 }
 
-static json_t *rings_json(const latrec_top *t)
+static json_t *rings_json(const latrec_engine_snap *s)
 {
     json_t *a = json_array();
-    const latrec_ringset *set = &t->in->set;
-    for (size_t i = 0; i < set->n; i++) {
-        const latrec_ring *ring = &set->rings[i];
-        if (ring->status != LATREC_RING_OK || (int)i == t->in->sched_ring) continue;
-        json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:b,s:b,s:n}", "ring", ring->basename, "records",
-                                           (json_int_t)ring->written, "lost", (json_int_t)ring->lost,
-                                           "lost_is_lower_bound", ring->lost_lower_bound, "wrapped", ring->wrapped,
-                                           "lapped"));
+    for (size_t i = 0; i < s->n_rings; i++) {
+        const latrec_engine_ring *ring = &s->rings[i];
+        if (!ring->ok || ring->sched) continue;
+        json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:I,s:b,s:b,s:I,s:b}", "ring", ring_name(ring), "read",
+                                           (json_int_t)ring->records, "written", (json_int_t)ring->written, "lost",
+                                           (json_int_t)ring->lost, "lost_is_lower_bound", ring->lost_lower_bound,
+                                           "wrapped", ring->wrapped, "lapped", (json_int_t)ring->lapped, "closed",
+                                           ring->closed));
     }
     return a;
 }
@@ -174,6 +183,8 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
     json_object_set_new(o, "records", json_integer((json_int_t)s->records));
     json_object_set_new(o, "records_last", json_integer((json_int_t)k->records_last));
     json_object_set_new(o, "lost", json_integer((json_int_t)s->totals.lost));
+    json_object_set_new(o, "lapped", json_integer((json_int_t)s->totals.lapped));
+    json_object_set_new(o, "late", json_integer((json_int_t)s->late));
     json_object_set_new(o, "regressions", json_integer((json_int_t)t->regressions));
     json_t *legs = json_array(), *paths = json_array();
     for (int r = 0; r < t->n_rows; r++) {
@@ -187,7 +198,7 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
     }
     json_object_set_new(o, "legs", legs);
     json_object_set_new(o, "paths", paths);
-    json_object_set_new(o, "rings", rings_json(t));
+    json_object_set_new(o, "rings", rings_json(s));
     json_dumpf(o, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
     fputc('\n', out);
     fflush(out);

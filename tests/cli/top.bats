@@ -48,6 +48,12 @@ for p in r["paths"]:
 '
 }
 
+# On a mismatch: what top read (records, fed late) against what report read.
+read_note() {
+    echo "top: $(tail -1 "$1" | jq -c '{records, late, lapped}')"
+    echo "report: $("$LATREC" report -q --format json "$2" | jq -c '.header | {records, lost}')"
+}
+
 @test "a finished run: one final block whose counts are report's" {
     "$LATREC" record -q --no-sched -o "$D/done" -- "$E3LOOP" --duration 1 --rate 500
     run --separate-stderr "$LATREC" top --format json "$D/done"
@@ -56,7 +62,7 @@ for p in r["paths"]:
     printf '%s\n' "$output" >"$D/done.jsonl"
     top=$(final_counts "$D/done.jsonl" | sort)
     rep=$(report_counts "$D/done" | sort)
-    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep") || true; return 1; }
     grep -q '^libe3/outbound total [1-9]' <<<"$top"
     grep -q '^e3/loop total [1-9]' <<<"$top"
     # text: one block, its header says final
@@ -107,7 +113,7 @@ assert rec == sorted(rec) and rec[0] < rec[-1], rec
 EOF
     top=$(final_counts "$D/l2.jsonl" | sort)
     rep=$(report_counts "$D/l2" | sort)
-    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep") || true; read_note "$D/l2.jsonl" "$D/l2"; return 1; }
 }
 
 @test "watching a run another latrec records: followed to its end, the counts report's" {
@@ -122,7 +128,7 @@ EOF
     printf '%s\n' "$output" >"$D/w.jsonl"
     top=$(final_counts "$D/w.jsonl" | sort)
     rep=$(report_counts "$D/w" | sort)
-    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep") || true; read_note "$D/w.jsonl" "$D/w"; return 1; }
 }
 
 @test "launching: top exits with record's status (the command's, 127 when not found)" {
@@ -137,6 +143,7 @@ EOF
 }
 
 @test "SIGINT to top alone is passed to the launched record; the final block follows" {
+: >"$D/int.jsonl"
     "$LATREC" top --format json --interval 200ms -o "$D/int" --no-sched -- "$E3LOOP" --duration 0 --rate 500 \
         >"$D/int.jsonl" 2>"$D/int.err" &
     pid=$!
@@ -144,12 +151,14 @@ EOF
     kill -INT "$pid"
     rc=0
     wait "$pid" || rc=$?
-    [ "$rc" -eq 0 ] || { cat "$D/int.err"; return 1; }
+    # record's status: the command's own, which died of the SIGINT record passed on
+    [ "$rc" -eq 130 ] || { echo "rc $rc"; cat "$D/int.err"; return 1; }
+    grep -q 'the command died of SIGINT' "$D/int.err"
     tail -1 "$D/int.jsonl" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
-    jq -e '.stopped_by == "SIGINT"' "$D/int/run.json"
+    jq -e '.exit.stopped_by == "SIGINT"' "$D/int/run.json"
     top=$(final_counts "$D/int.jsonl" | sort)
     rep=$(report_counts "$D/int" | sort)
-    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep"); return 1; }
+    [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep") || true; read_note "$D/int.jsonl" "$D/int"; return 1; }
 }
 
 @test "-d on a directory of rings without run.json: watched, then stopped after DURATION" {
@@ -187,7 +196,8 @@ EOF
     ca=$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$a")
     cb=$(awk '$1 == "libe3/outbound" { print $8 }' <<<"$b")
     [ -n "$ca" ] && [ -n "$cb" ] && [ "$cb" -gt "$ca" ] || { echo "$a"; echo "$b"; return 1; }
-    # q stopped the command; top ended with record's status
-    [ "$(cat "$rc")" -eq 0 ]
+    # q stopped the command as ^C does (it died of the SIGINT); top ended with record's status
+    [ "$(cat "$rc")" -eq 130 ]
+    jq -e '.exit.stopped_by == "SIGINT"' "$D/tty/run.json"
     jq -e '.state == "finished"' "$D/tty/run.json"
 }

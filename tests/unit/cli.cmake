@@ -50,3 +50,14 @@ if(TARGET latrec_cli AND LATREC_BATS)
     LABELS cli
     TIMEOUT 600)
 endif()
+
+# tests/cli/top.bats: latrec top on the bundled E3 loop while it is recorded
+# (launched, watched, JSON Lines against report's counts, the in-place
+# redraw in tmux).
+if(TARGET latrec_cli AND LATREC_BATS)
+  add_test(NAME cli_top COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/top.bats)
+  set_tests_properties(cli_top PROPERTIES
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;E3LOOP=$<TARGET_FILE:e3loop>"
+    LABELS cli
+    TIMEOUT 600)
+endif()
