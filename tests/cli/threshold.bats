@@ -113,6 +113,23 @@ check_stopped() {
     [[ "$(cat action.log)" == "$seq $(jq -r .threshold.value_ns r/run.json) total "* ]]
 }
 
+@test "a user catalog (--catalog FILE): its leg and hop names, a leg without extras" {
+    # slow_leg's stage ids under other names; the leg has no extra stages
+    printf '%s\n' 'catalog slow' 'stage 0x21 TAKE' 'stage 0x22 START' 'stage 0x23 DONE' 'stage 0x24 SENT' \
+        'leg work TAKE START DONE SENT' >slow.catalog
+    run "$LATREC" record -o r --catalog slow.catalog --stop-above 'libe3/work:START->DONE>150ms' -- \
+        "$SLOW_LEG" 60000 30 300 slow.txt end 0
+    echo "$output"
+    [ "$status" -eq 193 ]
+    [ ! -e end ]
+    read -r seq inner outer end <slow.txt
+    jq -e '.threshold.seq == 30 and .threshold.component == "libe3" and .threshold.leg == "work" and
+        .threshold.hop == "START->DONE"' r/run.json
+    value=$(jq -r .threshold.value_ns r/run.json)
+    [ "$value" -ge 300000000 ] && [ "$value" -le "$outer" ]
+    [[ "$output" == *": START->DONE took "* ]]
+}
+
 @test "latrec top -- COMMAND hands --stop-above to record: the same stop, status 193" {
     run "$LATREC" top -q -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
         "$SLOW_LEG" 60000 40 400 slow.txt end 0
