@@ -676,6 +676,10 @@ static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uin
 {
     const struct cand *cands = b->cands[cat][stage];
     const int n = b->n_cands[cat][stage];
+    if (n == 1) { /* the usual stage: its one leg, open or not */
+        *sp = find_slot(b, seq, process, cands[0].leg);
+        return &cands[0];
+    }
     int learned = -1, free_slot = -1;
     for (int i = 0; i < n; i++) {
         struct slot *s = find_slot(b, seq, process, cands[i].leg);
