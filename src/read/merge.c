@@ -87,10 +87,9 @@ static inline void replay(latrec_merge *m, uint32_t ring, key128 k)
 {
     struct latrec_merge_ent *t = m->heap;
     for (size_t node = (m->leaves + ring) >> 1; node >= 1; node >>= 1) {
-        key128 o = t[node].k;
-        int lt = o < k;
-        t[node].k = lt ? k : o;
-        k = lt ? o : k;
+        const key128 o = t[node].k, lo = o < k ? o : k;
+        t[node].k = o ^ k ^ lo; /* the other one: one comparison */
+        k = lo;
     }
     t[0].k = k;
 }
