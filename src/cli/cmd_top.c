@@ -364,7 +364,7 @@ static int follow(struct top_run *r)
             over = source_over(r);
         }
         if (r->o->duration_ns && !r->launch && now - r->t0 >= (double)r->o->duration_ns / 1e9) return 0;
-        if (now >= next) {
+        if (now >= next && !r->only_final) { /* -q: no block before the final one */
             emit(r, 0);
             next += interval;
             if (next <= now) next = now + interval;

@@ -10,6 +10,7 @@
  *   - the watermark: a ring's records are not overtaken by a newer ring's
  *     while both are written; a ring closed by its writer no longer holds
  *     the others; records older than the lag go out at once (late counted);
+ *     a ring that runs dry mid-step is not overtaken by what it stamps next;
  *   - a ring created after the open is picked up.
  */
 #include <stdarg.h>
@@ -335,6 +336,37 @@ static void test_records_older_than_the_lag_go_out(void **state)
     tw_rm_rf(dir);
 }
 
+/* Old stamps (the lag would release them all): ring a runs dry in the
+ * middle of a step while its writer goes on; what it stamps next must not
+ * be overtaken by ring b's newer records still in the merge. */
+static void test_ring_dry_mid_step_is_not_overtaken(void **state)
+{
+    (void)state;
+    char dir[512];
+    tw_tmpdir(dir, sizeof(dir), "engine_dry");
+    latrec_t a, b;
+    assert_int_equal(latrec_open_in(&a, dir, "libe3.outbound.1", 6), 1);
+    assert_int_equal(latrec_open_in(&b, dir, "libe3.outbound.2", 6), 1);
+    const uint64_t t = latrec_tnow() - 10 * LATREC_LIVE_LAG_NS;
+    latrec_stamp_at(&a, 1, LATREC_ENQUEUE, 0, 0, t + 1000);
+    latrec_stamp_at(&a, 2, LATREC_ENQUEUE, 0, 0, t + 2000);
+    for (uint64_t i = 3; i <= 10; i++) latrec_stamp_at(&b, i, LATREC_ENQUEUE, 0, 0, t + 1000 * i);
+    struct seen s = { 0 };
+    latrec_engine *e = open_live(dir, &s);
+    /* a's t + 1 us fed, a not dry; then its writer goes on */
+    assert_int_equal(latrec_engine_step(e, 1), LATREC_ENGINE_MORE);
+    latrec_stamp_at(&a, 11, LATREC_ENQUEUE, 0, 0, t + 5500);
+    settle(e);
+    latrec_engine_snap sn = snap(e);
+    assert_int_equal(sn.records, 11);
+    assert_int_equal(sn.late, 0); /* t + 5.5 us came before b's t + 6 us */
+    assert_int_equal(sn.last_t_ns, t + 10000);
+    latrec_engine_close(e);
+    latrec_close(&a);
+    latrec_close(&b);
+    tw_rm_rf(dir);
+}
+
 /* ---- a ring that appears -------------------------------------------------- */
 
 static void test_new_ring_is_picked_up(void **state)
@@ -390,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_lap_in_the_middle_of_a_read),
         cmocka_unit_test(test_watermark_holds_newer_records),
         cmocka_unit_test(test_records_older_than_the_lag_go_out),
+        cmocka_unit_test(test_ring_dry_mid_step_is_not_overtaken),
         cmocka_unit_test(test_new_ring_is_picked_up),
     };
     return cmocka_run_group_tests_name("engine_live", tests, NULL, NULL);
