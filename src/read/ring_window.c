@@ -7,7 +7,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-enum shape { INWARD, OUTWARD }; /* whole pages inside the range, or every page it touches */
+/* Which pages of a range: every page it touches (OUTWARD), or those up to
+ * the page holding its end (BEHIND: the pages of slots already read, the
+ * page of the first one too, so that no page is left behind between two
+ * moves; it may hold older records, or at the start of a wrapped ring the
+ * newest, which a later read simply maps again). */
+enum shape { BEHIND, OUTWARD };
 
 static uintptr_t page_size(void)
 {
@@ -25,8 +30,8 @@ static void advise_slots(const latrec_ring *r, uint64_t s0, uint64_t s1, int adv
     const uintptr_t page = page_size();
     const uintptr_t lo = (uintptr_t)r->map, hi = lo + r->map_len;
     uintptr_t a = (uintptr_t)(r->recs + s0), b = (uintptr_t)(r->recs + s1);
-    if (shape == INWARD) {
-        a = (a + page - 1) & ~(page - 1);
+    if (shape == BEHIND) {
+        a &= ~(page - 1);
         b &= ~(page - 1);
     } else {
         a &= ~(page - 1);
@@ -66,7 +71,7 @@ void latrec_ring_window_move(const latrec_ring *r, latrec_ring_window *w, uint64
         return;
     }
     if (pos > w->done) {
-        advise(r, w->done, pos, MADV_DONTNEED, INWARD);
+        advise(r, w->done, pos, MADV_DONTNEED, BEHIND);
         w->done = pos;
     }
     if (w->to > w->from) advise(r, w->from, w->to, MADV_NORMAL, OUTWARD);

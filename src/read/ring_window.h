@@ -22,8 +22,9 @@
  *    back to normal.
  *
  * A ring then holds at most about LATREC_RING_WINDOW_STEP records behind
- * its cursor plus one fault-around ahead of it: about 0.6 MiB, whatever the
- * ring's size. The advice is only advice: a failed madvise() changes no
+ * its cursor plus one fault-around ahead of it: about 0.3 MiB, whatever the
+ * ring's size (every page behind is given back, also the one a move's
+ * position falls in, so nothing piles up between moves). The advice is only advice: a failed madvise() changes no
  * record that is read, and any slot may still be read anywhere.
  * Positions are write-order positions (read/ring.h: latrec_cursor.pos).
  */
