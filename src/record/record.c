@@ -203,7 +203,6 @@ static int finish(latrec_run *r, const char *error)
     latrec_run_stop_collectors(r);
     cleanup_rings_tmp(r);
     if (r->coll[0] && r->coll[0]->state == LATREC_COLL_DONE) r->man.rings_dir = "rings"; /* coll[0]: rings */
-    latrec_run_threshold_explain(r);
     int status = status_of(r);
     json_decref(r->exit);
     if (r->have_status) {
@@ -222,8 +221,14 @@ static int finish(latrec_run *r, const char *error)
     r->launch = latrec_run_launch_json(r);
     const char *state = r->failed || error ? "failed" : "finished";
     latrec_run_write_manifest(r, state);
-    /* --on-threshold sees the finished run; its status is written after */
-    if (latrec_run_threshold_action(r) == 0 && r->action_ran) latrec_run_write_manifest(r, state);
+    if (r->crossed) {
+        /* the explanation reads the finished run (sched.latrec, or
+         * run.json's word on why there is none); --on-threshold sees the
+         * run whole, its exit written after */
+        latrec_run_threshold_explain(r);
+        latrec_run_write_manifest(r, state);
+        if (latrec_run_threshold_action(r) == 0 && r->action_ran) latrec_run_write_manifest(r, state);
+    }
     status = status_of(r); /* the manifest may have failed */
     if (!r->o->quiet) latrec_run_summary(r, status);
     return status;

@@ -89,10 +89,11 @@ void latrec_run_summary(const latrec_run *r, int status);
 /* run_threshold.c: --stop-above and --on-threshold. start: the watcher
  * (a failure is said; the run goes on unwatched); heard: the run loop read
  * the watcher's fd (cut the collectors; the caller stops the command);
- * collect: after the command's end, the watcher's last word and the
- * explanation of the instance (after the collectors stopped: sched.latrec
- * is there); json: run.json's "threshold" (NULL: none); action: run
- * --on-threshold's command (run.json written first); summary: its lines. */
+ * end: after the command's end, the watcher's last word; explain: the
+ * instance's --explain words from the finished run (its run.json written,
+ * sched.latrec there); json: run.json's "threshold" (NULL: none); action:
+ * run --on-threshold's command (run.json written first); summary: its
+ * lines. */
 void latrec_run_threshold_start(latrec_run *r);
 void latrec_run_threshold_heard(latrec_run *r);
 void latrec_run_threshold_end(latrec_run *r);
