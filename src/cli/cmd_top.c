@@ -228,6 +228,8 @@ struct top_run {
     uint64_t last_records, blocks;
     latrec_engine *e;
     latrec_top model;
+    latrec_sched_view sv; /* have_sv: a run read once (top_model.h) */
+    int have_sv;
 };
 
 /* Ask a launched record to stop (as ^C does), once per request. */
@@ -397,6 +399,12 @@ static int start(struct top_run *r)
     if (latrec_select_resolve(&o->sel, in, "top") < 0) return LATREC_EXIT_ERROR;
     if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "top") < 0) return LATREC_EXIT_ERROR;
     latrec_top_init(&r->model, in, &o->sel.pass);
+    /* A run read once has its scheduler data already: its split, as report's. */
+    if (!r->live) {
+        if (latrec_sched_view_open(&r->sv, in) < 0) return LATREC_EXIT_ERROR;
+        r->have_sv = 1;
+        r->model.sv = &r->sv;
+    }
     latrec_pass_sinks sinks = latrec_top_sinks(&r->model);
     return latrec_engine_start(r->e, &o->sel.pass, &sinks) == 0 ? 0 : LATREC_EXIT_ERROR;
 }
@@ -593,6 +601,7 @@ int latrec_cmd_top(int argc, char **argv)
     }
     latrec_top_release_tables(r.e ? latrec_engine_pass(r.e) : NULL);
     latrec_top_free(&r.model);
+    if (r.have_sv) latrec_sched_view_close(&r.sv);
     latrec_engine_close(r.e);
     free(args);
     close(r.sfd);

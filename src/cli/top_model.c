@@ -85,9 +85,14 @@ static int top_table_new(void *ctx, latrec_leg_table *lt)
 
 static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, const latrec_instance *inst)
 {
-    (void)inst;
+    latrec_top *t = ctx;
     const struct top_table *tt = lt->user;
-    if (tt && hop >= 0 && hop < lt->n_hops && tt->row[hop] >= 0) add_value(ctx, tt->row[hop], ns);
+    if (!tt || hop < 0 || hop >= lt->n_hops || tt->row[hop] < 0) return;
+    add_value(t, tt->row[hop], ns);
+    const latrec_hit *a, *b;
+    if (t->sv && t->sv->model && ns >= 0 && latrec_hop_hits(&lt->legdef, inst, &lt->hops[hop], &a, &b))
+        latrec_sched_view_add(t->sv, &t->rows[tt->row[hop]].sched, latrec_ring_tid(&t->in->set.rings[b->ring]), a->t_ns,
+                              b->t_ns);
 }
 
 /* A path's total over its complete instances (report's total row). */

@@ -18,6 +18,7 @@
 
 #include "analyze/loghist.h"
 #include "engine/engine.h"
+#include "engine/sched_view.h"
 
 enum { LATREC_TOP_LAST = 0, LATREC_TOP_ALL = 1 };
 
@@ -26,6 +27,7 @@ typedef struct latrec_top_row {
     char name[2 * LATREC_NAME_MAX + 2]; /* "libe3/outbound", or the path's "e3/loop" */
     char hop[2 * LATREC_NAME_MAX + 8];  /* "total", or "ENQUEUE->DEQUEUE" */
     latrec_loghist h[2];                /* [LATREC_TOP_LAST], [LATREC_TOP_ALL] */
+    latrec_sched_acc sched;             /* since the start, leg rows, with t->sv */
 } latrec_top_row;
 
 /* One histogram's figures (ns); has = 0 when it is empty. */
@@ -42,7 +44,13 @@ typedef struct latrec_top {
     latrec_top_row *rows;
     int n_rows, cap_rows;
     int path_row[LATREC_RUN_MAX_PATHS]; /* row of run path i (analyze/path_index.h), -1 none yet */
-    uint64_t regressions;           /* negative values, every row */
+    uint64_t regressions;               /* negative values, every row */
+    /* The scheduler's split of each leg row's hop, as report gives it (on
+     * the thread that stamped the hop's second stage), when the run's
+     * scheduler data is there from the start: a run read once. While a run
+     * is recorded no scheduler data flows (record writes sched.latrec at
+     * its end), so NULL. */
+    const latrec_sched_view *sv;
     int oom;
 } latrec_top;
 

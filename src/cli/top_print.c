@@ -78,6 +78,71 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
     scols_unref_table(tb);
 }
 
+/* The scheduler's split of the leg rows since the start (t->sv), as
+ * report prints it: means per split instance, preemptions and migrations
+ * counted. */
+static void sched_table(FILE *out, const latrec_top *t, const latrec_units *u)
+{
+    if (!t->sv || !t->sv->model) return;
+    struct libscols_table *tb = scols_new_table();
+    if (!tb) return;
+    scols_table_set_stream(tb, out);
+    char name[32];
+    scols_table_new_column(tb, "LEG", 0, 0);
+    scols_table_new_column(tb, "HOP", 0, 0);
+    scols_table_new_column(tb, "SPLIT", 0, SCOLS_FL_RIGHT);
+    static const char *const times[] = { "ONCPU", "RUNQ", "BLOCKED", "UNKNOWN" };
+    for (int c = 0; c < 4; c++) {
+        snprintf(name, sizeof(name), "%s_%s", times[c], u->name);
+        scols_table_new_column(tb, name, 0, SCOLS_FL_RIGHT);
+    }
+    scols_table_new_column(tb, "PREEMPTIONS", 0, SCOLS_FL_RIGHT);
+    scols_table_new_column(tb, "MIGRATIONS", 0, SCOLS_FL_RIGHT);
+    for (int r = 0; r < t->n_rows; r++) {
+        const latrec_top_row *row = &t->rows[r];
+        if (row->is_path) continue;
+        struct libscols_line *ln = scols_table_new_line(tb, NULL);
+        if (!ln) break;
+        const latrec_sched_acc *a = &row->sched;
+        const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
+        char buf[64];
+        cell(ln, 0, row->name);
+        cell(ln, 1, row->hop);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->n);
+        cell(ln, 2, buf);
+        for (int c = 0; c < 4; c++) {
+            if (a->n) snprintf(buf, sizeof(buf), "%.*f", u->decimals, (double)(v[c] / a->n) / u->div);
+            else snprintf(buf, sizeof(buf), "-");
+            cell(ln, 3 + c, buf);
+        }
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->preemptions);
+        cell(ln, 7, buf);
+        snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->migrations);
+        cell(ln, 8, buf);
+    }
+    fprintf(out, "scheduler, since the start, mean per instance on the thread of each hop's second stage:\n");
+    scols_print_table(tb);
+    scols_unref_table(tb);
+}
+
+static json_t *sched_json(const latrec_top *t, const latrec_top_row *row, const latrec_units *u)
+{
+    if (!t->sv || !t->sv->model || row->is_path) return json_null();
+    const latrec_sched_acc *a = &row->sched;
+    const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
+    static const char *const keys[] = { "on_cpu", "runq", "blocked", "unknown" };
+    json_t *o = json_object();
+    json_object_set_new(o, "split", json_integer((json_int_t)a->n));
+    char key[32];
+    for (int c = 0; c < 4; c++) {
+        snprintf(key, sizeof(key), "%s_%s", keys[c], u->name);
+        json_object_set_new(o, key, a->n ? json_real((double)(v[c] / a->n) / u->div) : json_null());
+    }
+    json_object_set_new(o, "preemptions", json_integer((json_int_t)a->preemptions));
+    json_object_set_new(o, "migrations", json_integer((json_int_t)a->migrations));
+    return o;
+}
+
 /* A ring's name: the writer's, else its file's. */
 static const char *ring_name(const latrec_engine_ring *ring)
 {
@@ -129,6 +194,7 @@ void latrec_top_print_text(FILE *out, const latrec_top *t, const latrec_top_tick
     if (t->n_rows == 0) fprintf(out, "(no instance ended yet)\n");
     rows_table(out, t, k, 0);
     rows_table(out, t, k, 1);
+    sched_table(out, t, k->units);
     if (t->regressions)
         fprintf(out, "clock regressions (negative values, left out): %llu\n", (unsigned long long)t->regressions);
     rings_table(out, s);
@@ -194,6 +260,7 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
         json_object_set_new(j, row->is_path ? "segment" : "hop", json_string(row->hop));
         json_object_set_new(j, "last", window_json(t, r, LATREC_TOP_LAST, k->last_s, k->units));
         json_object_set_new(j, "all", window_json(t, r, LATREC_TOP_ALL, k->span_s, k->units));
+        json_object_set_new(j, "sched", sched_json(t, row, k->units));
         json_array_append_new(row->is_path ? paths : legs, j);
     }
     json_object_set_new(o, "legs", legs);

@@ -3,7 +3,8 @@ bats_require_minimum_version 1.5.0
 # latrec top on the bundled E3 loop: blocks with growing counts while the
 # run is recorded; JSON Lines that parse, whose per-interval counts add up to
 # the since-start counts and whose final counts are `latrec report`'s for
-# the same directory (a second reader, after the run); a run another latrec
+# the same directory (a second reader, after the run); the scheduler split
+# of a finished run, report's; a run another latrec
 # records, watched to its end; the launched record's exit status; the
 # in-place redraw on a terminal, driven through tmux.
 #
@@ -70,6 +71,23 @@ read_note() {
     [ "$status" -eq 0 ]
     [ "$(grep -c '^latrec top ' <<<"$output")" -eq 1 ]
     grep -q '^latrec top  final ' <<<"$output"
+}
+
+@test "a finished run with scheduler data: each leg's split is report's" {
+    "$LATREC" record -q -o "$D/sched" -- "$E3LOOP" --duration 1 --rate 500
+    [ -e "$D/sched/sched.latrec" ] ||
+        skip "no scheduler data: $(jq -r '.collectors.sched.reason // "sched.latrec missing"' "$D/sched/run.json")"
+    run --separate-stderr "$LATREC" top --format json "$D/sched"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    top=$(jq -c '[.legs[] | {leg, sched}] | sort_by(.leg)' <<<"$output")
+    rep=$("$LATREC" report -q --format json "$D/sched" |
+        jq -c '[.legs[] | {leg: (.component + "/" + .leg), sched: (.hops[] | select(.hop == "total") | .sched)}] | sort_by(.leg)')
+    [ "$top" = "$rep" ] || { echo "top:    $top"; echo "report: $rep"; return 1; }
+    jq -e '[.[] | .sched.split] | all(. > 0)' <<<"$top"
+    # the text block has the table
+    run --separate-stderr "$LATREC" top "$D/sched"
+    grep -q '^scheduler, since the start' <<<"$output"
+    grep -q '^libe3/outbound *total *[1-9]' <<<"$(sed -n '/^scheduler/,/^RING/p' <<<"$output")"
 }
 
 @test "launching: one block per interval, the counts growing, record's status" {
