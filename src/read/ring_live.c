@@ -107,7 +107,9 @@ uint64_t latrec_ring_poll(latrec_ring *r, latrec_cursor *c)
         r->live_closed = (__atomic_load_n((const uint32_t *)(const void *)(h + OFF_FLAGS), __ATOMIC_ACQUIRE) &
                           LATREC_F_CLEAN_CLOSE) != 0;
     const uint64_t base = r->live_base, end = base + r->iter_len;
-    /* A v3 writer is less than half a ring past rec_count. A look is sound
+    /* A v3 writer is at most half a ring past rec_count (a stamp at a
+     * multiple of half a ring stores its index, the records before it,
+     * then writes: latrec-format(5)). A look is sound
      * when it found the writer within that and rec_count did not move
      * while it ran (the writer moved less than half a ring): the writer was
      * then never a ring ahead of a slot looked at, so no slot was taken for
@@ -119,7 +121,7 @@ uint64_t latrec_ring_poll(latrec_ring *r, latrec_cursor *c)
     struct look l;
     int sound = 0;
     for (int tries = 0; tries < 4 && !sound; tries++) {
-        l = look_at(r, v3 ? rc : 0, end, v3 ? half : r->entries);
+        l = look_at(r, v3 ? rc : 0, end, v3 ? half + 1 : r->entries);
         const uint64_t again = v3 ? __atomic_load_n(rcp, __ATOMIC_ACQUIRE) : 0;
         sound = !v3 || (again == rc && !l.full);
         rc = again;
