@@ -37,10 +37,10 @@ struct grace {
 /* Fetch the nodes this many entries behind the grace queue's front. */
 #define GRACE_AHEAD 8
 
+/* A table slot: the key's hash (its home, and most misses told apart
+ * without reading the node) and the node, which holds the key itself. */
 struct slot {
-    uint64_t seq;
-    uint32_t process;
-    int32_t  legkey;
+    uint64_t hash;
     struct node *node; /* NULL: empty */
 };
 
@@ -358,10 +358,14 @@ static inline size_t home_of(const latrec_legs *b, uint64_t hash) { return (size
 
 static struct slot *find_slot(latrec_legs *b, uint64_t seq, uint32_t process, int32_t legkey)
 {
-    size_t mask = b->table_cap - 1;
-    for (size_t i = home_of(b, hash_key(seq, process, legkey));; i = (i + 1) & mask) {
+    const size_t mask = b->table_cap - 1;
+    const uint64_t h = hash_key(seq, process, legkey);
+    for (size_t i = home_of(b, h);; i = (i + 1) & mask) {
         struct slot *s = &b->table[i];
-        if (!s->node || (s->seq == seq && s->process == process && s->legkey == legkey)) return s;
+        if (!s->node) return s;
+        if (s->hash == h && s->node->legkey == legkey && NODE_INST(s->node)->seq == seq &&
+            NODE_INST(s->node)->process == process)
+            return s;
     }
 }
 
@@ -374,8 +378,12 @@ static int grow_table(latrec_legs *b)
     b->table = t;
     b->table_cap = old_cap * 2;
     b->table_shift--;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].node) *find_slot(b, old[i].seq, old[i].process, old[i].legkey) = old[i];
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].node) continue;
+        size_t j = home_of(b, old[i].hash);
+        while (t[j].node) j = (j + 1) & (b->table_cap - 1);
+        t[j] = old[i];
+    }
     free(old);
     return 0;
 }
@@ -386,7 +394,7 @@ static void remove_slot(latrec_legs *b, struct slot *s)
     size_t mask = b->table_cap - 1;
     size_t i = (size_t)(s - b->table);
     for (size_t j = (i + 1) & mask; b->table[j].node; j = (j + 1) & mask) {
-        size_t home = home_of(b, hash_key(b->table[j].seq, b->table[j].process, b->table[j].legkey));
+        size_t home = home_of(b, b->table[j].hash);
         /* Move j back to i when its home is not within (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
             b->table[i] = b->table[j];
@@ -561,9 +569,7 @@ static struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq, ui
     inst->seq = seq;
     inst->first_t = t;
     struct slot *s = *sp;
-    s->seq = seq;
-    s->process = process;
-    s->legkey = legkey;
+    s->hash = hash_key(seq, process, legkey);
     s->node = n;
     n->prev = b->tail;
     if (b->tail) b->tail->next = n;
