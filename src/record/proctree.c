@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,13 @@ int latrec_proc_ring_dir(pid_t pid, char *out, size_t len)
     free(var);
     fclose(f);
     return found ? 0 : -1;
+}
+
+void latrec_proc_kill_tree(pid_t root, int sig)
+{
+    latrec_pidlist l = { 0 };
+    latrec_proc_descendants(root, &l);
+    kill(root, sig);
+    for (size_t i = 0; i < l.n; i++) kill(l.pids[i], sig);
+    latrec_pidlist_free(&l);
 }

@@ -31,6 +31,10 @@ int latrec_proc_descendants(pid_t root, latrec_pidlist *out);
  * 0, or -1 when the process is gone or out of memory. */
 int latrec_proc_threads(pid_t pid, latrec_pidlist *out);
 
+/* Send sig to root and to every live descendant of it (one scan, as
+ * latrec_proc_descendants). */
+void latrec_proc_kill_tree(pid_t root, int sig);
+
 /* Parent pid of `pid` from /proc/<pid>/stat, or -1 when gone. */
 pid_t latrec_proc_ppid(pid_t pid);
 

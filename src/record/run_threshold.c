@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "engine/input.h"
 #include "engine/sched_view.h"
 #include "read/escape.h"
+#include "record/proctree.h"
 #include "record/run.h"
 
 void latrec_run_threshold_start(latrec_run *r)
@@ -175,6 +178,33 @@ static void exec_action(const latrec_run *r)
     _exit(127);
 }
 
+/* Wait for the action. A stop signal sent to latrec meanwhile is passed to
+ * CMD and its children (a terminal's ^C reached them already), a repeat
+ * sends SIGTERM, then SIGKILL: a CMD that hangs does not hold record. Not
+ * latrec_run_read_signals: its reaping would take CMD's status. */
+static int wait_action(latrec_run *r, pid_t pid, int *st)
+{
+    for (int level = 0;;) {
+        pid_t w = waitpid(pid, st, r->sfd >= 0 ? WNOHANG : 0);
+        if (w == pid) return 0;
+        if (w < 0 && errno != EINTR) return -1;
+        if (r->sfd < 0) continue;
+        struct pollfd pf = { r->sfd, POLLIN, 0 };
+        poll(&pf, 1, 1000);
+        struct signalfd_siginfo si;
+        while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+            if (si.ssi_signo == SIGCHLD) continue;
+            int sig = level == 0 ? (int)si.ssi_signo : level == 1 ? SIGTERM : SIGKILL;
+            if (level++ == 0 && si.ssi_code == SI_KERNEL) continue;
+            char nb[16];
+            if (!r->o->quiet)
+                fprintf(stderr, "latrec: --on-threshold is still running: sending %s\n",
+                        latrec_run_sig_name(sig, nb, sizeof(nb)));
+            latrec_proc_kill_tree(pid, sig);
+        }
+    }
+}
+
 int latrec_run_threshold_action(latrec_run *r)
 {
     if (!r->crossed || !r->o->on_threshold) return 0;
@@ -186,8 +216,7 @@ int latrec_run_threshold_action(latrec_run *r)
     }
     if (pid == 0) exec_action(r);
     int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) return -1;
+    if (wait_action(r, pid, &st) < 0) return -1;
     r->action_ran = 1;
     r->action_status = st;
     return 0;

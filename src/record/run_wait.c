@@ -45,15 +45,6 @@ int latrec_run_setup_signals(latrec_run *r)
 
 /* ---- stopping the command -------------------------------------------------- */
 
-static void kill_tree(pid_t root, int sig)
-{
-    latrec_pidlist l = { 0 };
-    latrec_proc_descendants(root, &l);
-    kill(root, sig);
-    for (size_t i = 0; i < l.n; i++) kill(l.pids[i], sig);
-    latrec_pidlist_free(&l);
-}
-
 static void arm(int tfd, uint64_t ns)
 {
     struct itimerspec its;
@@ -84,7 +75,7 @@ static void escalate(latrec_run *r, int sig, int send_first, int grace_tfd)
     }
     if (next > 1 && !r->o->quiet)
         fprintf(stderr, "latrec: the command is still running: sending %s\n", latrec_run_sig_name(s, nb, sizeof(nb)));
-    if (s == SIGKILL) kill_tree(r->pid, SIGKILL);
+    if (s == SIGKILL) latrec_proc_kill_tree(r->pid, SIGKILL);
     else kill(r->pid, s);
     if (next < 3) arm(grace_tfd, r->grace_ns);
 }

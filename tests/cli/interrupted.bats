@@ -6,6 +6,8 @@ bats_require_minimum_version 1.5.0
 # leaves no .NAME.XXXXXX temporary behind; what latrec had written before
 # stays as it was (compared byte for byte).
 #
+# A hanging record --on-threshold command is stopped with record.
+#
 # latrec top whose standard output goes away (a pipe's reader exits, a
 # full device) stops the command it launched and lets record finalise.
 #
@@ -21,7 +23,13 @@ setup_file() {
 }
 
 teardown() {
-    if [ -n "${BG_PID:-}" ]; then kill "$BG_PID" 2>/dev/null || true; wait "$BG_PID" 2>/dev/null || true; fi
+    if [ -n "${BG_PID:-}" ]; then
+        kill "$BG_PID" 2>/dev/null || true
+        for _ in $(seq 1 100); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.05; done
+        kill -KILL "$BG_PID" 2>/dev/null || true
+        wait "$BG_PID" 2>/dev/null || true
+    fi
+    if [ -s "${BATS_TEST_TMPDIR}/action.pid" ]; then kill -KILL "$(cat "$BATS_TEST_TMPDIR/action.pid")" 2>/dev/null || true; fi
     # a failed top test may leave its record running: stopped here
     local j pid
     for j in "$BATS_TEST_TMPDIR"/*/run.json; do
@@ -108,4 +116,29 @@ convert_killed_by() {
     [ "$status" -eq 1 ] || { echo "status $status: $stderr"; return 1; }
     grep -qx 'latrec top: standard output: No space left on device' <<<"$stderr" || { echo "$stderr"; return 1; }
     [ "$(jq -r .state "$out/run.json")" = finished ]
+}
+
+@test "record --on-threshold hanging: a SIGTERM to record reaches it and its child, record ends 193" {
+    out="$BATS_TEST_TMPDIR/hang"
+    pidf="$BATS_TEST_TMPDIR/action.pid"
+    # a slow dequeue in every 50th message crosses 5 ms; the action then
+    # waits on a child that never ends by itself
+    "$LATREC" record -q --no-sched -o "$out" --stop-above 'libe3/outbound:total>5ms' \
+        --on-threshold "sleep 600 & echo \$! > '$pidf'; wait" -- \
+        "$E3LOOP" --duration 0 --rate 500 --sleep-hop dequeue:10ms/50 &
+    BG_PID=$!
+    for _ in $(seq 1 1200); do [ -s "$pidf" ] && break; sleep 0.05; done
+    [ -s "$pidf" ] || { echo "the action never ran"; return 1; }
+    kill -TERM "$BG_PID" # record alone: the action is not signalled by anyone else
+    for _ in $(seq 1 1200); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$BG_PID" 2>/dev/null && { echo "record still waits for its action"; return 1; }
+    rc=0
+    wait "$BG_PID" || rc=$?
+    BG_PID=
+    [ "$rc" -eq 193 ] || { echo "record exited $rc"; return 1; }
+    [ "$(jq -r .threshold.on_threshold.ran "$out/run.json")" = true ]
+    [ "$(jq -r .threshold.on_threshold.signal_name "$out/run.json")" = SIGTERM ]
+    # the action's child is gone too (or a zombie, when pid 1 here reaps late)
+    st=$(awk '{ print $3 }' "/proc/$(cat "$pidf")/stat" 2>/dev/null || true)
+    [ -z "$st" ] || [ "$st" = Z ] || { echo "the action's child is in state $st"; return 1; }
 }
