@@ -26,6 +26,7 @@ struct trace_priv {
     FILE    *f;
     uint64_t start_ns, stop_ns;
     uint64_t cut_ns;        /* --stop-above: events disabled at this time (0: not cut) */
+    uint64_t after_cut;     /* events stamped after it anyway, dropped */
     int      have_start, pid_filter;
     size_t   n_pids;
     uint64_t read;          /* events read */
@@ -208,6 +209,12 @@ static int trace_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
             c->counts.dropped++;
             continue;
         }
+        /* an event another CPU was writing as they were switched off */
+        if (p->cut_ns && ts > p->cut_ns && !strstr(line, " print: ")) {
+            c->counts.dropped++;
+            p->after_cut++;
+            continue;
+        }
         c->counts.records++;
         fwrite(line, 1, (size_t)n, out);
     }
@@ -232,7 +239,10 @@ static json_t *trace_describe(const latrec_collector *c)
     if (p->pid_filter) json_object_set_new(o, "pids_at_start", json_integer((json_int_t)p->n_pids));
     if (p->note[0]) json_object_set_new(o, "note", json_string(p->note));
     if (p->buffer_kb) json_object_set_new(o, "buffer_kb", json_integer((json_int_t)p->buffer_kb));
-    if (p->cut_ns) json_object_set_new(o, "cut_mono_ns", json_integer((json_int_t)p->cut_ns));
+    if (p->cut_ns) {
+        json_object_set_new(o, "cut_mono_ns", json_integer((json_int_t)p->cut_ns));
+        json_object_set_new(o, "dropped_after_cut", json_integer((json_int_t)p->after_cut));
+    }
     return o;
 }
 

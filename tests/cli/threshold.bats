@@ -198,6 +198,8 @@ check_stopped() {
     run "$LATREC" record -t -o r --stop-above 'libe3/outbound:total>150ms' --on-threshold "$ACTION" -- \
         "$SLOW_LEG" 60000 40 400 slow.txt end 0
     [ "$status" -eq 193 ]
+    jq -e .tracefs.available r/run.json >/dev/null ||
+        skip "this run had no tracefs: $(jq -r .tracefs.reason r/run.json)"
     check_stopped r 40
     cut=$(jq -r .collectors.trace.cut_mono_ns r/run.json)
     jq -e '.collectors.trace.cut_mono_ns >= .threshold.end_mono_ns' r/run.json
