@@ -138,7 +138,9 @@ int latrec_judge_value(latrec_judge *j, const latrec_leg_table *t, int hop, int6
 int latrec_judge_path(latrec_judge *j, const latrec_path_instance *pi)
 {
     const latrec_path_index *ix = latrec_engine_input(j->e)->paths; /* pi->path: run-wide */
-    if (!j->path_gate || !pi->complete || pi->start_ns < j->since_ns || j->crossed || pi->path < 0 ||
+    /* an incomplete instance names the path too (the run has it, as the
+     * report lists it), but only a complete one has a value */
+    if (!j->path_gate || pi->start_ns < j->since_ns || j->crossed || pi->path < 0 ||
         pi->path >= latrec_path_index_n(ix) || !names_path(j, ix, pi->path))
         return 0;
     if (j->segs_path != pi->path + 1) {
@@ -150,6 +152,7 @@ int latrec_judge_path(latrec_judge *j, const latrec_path_instance *pi)
         if (strcmp(j->segs[k].name, j->gate.row) == 0) s = k;
     if (s < 0) return 0;
     j->named = 1;
+    if (!pi->complete) return 0;
     const latrec_hit *a, *b;
     int64_t v, wv = 0, tv;
     if (!latrec_path_index_segment_value(ix, pi, &j->segs[s], &v, &a, &b) || (double)v <= j->gate.limit) return 0;

@@ -20,3 +20,12 @@ if(TARGET latrec_cli)
     message(STATUS "bats not found: cli_threshold is not registered")
   endif()
 endif()
+
+# --stop-above on a path that never completes (tests/cli/threshold_names.bats):
+# a Python producer of the E3 source leg only.
+if(TARGET latrec_cli AND TARGET latrec_python AND LATREC_THRESHOLD_BATS)
+  add_test(NAME cli_threshold_names COMMAND ${LATREC_THRESHOLD_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/threshold_names.bats)
+  set_tests_properties(cli_threshold_names PROPERTIES
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;PYTHONPATH=${LATREC_PY_BUILD_DIR}"
+    LABELS cli TIMEOUT 600)
+endif()
