@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/figures.h"
+#include "engine/figures.h"
 #include "cli/options.h"
 #include "engine/sched_view.h"
 #include "engine/engine.h"

@@ -9,11 +9,11 @@
 #include "analyze/gate.h"
 #include "analyze/stats.h"
 #include "cli/commands.h"
-#include "cli/figures.h"
+#include "engine/figures.h"
 #include "engine/input.h"
 #include "cli/options.h"
 #include "engine/pass.h"
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 #include "read/outfile.h"
 
 enum { OPT_TOP = 0x500, OPT_PCT, OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH };

@@ -78,20 +78,6 @@ static error_t parse_select(int key, char *arg, struct argp_state *state)
 
 struct argp latrec_select_argp = { select_options, parse_select, 0, 0, 0, 0, 0 };
 
-int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
-                             const char *cmd)
-{
-    for (int i = 0; i < n; i++)
-        if (latrec_hop_select_add(hops, in->cats, in->n_cats, specs[i]) < 0) {
-            fprintf(stderr,
-                    "latrec %s: --hop %s: unknown stage (stages are named as in a catalog of the run, "
-                    "or by id like 0x21)\n",
-                    cmd, specs[i]);
-            return -1;
-        }
-    return 0;
-}
-
 int latrec_select_resolve(latrec_select_opts *s, const latrec_input *in, const char *cmd)
 {
     return latrec_hop_specs_resolve(&s->pass.hops, in, s->hop_specs, s->n_hop_specs, cmd);

@@ -20,7 +20,7 @@
 #include <argp.h>
 #include <stdint.h>
 
-#include "cli/figures.h"
+#include "engine/figures.h"
 #include "engine/input.h"
 #include "engine/pass.h"
 #include "util/duration.h"
@@ -58,8 +58,6 @@ extern struct argp latrec_select_argp;
  * s->pass.hops. 0, or -1 with one line ("latrec CMD: --hop A:B: unknown
  * stage ..."). */
 int latrec_select_resolve(latrec_select_opts *s, const latrec_input *in, const char *cmd);
-int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
-                             const char *cmd);
 
 /* Any --component, --leg or --hop given. */
 int latrec_select_any(const latrec_select_opts *s);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 
 static void csv_quoted(FILE *out, const char *s)
 {

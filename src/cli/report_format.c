@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 
 const latrec_report_format latrec_report_formats[] = {
     { "text", "tables for a terminal (default)", latrec_report_write_text },

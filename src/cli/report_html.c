@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 #include "cli/report_svg.h"
 
 static const char style[] =

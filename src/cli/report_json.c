@@ -8,7 +8,7 @@
 #include "read/escape.h"
 
 #include "analyze/paths.h"
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 
 /* A name from the outside world, every byte kept (read/escape.h): escaped
  * and flagged "<key>_escaped" when it is not UTF-8. */

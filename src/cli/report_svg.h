@@ -23,7 +23,7 @@
 
 #include <stdio.h>
 
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 
 /* Write s HTML-escaped. */
 void latrec_html_text(FILE *out, const char *s);

@@ -9,7 +9,7 @@
 
 #include "analyze/paths.h"
 #include "engine/explain.h"
-#include "cli/report_model.h"
+#include "cli/report_format.h"
 
 static void header_text(const latrec_report *m, FILE *out)
 {

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "cli/figures.h"
+#include "engine/figures.h"
 #include "cli/top_model.h"
 #include "engine/engine.h"
 

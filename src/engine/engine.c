@@ -154,7 +154,11 @@ int latrec_engine_run(latrec_engine *e)
     int r;
     while ((r = latrec_engine_step(e, UINT64_MAX)) == LATREC_ENGINE_MORE)
         ;
-    return r == LATREC_ENGINE_ERROR ? -1 : latrec_engine_finish(e);
+    if (r == LATREC_ENGINE_ERROR) {
+        fprintf(stderr, "latrec: out of memory\n"); /* what a step's ERROR means */
+        return -1;
+    }
+    return latrec_engine_finish(e);
 }
 
 void latrec_engine_close(latrec_engine *e)

@@ -522,6 +522,20 @@ int latrec_pass_check_names(latrec_pass *p, const char *cmd)
     return 0;
 }
 
+int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
+                             const char *cmd)
+{
+    for (int i = 0; i < n; i++)
+        if (latrec_hop_select_add(hops, in->cats, in->n_cats, specs[i]) < 0) {
+            fprintf(stderr,
+                    "latrec %s: --hop %s: unknown stage (stages are named as in a catalog of the run, "
+                    "or by id like 0x21)\n",
+                    cmd, specs[i]);
+            return -1;
+        }
+    return 0;
+}
+
 int latrec_path_check_name(const latrec_input *in, const char *name, const char *cmd)
 {
     const int k = latrec_path_index_find(in->paths, name);

@@ -123,6 +123,11 @@ int latrec_pass_check_names(latrec_pass *p, const char *cmd);
  * --path nope: no such path in this run (paths: e3/loop, request)") or, for
  * a bare name several catalogs define, the qualified names to choose from. */
 int latrec_path_check_name(const latrec_input *in, const char *name, const char *cmd);
+/* The --hop specs ("A:B", stage names of a catalog of the run or ids like
+ * 0x21) into hops: 0, or -1 with one line ("latrec CMD: --hop A:B: unknown
+ * stage ..."). */
+int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
+                             const char *cmd);
 /* The builder's modelling warnings (latrec_legs_warning()), one line each
  * on stderr. */
 void latrec_pass_print_warnings(const latrec_legs *legs);

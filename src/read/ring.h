@@ -335,7 +335,7 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
  *
  * Where the writer is: the header's rec_count R (the writer refreshes it
  * every entries / 2 records, so the write index W is in [R, R + entries /
- * 2)), then the slots from max(R, the end seen so far) on, while each holds
+ * 2]), then the slots from max(R, the end seen so far) on, while each holds
  * a nonzero t_ns not below the one before it: the first that does not (the
  * slot being written, or a record of the previous lap) is W. Records below
  * R are taken as written whatever their stamps (latrec_stamp_at() with an

@@ -13,7 +13,7 @@
 #   cli_tour             tests/cli/tour.bats: README's five-minute tour as written
 latrec_unit_test(test_report_figures
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_report_figures.c
-          ${CMAKE_SOURCE_DIR}/src/cli/figures.c
+          ${CMAKE_SOURCE_DIR}/src/engine/figures.c
           ${CMAKE_SOURCE_DIR}/src/analyze/stats.c
           ${CMAKE_SOURCE_DIR}/src/analyze/loghist.c
           ${CMAKE_SOURCE_DIR}/src/analyze/outliers.c

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "cli/figures.h"
+#include "engine/figures.h"
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99 };
 #define NP 5

@@ -1,5 +1,5 @@
 /*
- * cli/report_paths.h - the report's path tables: per path of any catalog of
+ * engine/report_paths.h - the report's path tables: per path of any catalog of
  * the run (analyze/path_index.h), a row per segment (every hop of every
  * leg, every hand-off between two legs), the end-to-end total and the total with drops counted as delay, each with the
  * figures of a leg table and the scheduler's split over the thread that
@@ -12,11 +12,11 @@
  * (two passes, like the leg tables: the second only for exact outlier
  * counts or --drop-outliers).
  */
-#ifndef LATREC_CLI_REPORT_PATHS_H
-#define LATREC_CLI_REPORT_PATHS_H
+#ifndef LATREC_ENGINE_REPORT_PATHS_H
+#define LATREC_ENGINE_REPORT_PATHS_H
 
 #include "analyze/paths.h"
-#include "cli/report_model.h"
+#include "engine/report_model.h"
 #include "engine/sched_view.h"
 
 typedef struct latrec_rpaths latrec_rpaths;

@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "engine/align.h"
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/report_run.h"
+#include "engine/report_run.h"
 
 static int top_cap(const latrec_report_request *o)
 {
@@ -68,7 +66,7 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
         rt->n_sum[hop]++;
         const latrec_hit *a, *b;
         if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
-            latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in.set.rings[b->ring]), a->t_ns,
+            latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in->set.rings[b->ring]), a->t_ns,
                                   b->t_ns);
         return;
     }
@@ -114,8 +112,8 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
         e.hop[h] = (int64_t)(b->t_ns - a->t_ns);
         e.t_a[h] = a->t_ns;
         e.t_b[h] = b->t_ns;
-        e.tid_a[h] = latrec_ring_tid(&r->in.set.rings[a->ring]);
-        e.tid_b[h] = latrec_ring_tid(&r->in.set.rings[b->ring]);
+        e.tid_a[h] = latrec_ring_tid(&r->in->set.rings[a->ring]);
+        e.tid_b[h] = latrec_ring_tid(&r->in->set.rings[b->ring]);
     }
     if (!e.has[rt->rank_hop]) return;
     e.key = e.hop[rt->rank_hop];
@@ -282,8 +280,7 @@ void latrec_report_run_free(struct report_run *r)
         int n;
         latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
         for (int i = 0; i < n; i++) rt_free(tables[i]);
-        latrec_pass_free(r->pass);
-        r->pass = NULL;
+        r->pass = NULL; /* the engine's: freed with it */
     }
     free(r->rows);
     r->rows = NULL;
@@ -295,7 +292,9 @@ void latrec_report_run_free(struct report_run *r)
     latrec_sched_view_close(&r->sv);
     latrec_rpaths_free(r->paths);
     r->paths = NULL;
-    latrec_input_close(&r->in);
+    latrec_engine_close(r->e);
+    r->e = NULL;
+    r->in = NULL;
 }
 
 /* Column h of a table: a hop, or (h == n_hops) the inter-arrival gaps. */
@@ -327,28 +326,30 @@ static uint64_t auto_interval(const latrec_input *in)
 int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
     const latrec_report_request *o = r->o;
-    if (latrec_input_open(&r->in, input_opts, "report") != 0 || latrec_input_align(&r->in) < 0)
-        return LATREC_EXIT_ERROR;
+    if (!(r->e = latrec_engine_open(input_opts, "report", 0))) return LATREC_REPORT_ERROR;
+    r->in = latrec_engine_input(r->e);
     /* the baseline takes the run's (set before): their series line up */
-    if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(&r->in) : 0;
-    if (latrec_sched_view_open(&r->sv, &r->in) < 0) return LATREC_EXIT_ERROR;
+    if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(r->in) : 0;
+    if (latrec_sched_view_open(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
     latrec_pass_opts popts = o->pass;
-    if (latrec_hop_specs_resolve(&popts.hops, &r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
-        return LATREC_EXIT_ERROR;
-    if (o->pass.path && latrec_path_check_name(&r->in, o->pass.path, "report") < 0) return LATREC_EXIT_ERROR;
-    if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, &r->in, &r->sv))) return LATREC_EXIT_ERROR;
-    const int n_paths = latrec_path_index_n(r->in.paths);
+    if (latrec_hop_specs_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
+        return LATREC_REPORT_ERROR;
+    if (o->pass.path && latrec_path_check_name(r->in, o->pass.path, "report") < 0) return LATREC_REPORT_ERROR;
+    if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, r->in, &r->sv))) return LATREC_REPORT_ERROR;
+    const int n_paths = latrec_path_index_n(r->in->paths);
     if (o->pass.paths && r->interval_ns && n_paths) {
-        if (!(r->path_series = calloc((size_t)n_paths, sizeof(*r->path_series)))) return LATREC_EXIT_ERROR;
+        if (!(r->path_series = calloc((size_t)n_paths, sizeof(*r->path_series)))) return LATREC_REPORT_ERROR;
         r->n_path_series = n_paths;
         for (int k = 0; k < r->n_path_series; k++) r->path_series[k].path = k;
     }
     latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage, o->pass.paths ? on_path : NULL };
-    /* The callbacks run inside latrec_pass_run(), before r->pass is set:
+    /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
-    r->begin = latrec_pass_run_begin(&r->in);
+    r->begin = latrec_pass_run_begin(r->in);
     r->pass_no = 1;
-    if (!(r->pass = latrec_pass_run(&r->in, &popts, &sinks)) || r->oom) return LATREC_EXIT_ERROR;
+    if (latrec_engine_start(r->e, &popts, &sinks) < 0 || latrec_engine_run(r->e) < 0 || r->oom)
+        return LATREC_REPORT_ERROR;
+    r->pass = latrec_engine_pass(r->e);
     int n;
     latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
     int need_second = o->drop_outliers;
@@ -365,7 +366,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     }
     for (int k = 0; k < r->n_path_series; k++) close_series(r, &r->path_series[k]);
     if (r->paths) need_second |= latrec_rpaths_close_first(r->paths);
-    if (r->oom) return LATREC_EXIT_ERROR;
+    if (r->oom) return LATREC_REPORT_ERROR;
     if (need_second) {
         /* Second pass over the same records: its tables share the first
          * pass's state (same data, same builder: same component and leg
@@ -376,10 +377,10 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         if (r->paths) latrec_rpaths_open_second(r->paths);
         r->first = r->pass;
         r->pass_no = 2;
-        latrec_pass *second = latrec_pass_run(&r->in, &popts, &sinks);
+        latrec_pass *second = latrec_pass_run(r->in, &popts, &sinks);
         r->pass = r->first;
         r->first = NULL;
-        if (!second) return LATREC_EXIT_ERROR;
+        if (!second) return LATREC_REPORT_ERROR;
         latrec_pass_free(second);
         if (r->paths) latrec_rpaths_close_second(r->paths);
         for (int i = 0; i < n; i++) {
@@ -408,7 +409,7 @@ int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const 
     memset(&base_run, 0, sizeof(base_run));
     run.o = base_run.o = req;
     int rc = latrec_report_analyse(&run, input);
-    if (rc == 0 && latrec_pass_check_names(run.pass, "report") < 0) rc = LATREC_EXIT_ERROR;
+    if (rc == 0 && latrec_pass_check_names(run.pass, "report") < 0) rc = LATREC_REPORT_ERROR;
     if (rc == 0 && req->baseline) {
         latrec_input_opts bo = *input;
         bo.n_dirs = 0;

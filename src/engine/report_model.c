@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "engine/align.h"
-#include "cli/commands.h"
-#include "cli/report_run.h"
+#include "engine/report_run.h"
 
 /* ---- baseline matching ---------------------------------------------------- */
 
@@ -86,7 +85,7 @@ static char *dup_str(struct builder *b, const char *s)
 
 static void build_offsets(struct builder *b, latrec_report_header *h)
 {
-    const latrec_input *in = &b->r->in;
+    const latrec_input *in = b->r->in;
     const latrec_offsets *o = latrec_pass_offsets(b->r->pass);
     for (int a = 0; o && a < in->opts.n_dirs; a++)
         for (int d = a + 1; d < in->opts.n_dirs && h->n_offsets < 16; d++) {
@@ -104,7 +103,7 @@ static void build_offsets(struct builder *b, latrec_report_header *h)
 static void build_header(struct builder *b)
 {
     latrec_report_header *h = &b->m->hdr;
-    const latrec_input *in = &b->r->in;
+    const latrec_input *in = b->r->in;
     latrec_input_totals_get(in, &h->totals);
     h->have_run = in->have_run;
     h->command = in->have_run ? dup_str(b, in->command) : NULL;
@@ -193,7 +192,7 @@ static void build_top(struct builder *b, latrec_report_table *mt, const latrec_l
         return;
     }
     mt->n_top = rt->n_top;
-    const latrec_input *in = &b->r->in;
+    const latrec_input *in = b->r->in;
     for (int k = 0; k < rt->n_top; k++) {
         const struct top_entry *e = &rt->top[k];
         latrec_report_instance *mi = &mt->top[k];
@@ -270,9 +269,9 @@ static int table_of_row(const struct builder *b, const struct report_run *src, c
     const latrec_report *m = b->m;
     const char *path = NULL;
     if (!row->table) { /* the path's name as the run's tables show it */
-        const int k = latrec_path_index_find(b->r->in.paths, latrec_path_index_qualified(src->in.paths, row->path));
+        const int k = latrec_path_index_find(b->r->in->paths, latrec_path_index_qualified(src->in->paths, row->path));
         if (k < 0) return -1;
-        path = latrec_path_index_name(b->r->in.paths, k);
+        path = latrec_path_index_name(b->r->in->paths, k);
     }
     for (int i = 0; i < m->n_tables; i++) {
         const latrec_report_table *t = &m->tables[i];
@@ -320,11 +319,11 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
     m->has_baseline = base != NULL;
     if (base) m->baseline_dir = dup_str(&b, req->baseline);
     m->interval_ns = r->interval_ns;
-    m->n_rejected = r->in.n_rejected;
+    m->n_rejected = r->in->n_rejected;
     build_header(&b);
     int n;
     latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
-    if (n && !(m->tables = calloc((size_t)n, sizeof(*m->tables)))) return LATREC_EXIT_ERROR;
+    if (n && !(m->tables = calloc((size_t)n, sizeof(*m->tables)))) return LATREC_REPORT_ERROR;
     m->n_tables = n;
     for (int i = 0; i < n && !b.oom; i++) build_table(&b, &m->tables[i], tables[i]);
     if (!b.oom && r->paths &&
@@ -333,12 +332,12 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
         b.oom = 1;
     for (int i = n; i < m->n_tables; i++) /* the paths' late instances */
         for (int k = 0; k < r->n_path_series; k++)
-            if (strcmp(m->tables[i].name, latrec_path_index_name(r->in.paths, k)) == 0)
+            if (strcmp(m->tables[i].name, latrec_path_index_name(r->in->paths, k)) == 0)
                 m->tables[i].late = r->path_series[k].late;
     build_intervals(&b, r, &m->intervals, &m->n_intervals);
     if (req->dists) build_intervals(&b, base, &m->base_intervals, &m->n_base_intervals); /* the page's overlay */
     if (b.oom) fprintf(stderr, "latrec report: out of memory\n");
-    return b.oom ? LATREC_EXIT_ERROR : 0;
+    return b.oom ? LATREC_REPORT_ERROR : 0;
 }
 
 void latrec_report_free(latrec_report *m)

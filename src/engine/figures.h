@@ -1,5 +1,5 @@
 /*
- * cli/figures.h - the figures of one latency column, as report prints them,
+ * engine/figures.h - the figures of one latency column, as report prints them,
  * and the units they print in.
  *
  * A column's figures come from a latrec_stats: count, min, the requested
@@ -8,8 +8,8 @@
  * column, stddev of one sample) is absent: printed "-" in text, empty in
  * CSV, null in JSON, never a sentinel.
  */
-#ifndef LATREC_CLI_FIGURES_H
-#define LATREC_CLI_FIGURES_H
+#ifndef LATREC_ENGINE_FIGURES_H
+#define LATREC_ENGINE_FIGURES_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* Figures of a latency column. */
-#include "cli/figures.h"
+#include "engine/figures.h"
 
 #include "util/number.h"
 

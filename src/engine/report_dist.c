@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "analyze/stats.h"
-#include "cli/report_model.h"
+#include "engine/report_model.h"
 
 /* Percentiles the CDF is drawn through: dense in the tail. */
 static const double qs[] = { 0,  1,  5,  10, 20, 25,   30,   40,   50,    60,    70,     75,     80,

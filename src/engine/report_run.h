@@ -1,14 +1,15 @@
 /*
- * cli/report_run.h - what the two halves of building a report share
+ * engine/report_run.h - what the two halves of building a report share
  * (report_build.c: the passes over a run; report_model.c: the plain model
  * from their state). Not an interface.
  */
-#ifndef LATREC_CLI_REPORT_RUN_H
-#define LATREC_CLI_REPORT_RUN_H
+#ifndef LATREC_ENGINE_REPORT_RUN_H
+#define LATREC_ENGINE_REPORT_RUN_H
 
 #include "analyze/stats.h"
-#include "cli/report_model.h"
-#include "cli/report_paths.h"
+#include "engine/engine.h"
+#include "engine/report_model.h"
+#include "engine/report_paths.h"
 #include "engine/sched_view.h"
 
 #define MAX_OPEN_INTERVALS 16
@@ -68,7 +69,8 @@ struct rtable {
 
 struct report_run {
     const latrec_report_request *o;
-    latrec_input in;
+    latrec_engine *e;    /* the run's engine (engine/engine.h): its input, its pass */
+    latrec_input *in;
     latrec_pass *pass;
     latrec_pass *first;  /* during the outlier pass: the first pass */
     int pass_no;         /* 1: first pass, 2: outlier pass */

@@ -1,6 +1,6 @@
 /* The report's path tables: figures per segment, the scheduler's split,
  * the slowest instances explained, the incomplete ones counted. */
-#include "cli/report_paths.h"
+#include "engine/report_paths.h"
 
 #include <stdlib.h>
 #include <string.h>

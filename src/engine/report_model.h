@@ -1,5 +1,5 @@
 /*
- * cli/report_model.h - the report as plain data, built once and written by
+ * engine/report_model.h - the report as plain data, built once and written by
  * one writer per format (report_text.c, report_csv.c, report_json.c,
  * report_html.c with the charts of report_svg.c).
  *
@@ -7,7 +7,7 @@
  * cost, catalog, scheduler data or why not, the options that change figures),
  * a list of tables and a time series. A table is one leg of a component: its
  * rows are the leg's hops and, last, the inter-arrival gaps of its first
- * stage. Every row holds the column's figures (cli/figures.h), the same
+ * stage. Every row holds the column's figures (engine/figures.h), the same
  * figures of the baseline run when --baseline matched it, and the
  * scheduler's split (means per instance, ns) when the run has scheduler
  * data. A table also keeps its slowest instances (--top, --explain) with
@@ -29,13 +29,13 @@
  * and a second one when the outlier counts must be exact or --drop-outliers
  * asks for figures without them (see latrec-report(1)).
  */
-#ifndef LATREC_CLI_REPORT_MODEL_H
-#define LATREC_CLI_REPORT_MODEL_H
+#ifndef LATREC_ENGINE_REPORT_MODEL_H
+#define LATREC_ENGINE_REPORT_MODEL_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/figures.h"
+#include "engine/figures.h"
 #include "engine/input.h"
 #include "engine/pass.h"
 
@@ -230,36 +230,17 @@ typedef struct latrec_report {
     int          n_rejected;   /* rings skipped (exit 3) */
 } latrec_report;
 
-/* Read the run (and the baseline) and fill m. Returns 0, or an exit code
- * (LATREC_EXIT_ERROR) with the reason printed. m is freed either way by
+/* What building a report returns when it fails: the command's exit status
+ * (LATREC_EXIT_ERROR, cli/commands.h). */
+#define LATREC_REPORT_ERROR 1
+
+/* Read the run (and the baseline) and fill m. Returns 0, or
+ * LATREC_REPORT_ERROR with the reason printed. m is freed either way by
  * latrec_report_free(). */
 int latrec_report_build(latrec_report *m, const latrec_input_opts *input, const latrec_report_request *req);
 void latrec_report_free(latrec_report *m);
 
 /* The figure i of a row is a time (not skewness). */
 static inline int latrec_report_is_time(const latrec_report *m, int i) { return i != fig_skew(m->n_pct); }
-
-/* ---- formats ------------------------------------------------------------ */
-
-typedef struct latrec_report_format {
-    const char *name;    /* "text" */
-    const char *summary; /* one line for --format help */
-    void (*write)(const latrec_report *m, FILE *out);
-} latrec_report_format;
-
-/* Every format, the default first; ends with a NULL name. --format, --help
- * and the completion (latrec report --format help) list this table. */
-extern const latrec_report_format latrec_report_formats[];
-#define LATREC_REPORT_MAX_FORMATS 8
-
-void latrec_report_write_text(const latrec_report *m, FILE *out);
-void latrec_report_write_csv(const latrec_report *m, FILE *out);
-void latrec_report_write_json(const latrec_report *m, FILE *out);
-void latrec_report_write_html(const latrec_report *m, FILE *out);
-
-/* Shared by the writers: v (ns when time) in the unit, "0.000" for a tiny
- * negative; the change from base as "+1.2 (+3.4%)". */
-void latrec_report_fmt_value(char *buf, size_t len, double v, int time, const latrec_units *u);
-void latrec_report_fmt_delta(char *buf, size_t len, double v, double base, int time, const latrec_units *u);
 
 #endif
