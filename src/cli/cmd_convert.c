@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/component_table.h"
 #include "cli/csv.h"
+#include "engine/engine.h"
 #include "engine/input.h"
 #include "cli/options.h"
 #include "engine/pass.h"
@@ -587,45 +588,45 @@ int latrec_cmd_convert(int argc, char **argv)
     if (o.input.n_dirs == 0) latrec_input_add_dir(&o.input, "latrec.data");
     if (o.watch) wait_quiet(&o.input, o.quiet_secs, o.timeout_secs);
 
-    latrec_input in;
-    if (latrec_input_open(&in, &o.input, "convert") != 0 || latrec_input_align(&in) < 0) {
-        latrec_input_close(&in);
-        return LATREC_EXIT_ERROR;
-    }
-    latrec_align_print(&in, stderr);
+    /* the engine opens the run (input, catalogs, --align); the records go
+     * through convert's own pipeline below */
+    latrec_engine *e = latrec_engine_open(&o.input, "convert", 0);
+    if (!e) return LATREC_EXIT_ERROR;
+    latrec_input *in = latrec_engine_input(e);
+    latrec_align_print(in, stderr);
     char outdir[4096];
     if (o.outdir) snprintf(outdir, sizeof(outdir), "%s", o.outdir);
-    else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in.opts.dirs[0]); /* <run>/trace.json */
-    else snprintf(outdir, sizeof(outdir), "%s/csv", in.opts.dirs[0]);
+    else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]); /* <run>/trace.json */
+    else snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { &in, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
+    struct convert_pass p = { in, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec convert: %s\n", err);
         goto out;
     }
-    p.legs = latrec_input_legs_new(&in, on_instance, &p);
+    p.legs = latrec_input_legs_new(in, on_instance, &p);
     if (!p.legs) {
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
     if (o.chrome) {
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
-        if (!(p.timeline = latrec_timeline_open(path, &in, p.legs, &o.timeline))) {
+        if (!(p.timeline = latrec_timeline_open(path, in, p.legs, &o.timeline))) {
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
     } else {
-        p.tables = latrec_component_tables_new(&in, p.legs);
+        p.tables = latrec_component_tables_new(in, p.legs);
         if (!p.tables) {
             fprintf(stderr, "latrec convert: out of memory\n");
             goto out;
         }
     }
     p.outdir = outdir;
-    const latrec_paths_opts po = { in.opts.path_horizon_ns, 0, in.opts.wall && in.opts.n_dirs > 1 };
-    if (latrec_path_index_n(in.paths) && !(p.paths = latrec_path_index_assemble(p.legs, &po, on_path, &p))) {
+    const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
+    if (latrec_path_index_n(in->paths) && !(p.paths = latrec_path_index_assemble(p.legs, &po, on_path, &p))) {
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
@@ -642,11 +643,11 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
             goto out;
         }
-        timeline_note(&tt, &o.timeline, outdir, in.opts.quiet);
+        timeline_note(&tt, &o.timeline, outdir, in->opts.quiet);
         if (p.paths_lost) fprintf(stderr, "latrec convert: out of memory: some path flows are missing\n");
     } else {
         snprintf(path, sizeof(path), "%s/rings.csv", outdir);
-        if (write_rings_csv(&in, path) < 0) {
+        if (write_rings_csv(in, path) < 0) {
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
@@ -655,21 +656,21 @@ int latrec_cmd_convert(int argc, char **argv)
             goto out;
         }
     }
-    if (!in.opts.quiet) {
+    if (!in->opts.quiet) {
         latrec_input_totals t;
-        latrec_input_totals_get(&in, &t);
+        latrec_input_totals_get(in, &t);
         fprintf(stderr, "latrec convert: %zu ring%s (%zu skipped), %llu records", t.rings,
-                t.rings == 1 ? "" : "s", t.rejected, (unsigned long long)in.records);
+                t.rings == 1 ? "" : "s", t.rejected, (unsigned long long)in->records);
         if (t.dropped) fprintf(stderr, ", %llu dropped before the start stamp", (unsigned long long)t.dropped);
         if (t.sched.present)
-            fprintf(stderr, "; %s: %llu scheduler events", in.set.rings[in.sched_ring].basename,
-                    (unsigned long long)in.sched_records);
+            fprintf(stderr, "; %s: %llu scheduler events", in->set.rings[in->sched_ring].basename,
+                    (unsigned long long)in->sched_records);
         fprintf(stderr, " -> %s\n", outdir);
         if (latrec_legs_guessed_processes(p.legs))
             fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
     }
     if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
-    if (!in.opts.quiet) {
+    if (!in->opts.quiet) {
         latrec_pass_print_warnings(p.legs);
         if (p.paths) latrec_pass_print_join_warnings(p.paths);
     }
@@ -678,13 +679,13 @@ int latrec_cmd_convert(int argc, char **argv)
         latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));
         fprintf(stderr, "latrec convert: leg horizon %s (--leg-horizon)\n", cuts);
     }
-    rc = in.n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+    rc = in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:
     if (p.timeline) latrec_timeline_close(p.timeline, NULL);
     if (p.paths_csv) latrec_paths_csv_close(p.paths_csv, NULL);
     latrec_component_tables_free(p.tables);
     latrec_path_index_free(p.paths);
     latrec_legs_free(p.legs);
-    latrec_input_close(&in);
+    latrec_engine_close(e);
     return rc;
 }
