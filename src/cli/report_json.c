@@ -8,22 +8,8 @@
 #include "read/escape.h"
 
 #include "analyze/paths.h"
+#include "cli/json_bytes.h"
 #include "cli/report_format.h"
-
-/* A name from the outside world, every byte kept (read/escape.h): escaped
- * and flagged "<key>_escaped" when it is not UTF-8. */
-static void set_bytes(json_t *o, const char *key, const char *value)
-{
-    if (!value || latrec_utf8_valid(value)) {
-        json_object_set_new(o, key, value ? json_string(value) : json_null());
-        return;
-    }
-    char *e = latrec_escape_bytes(value), flag[64];
-    json_object_set_new(o, key, e ? json_string(e) : json_null());
-    free(e);
-    snprintf(flag, sizeof(flag), "%s_escaped", key);
-    json_object_set_new(o, flag, json_true());
-}
 
 static json_t *figures(const latrec_report *m, const latrec_figures *f)
 {
@@ -66,7 +52,7 @@ static json_t *header(const latrec_report *m)
     const latrec_report_header *h = &m->hdr;
     const latrec_input_totals *t = &h->totals;
     json_t *hdr = json_object();
-    if (h->command) set_bytes(hdr, "command", h->command);
+    if (h->command) latrec_json_set_bytes(hdr, "command", h->command);
     else json_object_set_new(hdr, "command", json_null());
     json_t *ex = h->exit_json ? json_loads(h->exit_json, 0, NULL) : NULL;
     json_object_set_new(hdr, "exit", ex ? ex : json_null());
@@ -123,8 +109,8 @@ static json_t *top(const latrec_report *m, const latrec_report_table *t)
         const latrec_report_instance *e = &t->top[k];
         json_t *ej = json_object();
         json_object_set_new(ej, "seq", json_integer((json_int_t)e->seq));
-        set_bytes(ej, "process", e->process);
-        set_bytes(ej, "ring", e->ring);
+        latrec_json_set_bytes(ej, "process", e->process);
+        latrec_json_set_bytes(ej, "ring", e->ring);
         json_object_set_new(ej, "start_ns", json_integer((json_int_t)e->t_ns));
         json_t *hv = json_object();
         for (int h = 0; h < t->n_rows - 1; h++)
@@ -139,7 +125,7 @@ static json_t *top(const latrec_report *m, const latrec_report_table *t)
 static json_t *table(const latrec_report *m, const latrec_report_table *t)
 {
     json_t *lj = json_object();
-    json_object_set_new(lj, "component", json_string(t->component));
+    latrec_json_set_bytes(lj, "component", t->component);
     json_object_set_new(lj, "leg", json_string(t->name));
     json_object_set_new(lj, "discovered", json_boolean(t->discovered));
     json_object_set_new(lj, "instances", json_integer((json_int_t)t->instances));
@@ -207,7 +193,7 @@ static json_t *intervals(const latrec_report *m)
         const latrec_report_table *t = &m->tables[row->table];
         json_t *rj = json_object();
         json_object_set_new(rj, "start_s", json_real((double)row->idx * (double)m->interval_ns / 1e9));
-        json_object_set_new(rj, "component", json_string(t->component));
+        latrec_json_set_bytes(rj, "component", t->component);
         json_object_set_new(rj, "leg", json_string(t->name));
         json_object_set_new(rj, "count", json_integer((json_int_t)row->count));
         json_object_set_new(rj, "rate_per_s", json_real((double)row->count / ((double)m->interval_ns / 1e9)));

@@ -5,6 +5,7 @@
 #include <libsmartcols.h>
 #include <string.h>
 
+#include "cli/json_bytes.h"
 #include "read/escape.h"
 
 /* ---- text -------------------------------------------------------------------- */
@@ -226,11 +227,12 @@ static json_t *rings_json(const latrec_engine_snap *s)
     for (size_t i = 0; i < s->n_rings; i++) {
         const latrec_engine_ring *ring = &s->rings[i];
         if (!ring->ok || ring->sched) continue;
-        json_array_append_new(a, json_pack("{s:s,s:I,s:I,s:I,s:b,s:b,s:I,s:b}", "ring", ring_name(ring), "read",
-                                           (json_int_t)ring->records, "written", (json_int_t)ring->written, "lost",
-                                           (json_int_t)ring->lost, "lost_is_lower_bound", ring->lost_lower_bound,
-                                           "wrapped", ring->wrapped, "lapped", (json_int_t)ring->lapped, "closed",
-                                           ring->closed));
+        json_t *j = json_pack("{s:I,s:I,s:I,s:b,s:b,s:I,s:b}", "read", (json_int_t)ring->records, "written",
+                              (json_int_t)ring->written, "lost", (json_int_t)ring->lost, "lost_is_lower_bound",
+                              ring->lost_lower_bound, "wrapped", ring->wrapped, "lapped", (json_int_t)ring->lapped,
+                              "closed", ring->closed);
+        latrec_json_set_bytes(j, "ring", ring_name(ring)); /* a header's bytes, maybe not UTF-8 */
+        json_array_append_new(a, j);
     }
     return a;
 }
@@ -256,7 +258,7 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
     for (int r = 0; r < t->n_rows; r++) {
         const latrec_top_row *row = &t->rows[r];
         json_t *j = json_object();
-        json_object_set_new(j, row->is_path ? "path" : "leg", json_string(row->name));
+        latrec_json_set_bytes(j, row->is_path ? "path" : "leg", row->name); /* its component: a ring's name */
         json_object_set_new(j, row->is_path ? "segment" : "hop", json_string(row->hop));
         json_object_set_new(j, "last", window_json(t, r, LATREC_TOP_LAST, k->last_s, k->units));
         json_object_set_new(j, "all", window_json(t, r, LATREC_TOP_ALL, k->span_s, k->units));
