@@ -366,9 +366,9 @@ static int follow(struct top_run *r)
             over = source_over(r);
         }
         if (r->o->duration_ns && !r->launch && now - r->t0 >= (double)r->o->duration_ns / 1e9) return 0;
-        if (now >= next && !r->only_final) { /* -q: no block before the final one */
-            emit(r, 0);
-            next += interval;
+        if (now >= next) {
+            if (!r->only_final) emit(r, 0); /* -q: no block before the final one */
+            next += interval; /* with -q too: an idle step then waits, never spins */
             if (next <= now) next = now + interval;
         }
     }
