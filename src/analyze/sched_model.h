@@ -116,6 +116,9 @@
  * occupancy of their CPUs (one search per CPU change, galloping on
  * otherwise). The 5 "ran instead" entries are the exact top 5 (every
  * distinct task is summed first; a heap buffer beyond 32 of them).
+ * latrec_sched_split_sums() leaves out who ran instead and starts the
+ * searches for t_a where the caller's hint says the last one ended: for a
+ * hop's instances, which come nearly in time order, a few steps each.
  *
  * Memory is proportional to the number of scheduler records. Not
  * thread-safe while feeding; after latrec_sched_finish() every query is
@@ -270,6 +273,24 @@ int latrec_sched_load(latrec_sched_model *m, const latrec_ring *ring);
  * n_others = 0). */
 int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
                        latrec_sched_breakdown *out);
+
+/* Where a caller's last split left its searches, so that the next one, of
+ * the same thread and near it in time (a hop's instances come nearly in
+ * time order), starts there: a few steps instead of binary searches over
+ * the whole timeline. Zero it before first use. Any value gives the same
+ * figures (it is only where the searches start), so a hint is never wrong,
+ * only slow, e.g. after the model it was used with changed. */
+typedef struct latrec_sched_hint {
+    uint32_t gen1;       /* generation index + 1 the indices are of; 0 none */
+    size_t iv, pre, mig; /* interval of t_a, first preemption, migration >= t_a */
+} latrec_sched_hint;
+
+/* latrec_sched_split() without who ran instead (n_others, n_tasks,
+ * instead_ns 0; unattributed_ns = runnable_ns), for callers that sum the
+ * state figures over many hops: the same figures, the searches started at
+ * and left in *h. Returns 0; -1 with errno EINVAL when t_b < t_a. */
+int latrec_sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                            latrec_sched_breakdown *out);
 
 /* State of `tid` at time t (the generation alive at t, as for splits);
  * *cpu (may be NULL) gets its cpu or LATREC_SCHED_NO_CPU. */

@@ -36,6 +36,30 @@ static size_t end_gallop(const uint64_t *ends, size_t lo, size_t n, uint64_t t)
     return end_upper(ends, prev + 1, hi, t);
 }
 
+/* As end_upper over [0, n), searching outward from h (any h is correct;
+ * one near the answer makes it a few steps): galloping back when the
+ * answer lies before h, on from h otherwise. */
+static size_t end_seek(const uint64_t *ends, size_t n, size_t h, uint64_t t)
+{
+    if (h > n) h = n;
+    if (h == 0 || ends[h - 1] <= t) return end_gallop(ends, h, n, t);
+    size_t hi = h - 1, step = 1; /* ends[hi] > t */
+    while (step <= hi && ends[hi - step] > t) {
+        hi -= step;
+        step *= 2;
+    }
+    return end_upper(ends, step <= hi ? hi - step + 1 : 0, hi, t);
+}
+
+/* Times of v in [a, b), the search for a starting at *h (left there). */
+static uint32_t u64_count_from(const u64vec *v, size_t *h, uint64_t a, uint64_t b)
+{
+    if (v->n == 0 || v->v[0] >= b || v->v[v->n - 1] < a) return 0;
+    size_t i = a ? end_seek(v->v, v->n, *h, a - 1) : 0; /* first v[i] >= a */
+    *h = i;
+    return (uint32_t)(u64_gallop(v, i, b) - i);
+}
+
 /* ns per state before t; i = iv_upper(.., t) */
 static void prefix_at(const gen *g, size_t i, uint64_t t, uint64_t f[3])
 {
@@ -165,8 +189,10 @@ done:
     return rc;
 }
 
-int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
-                       latrec_sched_breakdown *out)
+/* The figures of a split but who ran instead; *gp and *iap get the
+ * generation (NULL: none) and the interval t_a falls in, for others(). */
+static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                      latrec_sched_breakdown *out, const gen **gp, size_t *iap)
 {
     out->on_cpu_ns = out->runnable_ns = out->blocked_ns = 0;
     out->preemptions = out->migrations = 0;
@@ -174,6 +200,7 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     out->instead_ns = out->unattributed_ns = 0;
     out->n_others = 0;
     out->gen = -1;
+    *gp = NULL;
     if (t_b < t_a) {
         out->unknown_ns = 0;
         errno = EINVAL;
@@ -183,12 +210,14 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     const tident *td = td_find(m, tid);
     const gen *g = td ? gen_at(m, td, t_b) : NULL;
     if (!g) return 0;
+    if (h->gen1 != g->idx + 1) *h = (latrec_sched_hint){ .gen1 = g->idx + 1 };
     out->gen = (int32_t)g->gen_no;
-    out->preemptions = u64_count(&g->pre, t_a, t_b);
-    out->migrations = u64_count(&g->mig, t_a, t_b);
+    out->preemptions = u64_count_from(&g->pre, &h->pre, t_a, t_b);
+    out->migrations = u64_count_from(&g->mig, &h->mig, t_a, t_b);
     if (g->n_iv == 0 || t_a == t_b) return 0;
-    size_t ia = end_upper(g->ends, 0, g->n_iv, t_a);
+    size_t ia = end_seek(g->ends, g->n_iv, h->iv, t_a);
     size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
+    h->iv = ia;
     uint64_t fa[3], fb[3];
     prefix_at(g, ia, t_a, fa);
     prefix_at(g, ib, t_b, fb);
@@ -196,11 +225,30 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     out->runnable_ns = fb[1] - fa[1];
     out->blocked_ns = fb[2] - fa[2];
     out->unknown_ns -= out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
-    int rc = 0;
-    if (out->runnable_ns) {
-        rc = others(m, g, ia, t_a, t_b, out);
-        if (rc) errno = ENOMEM;
-    }
+    out->unattributed_ns = out->runnable_ns;
+    *gp = g;
+    *iap = ia;
+    return 0;
+}
+
+int latrec_sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                            latrec_sched_breakdown *out)
+{
+    const gen *g;
+    size_t ia;
+    return split_sums(m, h, tid, t_a, t_b, out, &g, &ia);
+}
+
+int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                       latrec_sched_breakdown *out)
+{
+    latrec_sched_hint h = { 0 };
+    const gen *g;
+    size_t ia;
+    if (split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
+    if (!g || !out->runnable_ns) return 0;
+    int rc = others(m, g, ia, t_a, t_b, out);
+    if (rc) errno = ENOMEM;
     out->unattributed_ns = out->runnable_ns - out->instead_ns;
     return rc;
 }

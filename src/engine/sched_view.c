@@ -69,7 +69,8 @@ int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uin
                           uint64_t t_b)
 {
     latrec_sched_breakdown b;
-    if (!v->model || t_b < t_a || latrec_sched_split(v->model, tid, t_a, t_b, &b) < 0 || b.gen < 0) return -1;
+    if (!v->model || t_b < t_a || latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
+        return -1;
     acc->n++;
     acc->on_cpu += b.on_cpu_ns;
     acc->runnable += b.runnable_ns;

@@ -28,6 +28,7 @@ typedef struct latrec_sched_acc {
     uint64_t n;                  /* instances split */
     long double on_cpu, runnable, blocked, unknown; /* ns, summed */
     uint64_t preemptions, migrations;
+    latrec_sched_hint hint; /* where the last split's searches ended */
 } latrec_sched_acc;
 
 /* Load the run's scheduler data. Returns 0 (model or reason set), or -1 when
@@ -35,8 +36,9 @@ typedef struct latrec_sched_acc {
 int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in);
 void latrec_sched_view_close(latrec_sched_view *v);
 
-/* Split [t_a, t_b] on thread tid and add it to acc. 0, or -1 when the model
- * cannot (tid unknown: counted nowhere). */
+/* Split [t_a, t_b] on thread tid and add it to acc (zeroed before the
+ * first; its hint makes the next split of the same thread, later on, a few
+ * steps). 0, or -1 when the model cannot (tid unknown: counted nowhere). */
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
                           uint64_t t_b);
 

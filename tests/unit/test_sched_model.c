@@ -916,8 +916,33 @@ static void brute(const latrec_sched_interval *iv, size_t n, uint64_t a, uint64_
     }
 }
 
+/* The sums-only split equals the full one whatever its hint: one kept per
+ * tid over queries in random order (it must search back as well as on),
+ * and one holding out-of-range indices. */
+static void sums_match(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t a, uint64_t b,
+                       const latrec_sched_breakdown *o)
+{
+    latrec_sched_hint junk = { .gen1 = h->gen1, .iv = (size_t)rng(), .pre = (size_t)rng() % 64, .mig = SIZE_MAX };
+    latrec_sched_hint *hs[2] = { h, &junk };
+    for (int k = 0; k < 2; k++) {
+        latrec_sched_breakdown s;
+        assert_int_equal(latrec_sched_split_sums(m, hs[k], tid, a, b, &s), 0);
+        assert_int_equal(s.gen, o->gen);
+        assert_int_equal(s.on_cpu_ns, o->on_cpu_ns);
+        assert_int_equal(s.runnable_ns, o->runnable_ns);
+        assert_int_equal(s.blocked_ns, o->blocked_ns);
+        assert_int_equal(s.unknown_ns, o->unknown_ns);
+        assert_int_equal(s.preemptions, o->preemptions);
+        assert_int_equal(s.migrations, o->migrations);
+        assert_int_equal(s.n_others, 0);
+        assert_int_equal(s.unattributed_ns, s.runnable_ns);
+    }
+}
+
 static void check_model(const latrec_sched_model *m, uint64_t t_end)
 {
+    latrec_sched_hint hint[RTIDS + 1];
+    memset(hint, 0, sizeof hint);
     for (size_t k = 0; k < latrec_sched_n_threads(m); k++) {
         latrec_sched_thread th;
         latrec_sched_thread_info(m, k, &th);
@@ -942,6 +967,7 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         uint64_t a = rng() % (t_end + 2000), b = a + (rng() % 4 ? rng() % 5000 : rng() % (t_end + 1));
         latrec_sched_breakdown o;
         split_ok(m, tid, a, b, &o);
+        sums_match(m, &hint[tid - 100], tid, a, b, &o);
         size_t n;
         const latrec_sched_interval *iv = latrec_sched_intervals(m, tid, b, &n, NULL);
         uint64_t f[3];
@@ -978,6 +1004,7 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         for (size_t k = 0; k + 1 < nc; k++) {
             latrec_sched_breakdown p;
             split_ok(m, tid, cut[k], cut[k + 1], &p);
+            sums_match(m, &hint[tid - 100], tid, cut[k], cut[k + 1], &p); /* in time order */
             assert_int_equal(p.gen, o.gen);
             sum.on_cpu_ns += p.on_cpu_ns;
             sum.runnable_ns += p.runnable_ns;
