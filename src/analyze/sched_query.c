@@ -60,16 +60,21 @@ static uint32_t u64_count_from(const u64vec *v, size_t *h, uint64_t a, uint64_t 
     return (uint32_t)(u64_gallop(v, i, b) - i);
 }
 
-/* ns per state before t; i = iv_upper(.., t) */
-static void prefix_at(const gen *g, size_t i, uint64_t t, uint64_t f[3])
+/* ns per state before t; i = iv_upper(.., t). By value and without an
+ * indexed store: a split subtracts two of them at once, and a store into
+ * the middle of an array it loads back whole stalls the load. */
+typedef struct tri {
+    uint64_t on, runnable, blocked;
+} tri;
+
+static inline tri prefix_at(const gen *g, size_t i, uint64_t t)
 {
-    if (i >= g->n_iv) {
-        memcpy(f, g->tot, 3 * sizeof *f);
-        return;
-    }
+    if (i >= g->n_iv) return (tri){ g->tot[0], g->tot[1], g->tot[2] };
     const latrec_sched_interval *iv = &g->iv[i];
-    memcpy(f, iv->before_ns, 3 * sizeof *f);
-    if (t > iv->start_ns) f[iv->state - 1] += t - iv->start_ns;
+    uint64_t d = t > iv->start_ns ? t - iv->start_ns : 0;
+    return (tri){ iv->before_ns[0] + (iv->state == LATREC_SCHED_RUNNING ? d : 0),
+                  iv->before_ns[1] + (iv->state == LATREC_SCHED_RUNNABLE ? d : 0),
+                  iv->before_ns[2] + (iv->state == LATREC_SCHED_BLOCKED ? d : 0) };
 }
 
 static const char *names_at(const tident *td, uint64_t t, uint64_t lo, uint64_t hi)
@@ -218,12 +223,10 @@ static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_
     size_t ia = end_seek(g->ends, g->n_iv, h->iv, t_a);
     size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
     h->iv = ia;
-    uint64_t fa[3], fb[3];
-    prefix_at(g, ia, t_a, fa);
-    prefix_at(g, ib, t_b, fb);
-    out->on_cpu_ns = fb[0] - fa[0];
-    out->runnable_ns = fb[1] - fa[1];
-    out->blocked_ns = fb[2] - fa[2];
+    tri fa = prefix_at(g, ia, t_a), fb = prefix_at(g, ib, t_b);
+    out->on_cpu_ns = fb.on - fa.on;
+    out->runnable_ns = fb.runnable - fa.runnable;
+    out->blocked_ns = fb.blocked - fa.blocked;
     out->unknown_ns -= out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
     out->unattributed_ns = out->runnable_ns;
     *gp = g;
