@@ -461,11 +461,6 @@ static void print_output(struct hist_run *h, const latrec_input *in)
 
 int latrec_cmd_hist(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
-                                                  { &latrec_select_argp, 0, "Selection:", 2 },
-                                                  { &latrec_output_argp, 0, "Output:", 3 },
-                                                  { &latrec_help_argp, 0, 0, -1 },
-                                                  { 0 } };
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
                          "Latency histograms of a run in rtla's layout: an Index column (bucket lower edge "
                          "in the unit), one column per hop of the chosen leg or per leg total, and the "
@@ -476,7 +471,7 @@ int latrec_cmd_hist(int argc, char **argv)
                          "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
                          "(the message lists those it does); 2 usage; 3 some rings were "
                          "skipped. See latrec-hist(1).",
-                         children, 0, 0 };
+                         latrec_analysis_children, 0, 0 };
     struct hist_opts o;
     memset(&o, 0, sizeof(o));
     o.bucket_size = 1;

@@ -250,11 +250,6 @@ static int write_report(const latrec_report *m, const latrec_report_format *f, c
 
 int latrec_cmd_report(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
-                                                  { &latrec_select_argp, 0, "Selection:", 2 },
-                                                  { &latrec_output_argp, 0, "Output:", 3 },
-                                                  { &latrec_help_argp, 0, 0, -1 },
-                                                  { 0 } };
     struct argp argp = { report_options, parse_report, "[DIR...]",
                          "Per component and leg, a table of hop latencies: count, min, percentiles, max, "
                          "mean, stddev, skewness, outliers and clock regressions; then per catalog path "
@@ -264,7 +259,7 @@ int latrec_cmd_report(int argc, char **argv)
                          "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
                          "(the message lists those it does); 2 usage; 3 some rings were "
                          "skipped; 4 a --fail-over limit was crossed. See latrec-report(1).",
-                         children, 0, 0 };
+                         latrec_analysis_children, 0, 0 };
     struct report_opts o;
     memset(&o, 0, sizeof(o));
     static const double default_pct[] = { 50, 90, 99, 99.9, 99.99 };

@@ -505,11 +505,6 @@ static void record_args(struct top_opts *o, char **args)
 
 int latrec_cmd_top(int argc, char **argv)
 {
-    static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
-                                                  { &latrec_select_argp, 0, "Selection:", 2 },
-                                                  { &latrec_output_argp, 0, "Output:", 3 },
-                                                  { &latrec_help_argp, 0, 0, -1 },
-                                                  { 0 } };
     struct argp argp = {
         top_options,
         parse_top,
@@ -528,7 +523,7 @@ int latrec_cmd_top(int argc, char **argv)
         "Exit status: watching, 0, or 1 nothing could be read or a name the run does not hold, 2 usage, "
         "3 some rings were skipped; launching, latrec record's (193: --stop-above stopped it); 141 when standard "
         "output went away (a launched command stopped first). See latrec-top(1).",
-        children,
+        latrec_analysis_children,
         0,
         0
     };

@@ -157,3 +157,9 @@ static error_t parse_help(int key, char *arg, struct argp_state *state)
 }
 
 struct argp latrec_help_argp = { help_options, parse_help, 0, 0, 0, 0, 0 };
+
+const struct argp_child latrec_analysis_children[] = { { &latrec_input_argp, 0, "Input:", 1 },
+                                                       { &latrec_select_argp, 0, "Selection:", 2 },
+                                                       { &latrec_output_argp, 0, "Output:", 3 },
+                                                       { &latrec_help_argp, 0, 0, -1 },
+                                                       { 0 } };

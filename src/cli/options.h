@@ -78,4 +78,8 @@ void latrec_output_init(latrec_output_opts *o, const latrec_choice *formats);
 /* -h: the same as --help (rtla, perf and bcc's tools take it). */
 extern struct argp latrec_help_argp;
 
+/* The children of every analysis command (report, hist, top), in --help
+ * order: Input, Selection, Output, then -h. */
+extern const struct argp_child latrec_analysis_children[];
+
 #endif

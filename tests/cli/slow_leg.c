@@ -14,6 +14,7 @@
  * SEND_DONE (CLOCK_MONOTONIC ns). After seq N it creates END_FILE (it ran
  * to its end) and exits STATUS.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -44,7 +45,15 @@ int main(int argc, char **argv)
         latrec_tstamp(seq, LATREC_ENQUEUE, 0, 0);
         const uint64_t inner_a = latrec_now_ns();
         latrec_tstamp(seq, LATREC_DEQUEUE, 0, 0);
-        if (i == slow) pause_ns(sleep_ms * 1000000L);
+        sigset_t stop, old;
+        sigemptyset(&stop);
+        sigaddset(&stop, SIGINT);
+        sigaddset(&stop, SIGTERM);
+        /* the stop this instance causes waits until its figures are written */
+        if (i == slow) {
+            pause_ns(sleep_ms * 1000000L);
+            sigprocmask(SIG_BLOCK, &stop, &old);
+        }
         latrec_tstamp(seq, LATREC_ENCODE_E3AP_DONE, 100, 0);
         const uint64_t inner_b = latrec_now_ns();
         latrec_tstamp(seq, LATREC_SEND_DONE, seq, 0);
@@ -55,6 +64,7 @@ int main(int argc, char **argv)
             fprintf(f, "%llu %llu %llu %llu\n", (unsigned long long)seq, (unsigned long long)(inner_b - inner_a),
                     (unsigned long long)(outer_b - outer_a), (unsigned long long)outer_b);
             fclose(f);
+            sigprocmask(SIG_SETMASK, &old, NULL);
         }
         pause_ns(1000000L);
     }
