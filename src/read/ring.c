@@ -320,7 +320,8 @@ static int next_congruent(uint64_t base, uint64_t newest, uint64_t mask,
  * the loss a saturated lower bound, never a wrapped or negative figure. */
 static void saturate(latrec_ring *r)
 {
-    if (r->rec_count <= LATREC_COUNT_MAX && r->written <= LATREC_COUNT_MAX)
+    /* A count at LATREC_COUNT_MAX is one that reached it: a lower bound. */
+    if (r->rec_count < LATREC_COUNT_MAX && r->written < LATREC_COUNT_MAX)
         return;
     warn(r, "rec_count %llu is implausible: loss is not exact",
          (unsigned long long)r->rec_count);

@@ -101,9 +101,9 @@
  * `written` would not fit in 64 bits gives written = rec_count and the
  * warning "rec_count N is implausible: loss is not exact". Every count
  * stays within LATREC_COUNT_MAX (2^63 - 1, what a signed 64-bit JSON
- * integer holds): a rec_count beyond it is implausible too (2^63 stamps
- * take centuries), written and lost saturate there and lost_lower_bound
- * is set, so sums and outputs never wrap.
+ * integer holds): a rec_count at or beyond it is implausible too (2^63
+ * stamps take centuries), written and lost saturate there and
+ * lost_lower_bound is set, so sums and outputs never wrap.
  *
  * Torn slots. A slot with a payload (sc, aux or aux2 not zero) but t_ns 0
  * holds a stamp that was never published: the writer was killed between
