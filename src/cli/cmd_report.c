@@ -65,9 +65,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     struct report_opts *o = state->input;
     switch (key) {
     case ARGP_KEY_INIT:
-        state->child_inputs[0] = &o->input;
-        state->child_inputs[1] = &o->sel;
-        state->child_inputs[2] = &o->out;
+        latrec_analysis_inputs(state, &o->input, &o->sel, &o->out);
         break;
     case OPT_PATH: o->sel.pass.path = arg; break;
         break;

@@ -137,9 +137,7 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
         }
     switch (key) {
     case ARGP_KEY_INIT:
-        state->child_inputs[0] = &o->input;
-        state->child_inputs[1] = &o->sel;
-        state->child_inputs[2] = &o->out;
+        latrec_analysis_inputs(state, &o->input, &o->sel, &o->out);
         break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case 'd': o->duration_ns = latrec_arg_duration(state, &duration_opt, arg); break;

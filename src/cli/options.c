@@ -163,3 +163,11 @@ const struct argp_child latrec_analysis_children[] = { { &latrec_input_argp, 0, 
                                                        { &latrec_output_argp, 0, "Output:", 3 },
                                                        { &latrec_help_argp, 0, 0, -1 },
                                                        { 0 } };
+
+void latrec_analysis_inputs(struct argp_state *state, latrec_input_opts *input, latrec_select_opts *sel,
+                            latrec_output_opts *out)
+{
+    state->child_inputs[0] = input;
+    state->child_inputs[1] = sel;
+    state->child_inputs[2] = out;
+}

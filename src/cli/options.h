@@ -81,5 +81,8 @@ extern struct argp latrec_help_argp;
 /* The children of every analysis command (report, hist, top), in --help
  * order: Input, Selection, Output, then -h. */
 extern const struct argp_child latrec_analysis_children[];
+/* At ARGP_KEY_INIT: hand those children their option structs. */
+void latrec_analysis_inputs(struct argp_state *state, latrec_input_opts *input, latrec_select_opts *sel,
+                            latrec_output_opts *out);
 
 #endif
