@@ -216,7 +216,7 @@ struct top_run {
     int recording;   /* watched: record holds the directory */
     int live;        /* the source may still grow */
     latrec_top_child child;
-    int sfd; /* SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD */
+    int sfd; /* the stop signals (latrec_stop_signals_block) */
     sigset_t old_mask;
     latrec_top_screen *screen;
     int only_final; /* -q: the final block only */
@@ -228,7 +228,37 @@ struct top_run {
     latrec_top model;
     latrec_sched_view sv; /* have_sv: a run read once (top_model.h) */
     int have_sv;
+    /* notes said while watching (a ring truncated while read): on stderr,
+     * or kept under the block while the screen is up, then on stderr */
+    char *notes;
+    size_t notes_len;
+    FILE *notes_f;
 };
+
+/* Rings that shrank under the reader since the last look, in report's words. */
+static void check_truncated(struct top_run *r)
+{
+    latrec_input *in = latrec_engine_input(r->e);
+    if (!r->screen) {
+        latrec_input_say_truncated(in, stderr);
+        return;
+    }
+    if (!r->notes_f && !(r->notes_f = open_memstream(&r->notes, &r->notes_len))) return;
+    latrec_input_say_truncated(in, r->notes_f);
+    fflush(r->notes_f);
+}
+
+/* The notes kept while the screen was up, on stderr once it is gone. */
+static void flush_notes(struct top_run *r)
+{
+    if (!r->notes_f) return;
+    fclose(r->notes_f);
+    r->notes_f = NULL;
+    if (r->notes_len) fputs(r->notes, stderr);
+    free(r->notes);
+    r->notes = NULL;
+    r->notes_len = 0;
+}
 
 /* Ask a launched record to stop (as ^C does), once per request. */
 static void stop_child(struct top_run *r, int sig)
@@ -288,6 +318,7 @@ static void show(struct top_run *r, const latrec_top_tick *k)
         FILE *m = open_memstream(&text, &len);
         if (!m) return;
         latrec_top_print_text(m, &r->model, k);
+        if (r->notes_len) fputs(r->notes, m);
         fputs(r->launch ? "q: stop the command (as ^C)\n" : "q: quit\n", m);
         fclose(m);
         latrec_top_screen_draw(r->screen, text);
@@ -313,6 +344,7 @@ static uint64_t run_begin(const struct top_run *r, const latrec_engine_snap *s)
 /* One block: the last interval and since the start; then a new interval. */
 static void emit(struct top_run *r, int final)
 {
+    check_truncated(r);
     latrec_engine_snap s;
     latrec_engine_snapshot(r->e, &s);
     double now = now_s();
@@ -331,6 +363,7 @@ static void emit(struct top_run *r, int final)
     if (final) {
         latrec_top_screen_close(r->screen);
         r->screen = NULL;
+        flush_notes(r);
     }
     if (final || !r->only_final) show(r, &k);
     r->blocks++;
@@ -435,13 +468,7 @@ static int watch(struct top_run *r)
 static int block_signals(struct top_run *r)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    sigaddset(&set, SIGCHLD);
-    if (sigprocmask(SIG_BLOCK, &set, &r->old_mask) != 0) return -1;
+    if (latrec_stop_signals_block(&set, &r->old_mask) != 0) return -1;
     r->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     /* a closed pipe: the write fails with EPIPE (output_failed), top does
      * not die with record still running; record gets the old mask */
@@ -542,6 +569,8 @@ int latrec_cmd_top(int argc, char **argv)
         return LATREC_EXIT_USAGE;
     }
     argp_err_exit_status = LATREC_EXIT_USAGE;
+    latrec_input_quiet_doc("The final block only (its last interval is the whole watch), no notes on stderr; "
+                           "passed to record when launching");
     if (argp_parse(&argp, n, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
     o.sel.pass.paths = o.sel.pass.path || !latrec_select_any(&o.sel);
     o.sel.pass.no_legs = o.sel.pass.path && !latrec_select_any(&o.sel);
@@ -586,6 +615,7 @@ int latrec_cmd_top(int argc, char **argv)
         rc = watch(&r);
     }
     latrec_top_screen_close(r.screen);
+    flush_notes(&r);
     if (r.out_err == EPIPE) {
         rc = 128 + SIGPIPE; /* as a writer SIGPIPE ended, the run finalised */
     } else if (r.out_err) {

@@ -4,6 +4,9 @@
 #include "cli/options.h"
 #include "engine/input.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON, OPT_ALIGN };
 
 static const struct argp_option input_options[] = {
@@ -57,4 +60,16 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     return 0;
 }
 
-struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, 0, 0 };
+/* -q's text in --help, when the command's -q does more (latrec top). */
+static const char *quiet_doc;
+
+void latrec_input_quiet_doc(const char *doc) { quiet_doc = doc; }
+
+static char *input_help(int key, const char *text, void *input)
+{
+    (void)input;
+    if (key == 'q' && quiet_doc && text) return strdup(quiet_doc); /* argp frees what it did not pass */
+    return (char *)text;
+}
+
+struct argp latrec_input_argp = { input_options, parse_input, 0, 0, 0, input_help, 0 };

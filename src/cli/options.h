@@ -28,6 +28,9 @@
 
 /* The directories, catalog, clock and horizons (engine/input.h opts). */
 extern struct argp latrec_input_argp;
+/* What --help says of -q instead of "No progress or summary on stderr"
+ * (call before argp_parse; the text stays the caller's). */
+void latrec_input_quiet_doc(const char *doc);
 
 /* --warm-up (report, hist): a unit is required; 0..8784h. */
 extern const latrec_duration_opt latrec_opt_warmup;

@@ -10,6 +10,17 @@
 
 /* ---- text -------------------------------------------------------------------- */
 
+/* A table on out. Its cells are escaped already (cell(): read/escape.h's
+ * \xHH), which libsmartcols would escape again ("\x5cxff"). */
+static struct libscols_table *new_table(FILE *out)
+{
+    struct libscols_table *tb = scols_new_table();
+    if (!tb) return NULL;
+    scols_table_set_stream(tb, out);
+    scols_table_enable_noencoding(tb, 1);
+    return tb;
+}
+
 static void cell(struct libscols_line *ln, int col, const char *text)
 {
     char safe[1024];
@@ -43,9 +54,8 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
     int any = 0;
     for (int r = 0; r < t->n_rows; r++) any |= t->rows[r].is_path == is_path;
     if (!any) return;
-    struct libscols_table *tb = scols_new_table();
+    struct libscols_table *tb = new_table(out);
     if (!tb) return;
-    scols_table_set_stream(tb, out);
     const char *u = k->units->name;
     char name[32];
     scols_table_new_column(tb, is_path ? "PATH" : "LEG", 0, 0);
@@ -85,9 +95,8 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
 static void sched_table(FILE *out, const latrec_top *t, const latrec_units *u)
 {
     if (!t->sv || !t->sv->model) return;
-    struct libscols_table *tb = scols_new_table();
+    struct libscols_table *tb = new_table(out);
     if (!tb) return;
-    scols_table_set_stream(tb, out);
     char name[32];
     scols_table_new_column(tb, "LEG", 0, 0);
     scols_table_new_column(tb, "HOP", 0, 0);
@@ -155,9 +164,8 @@ static const char *ring_name(const latrec_engine_ring *ring)
 /* The program's rings as the stream has read them (engine/engine.h). */
 static void rings_table(FILE *out, const latrec_engine_snap *s)
 {
-    struct libscols_table *tb = scols_new_table();
+    struct libscols_table *tb = new_table(out);
     if (!tb) return;
-    scols_table_set_stream(tb, out);
     static const char *const cols[] = { "RING", "READ", "WRITTEN", "LOST", "WRAPPED", "LAPPED" };
     for (int c = 0; c < 6; c++) scols_table_new_column(tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0);
     for (size_t i = 0; i < s->n_rings; i++) {

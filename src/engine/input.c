@@ -302,18 +302,20 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m)
     return 0;
 }
 
-/* Name each ring whose file shrank under the pass, once. */
-static void say_truncated(latrec_input *in)
+int latrec_input_say_truncated(latrec_input *in, FILE *out)
 {
+    int n = 0;
     for (size_t i = 0; i < in->set.n; i++) {
         uint64_t end;
         if (in->truncated[i] || !latrec_ring_truncated(&in->set.rings[i], &end)) continue;
         in->truncated[i] = 1;
         in->n_rejected++; /* not read whole: the exit status says so (3) */
-        fprintf(stderr, "latrec: %s: truncated while read (now at most %llu bytes): the records past "
-                        "that were not read\n",
+        fprintf(out, "latrec: %s: truncated while read (now at most %llu bytes): the records past "
+                     "that were not read\n",
                 in->set.rings[i].path, (unsigned long long)end);
+        n++;
     }
+    return n;
 }
 
 /* Each ring's lapped count, from its cursor. */
@@ -352,7 +354,7 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
     if (in->pass == 1) latrec_input_lapped_get(in, m);
     if (in->live) return 0; /* idle for now: the windows stay where they are */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
-    say_truncated(in);
+    latrec_input_say_truncated(in, stderr);
     return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyze/catalog.h"
 #include "analyze/legs.h"
@@ -127,6 +128,13 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m);
  * named once on stderr ("latrec: PATH: truncated while read ...") and
  * marked in in->truncated; the other rings were read whole. */
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
+
+/* Name each ring whose file shrank under the reader since the last call
+ * on out ("latrec: PATH: truncated while read (now at most N bytes): the
+ * records past that were not read"), once per ring, as latrec_input_next
+ * does at the end; mark it in in->truncated and count it in n_rejected.
+ * Returns the number named now. A live reader asks as it goes. */
+int latrec_input_say_truncated(latrec_input *in, FILE *out);
 
 /* Copy each ring's lapped count from the pass's merge into in->lapped
  * (latrec_input_next does at the end of the first pass). */

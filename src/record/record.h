@@ -48,6 +48,7 @@
 #define LATREC_RECORD_RECORD_H
 
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -99,5 +100,11 @@ typedef struct latrec_record_opts {
 
 /* Run a whole recording. Returns the exit status described above. */
 int latrec_record_run(const latrec_record_opts *o);
+
+/* The signals record and top stop on, read through a signalfd: SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, and SIGCHLD (the command's end). Fills *set
+ * with them and blocks them (the mask before in *old_mask): 0, or -1 with
+ * errno (sigprocmask). */
+int latrec_stop_signals_block(sigset_t *set, sigset_t *old_mask);
 
 #endif

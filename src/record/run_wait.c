@@ -17,16 +17,21 @@
 #include "record/proctree.h"
 #include "record/run.h"
 
+int latrec_stop_signals_block(sigset_t *set, sigset_t *old_mask)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+    sigaddset(set, SIGCHLD);
+    return sigprocmask(SIG_BLOCK, set, old_mask);
+}
+
 int latrec_run_setup_signals(latrec_run *r)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGQUIT);
-    sigaddset(&set, SIGCHLD);
-    if (sigprocmask(SIG_BLOCK, &set, &r->old_mask) != 0) return -1;
+    if (latrec_stop_signals_block(&set, &r->old_mask) != 0) return -1;
     /* Blocked signals are queued even when ignored, but a disposition of
      * SIG_IGN inherited from a shell (background job) is reset so that the
      * signalfd reads them on every kernel. */

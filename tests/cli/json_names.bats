@@ -50,3 +50,11 @@ oai = [l for l in r["legs"] if l["component"] == "oai\\xff"]
 assert oai and all(l["component_escaped"] is True for l in oai), [l["component"] for l in r["legs"]]
 PY
 }
+
+@test "top's text tables: the name escaped once (\\xff), not again by the table library" {
+    run --separate-stderr "$LATREC" top "$RUN"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    grep -q '^oai\\xff/source  *total ' <<<"$output" || { echo "$output"; return 1; }
+    grep -q '^oai\\xff\.1 ' <<<"$output" || { echo "$output"; return 1; }
+    if grep -q 'x5c' <<<"$output"; then echo "$output"; return 1; fi
+}

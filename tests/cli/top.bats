@@ -188,6 +188,33 @@ EOF
     tail -1 <<<"$output" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
 }
 
+@test "a ring truncated while top reads it: named in report's words, exit status 3" {
+    mkdir -p "$D/shrink"
+    LATREC_OUTPUT_DIR="$D/shrink" "$E3LOOP" --duration 4 --rate 2000 2>/dev/null &
+    local loop=$!
+    until compgen -G "$D/shrink/dapp.*.latrec" >/dev/null; do sleep 0.1; done
+    "$LATREC" top --format json -d 3 --interval 200ms "$D/shrink" >"$D/shrink.jsonl" 2>"$D/shrink.err" &
+    local top=$!
+    sleep 1
+    # the writer dies of SIGBUS past the new end: its ring stops there
+    local ring
+    ring=$(compgen -G "$D/shrink/dapp.*.latrec" | head -1)
+    truncate -s 8192 "$ring"
+    local st=0
+    wait "$top" || st=$?
+    wait "$loop" || true
+    [ "$st" -eq 3 ] || { echo "status $st"; cat "$D/shrink.err"; return 1; }
+    grep -Eq "^latrec: $ring: truncated while read \(now at most [0-9]+ bytes\): the records past that were not read\$" \
+        "$D/shrink.err" || { cat "$D/shrink.err"; return 1; }
+    [ "$(grep -c 'truncated while read' "$D/shrink.err")" -eq 1 ] # once
+}
+
+@test "--help, latrec-top(1): -q is the final block only" {
+    run "$LATREC" top --help
+    grep -A1 -- '-q, --quiet' <<<"$output" | tr -s ' \n' ' ' | grep -q 'The final block only'
+    sed -n '/^\.BR \\-q ", " \\-\\-quiet/,/^\.[TP]P/p' "$BATS_TEST_DIRNAME/../../man/latrec-top.1" | grep -q 'The final block only'
+}
+
 @test "on a terminal (tmux): redrawn in place, one header, the counts changing; q quits" {
     command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux): no terminal to drive"
     local s="latrec-top-$$" rc="$D/tmux.rc"
