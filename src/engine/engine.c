@@ -161,6 +161,25 @@ int latrec_engine_run(latrec_engine *e)
     return latrec_engine_finish(e);
 }
 
+int latrec_engine_run_again(latrec_engine *e, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
+{
+    if (!e->pass || !e->ended || (e->flags & LATREC_ENGINE_LIVE)) {
+        fprintf(stderr, "latrec: a second pass needs a first one ended, over rings not followed live\n");
+        return -1;
+    }
+    latrec_pass *first = e->pass;
+    if (!(e->pass = latrec_pass_new(&e->in, opts, sinks))) {
+        e->pass = first;
+        return -1;
+    }
+    e->ended = 0;
+    const int rc = latrec_engine_run(e);
+    latrec_pass_free(e->pass);
+    e->pass = first;
+    e->ended = 1;
+    return rc;
+}
+
 void latrec_engine_close(latrec_engine *e)
 {
     if (!e) return;

@@ -121,6 +121,14 @@ int latrec_engine_finish(latrec_engine *e);
  * (reason printed). */
 int latrec_engine_run(latrec_engine *e);
 
+/* One more pass over the same records, to its end, with its own options
+ * and sinks (report's outlier pass: the first pass's fences decide what
+ * the second counts): run as latrec_engine_run runs the first, then
+ * freed; latrec_engine_pass(e) stays the first pass. Only after the first
+ * pass ended, and not LIVE (the rings are read as they were at open). 0,
+ * or -1 (reason printed). */
+int latrec_engine_run_again(latrec_engine *e, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks);
+
 /* The pass (its tables, legs, paths), NULL before start. */
 latrec_pass *latrec_engine_pass(latrec_engine *e);
 

@@ -377,11 +377,10 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         if (r->paths) latrec_rpaths_open_second(r->paths);
         r->first = r->pass;
         r->pass_no = 2;
-        latrec_pass *second = latrec_pass_run(r->in, &popts, &sinks);
+        const int second = latrec_engine_run_again(r->e, &popts, &sinks);
         r->pass = r->first;
         r->first = NULL;
-        if (!second) return LATREC_REPORT_ERROR;
-        latrec_pass_free(second);
+        if (second < 0) return LATREC_REPORT_ERROR;
         if (r->paths) latrec_rpaths_close_second(r->paths);
         for (int i = 0; i < n; i++) {
             struct rtable *rt = tables[i]->user;
