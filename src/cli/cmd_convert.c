@@ -2,7 +2,6 @@
  * trace-event timeline (trace.json). */
 #include <argp.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,9 +260,10 @@ static int write_rings_csv(const latrec_input *in, const char *path)
 
 struct convert_pass {
     latrec_input *in;
-    latrec_legs *legs;
+    latrec_legs *legs;               /* the engine pass's leg builder */
     latrec_component_tables *tables; /* csv */
     latrec_timeline *timeline;       /* chrome */
+    latrec_records_csv *records;     /* csv: records.csv */
     latrec_path_index *paths;        /* every catalog's paths: flows (chrome), paths.csv (csv) */
     int paths_lost;                  /* leg instances the path assembler could not take */
     latrec_paths_csv *paths_csv;     /* csv: opened at the first path instance */
@@ -271,12 +271,23 @@ struct convert_pass {
     int paths_csv_err;               /* errno of a failed paths.csv */
 };
 
+/* Every ended instance, before any warm-up or selection: convert shows
+ * them all. */
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     struct convert_pass *p = ctx;
     if (p->tables) latrec_component_tables_add(p->tables, inst);
     if (p->timeline) latrec_timeline_add_instance(p->timeline, inst);
     if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->paths_lost = 1;
+}
+
+/* Every record, sched.latrec's too, to records.csv. The builder ran on the
+ * merge's time (the wall-clock mapping with --wall), so the tables and the
+ * timeline show the same clock as records.csv's t_ns. */
+static void on_record(void *ctx, const latrec_merged *ev, int leg)
+{
+    struct convert_pass *p = ctx;
+    latrec_records_csv_add(p->records, ev, leg);
 }
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -318,234 +329,26 @@ static void progress(const latrec_input *in, uint64_t done, uint64_t total)
     if (done >= total) fputc('\n', stderr);
 }
 
-/* ---- the records pass: three stages on three threads ---------------------------
- *
- * 1. merge (a thread of its own): the time-ordered record stream
- *    (latrec_input_next: k-way merge, start-stamp filter), in batches;
- *    it also releases ring pages behind its read position (see below);
- * 2. legs (the calling thread): every record of a batch into the leg
- *    builder, whose ended instances go to the component tables or the
- *    timeline, noting the leg each record went to;
- * 3. write (a thread of its own, csv only): records.csv rows of the batch.
- * Batches go round a fixed ring of REC_QUEUE buffers in order, so rows come
- * out in merge order. Each stage reads only what it owns or what was fixed
- * before the threads started (ring names, components, pids, tids, catalog
- * names). Without threads the stages run one after the other per batch.
- */
-
-#define REC_BATCH 16384
-#define REC_QUEUE 6
-
-struct rec_batch {
-    size_t n;
-    latrec_merged ev[REC_BATCH];
-    int32_t leg[REC_BATCH]; /* catalog leg, or -1 */
-};
-
-struct rec_pipe {
-    struct convert_pass *p;
-    latrec_merge m;
-    int want_records;
-    latrec_csv csv;         /* records.csv (write stage) */
-    latrec_records_csv *rows;
-    struct rec_batch *batch[REC_QUEUE];
-    /* batches merged, through legs, written; merged - written <= REC_QUEUE */
-    uint64_t merged, legged, written;
-    int merge_done, legs_done;
-    pthread_mutex_t mu;
-    pthread_cond_t room;   /* the merge stage waits for a written batch */
-    pthread_cond_t merged_cv; /* the legs stage waits for a merged batch */
-    pthread_cond_t legged_cv; /* the write stage waits for a batch through legs */
-};
-
-/* Stage 1: fill b from the merge; the number of records (0 at the end). */
-static size_t stage_merge(struct rec_pipe *q, struct rec_batch *b)
-{
-    latrec_input *in = q->p->in;
-    size_t n = 0;
-    while (n < REC_BATCH && latrec_input_next(in, &q->m, &b->ev[n])) n++;
-    return b->n = n;
-}
-
-/* Stage 2: the leg builder. It is fed the merge's time (the wall-clock
- * mapping with --wall): the stream is in that order, the builder's horizon
- * and grace run on it (monotonic clocks of two hosts are unrelated), and
- * the tables and the timeline then show the same clock as records.csv. */
-static void stage_legs(struct rec_pipe *q, struct rec_batch *b)
-{
-    const latrec_input *in = q->p->in;
-    latrec_legs *legs = q->p->legs;
-    for (size_t i = 0; i < b->n; i++) {
-        const latrec_merged *ev = &b->ev[i];
-        latrec_rec rec = ev->rec;
-        rec.t_ns = ev->t_ns;
-        b->leg[i] = (int)ev->ring == in->sched_ring ? -1 : latrec_legs_feed(legs, ev->ring, &rec);
-    }
-}
-
-/* Stage 3: records.csv rows. */
-static void stage_write(struct rec_pipe *q, const struct rec_batch *b)
-{
-    latrec_records_csv_rows(q->rows, b->ev, b->leg, b->n);
-}
-
-static void *merge_main(void *arg)
-{
-    struct rec_pipe *q = arg;
-    for (;;) {
-        pthread_mutex_lock(&q->mu);
-        while (q->merged - q->written == REC_QUEUE) pthread_cond_wait(&q->room, &q->mu);
-        struct rec_batch *b = q->batch[q->merged % REC_QUEUE];
-        pthread_mutex_unlock(&q->mu);
-        const size_t n = stage_merge(q, b);
-        pthread_mutex_lock(&q->mu);
-        if (n) q->merged++;
-        else q->merge_done = 1;
-        pthread_cond_signal(&q->merged_cv);
-        pthread_mutex_unlock(&q->mu);
-        if (!n) return NULL;
-    }
-}
-
-static void *write_main(void *arg)
-{
-    struct rec_pipe *q = arg;
-    for (;;) {
-        pthread_mutex_lock(&q->mu);
-        while (q->written == q->legged && !q->legs_done) pthread_cond_wait(&q->legged_cv, &q->mu);
-        if (q->written == q->legged) {
-            pthread_mutex_unlock(&q->mu);
-            return NULL;
-        }
-        struct rec_batch *b = q->batch[q->written % REC_QUEUE];
-        pthread_mutex_unlock(&q->mu);
-        stage_write(q, b);
-        pthread_mutex_lock(&q->mu);
-        q->written++;
-        pthread_cond_signal(&q->room);
-        pthread_mutex_unlock(&q->mu);
-    }
-}
-
-static void pipe_free(struct rec_pipe *q)
-{
-    for (int i = 0; i < REC_QUEUE; i++) free(q->batch[i]);
-    latrec_records_csv_free(q->rows);
-}
-
-/* Buffers, and records.csv with its header. 0, or -1 with errno. */
-static int pipe_init(struct rec_pipe *q, struct convert_pass *p, const char *records_path)
-{
-    memset(q, 0, sizeof(*q));
-    q->p = p;
-    q->want_records = records_path != NULL;
-    int ok = 1;
-    for (int i = 0; ok && i < REC_QUEUE; i++) ok = (q->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
-    if (!ok) {
-        pipe_free(q);
-        errno = ENOMEM;
-        return -1;
-    }
-    if (!q->want_records) return 0;
-    if (latrec_csv_open(&q->csv, records_path, NULL) < 0) {
-        const int e = errno;
-        pipe_free(q);
-        errno = e;
-        return -1;
-    }
-    if (!(q->rows = latrec_records_csv_new(p->in, p->legs, &q->csv))) {
-        latrec_csv_close(&q->csv);
-        pipe_free(q);
-        errno = ENOMEM;
-        return -1;
-    }
-    return 0;
-}
-
-/* Records pass: records.csv (csv) and the instance consumers. */
-static int convert_records(struct convert_pass *p, const char *records_path)
+/* The records pass through the engine: every record to the leg builder
+ * (whose ended instances go to the component tables or the timeline) and,
+ * for csv, to records.csv, whose rows are formatted and written on a
+ * thread of their own. 0, or -1 (out of memory, printed). */
+static int convert_records(latrec_engine *e, struct convert_pass *p)
 {
     latrec_input *in = p->in;
-    struct rec_pipe q;
-    if (pipe_init(&q, p, records_path) < 0) return -1;
-    if (latrec_input_rewind(in, &q.m) < 0) {
-        if (q.want_records) latrec_csv_close(&q.csv);
-        pipe_free(&q);
-        errno = EINVAL;
-        return -1;
-    }
     latrec_input_totals tot;
     latrec_input_totals_get(in, &tot);
-    pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.room, NULL);
-    pthread_cond_init(&q.merged_cv, NULL);
-    pthread_cond_init(&q.legged_cv, NULL);
-    pthread_t merger, writer;
-    int threads = !q.want_records || pthread_create(&writer, NULL, write_main, &q) == 0;
-    if (threads && pthread_create(&merger, NULL, merge_main, &q) != 0) {
-        if (q.want_records) { /* nothing was handed over: the writer just ends */
-            pthread_mutex_lock(&q.mu);
-            q.legs_done = 1;
-            pthread_cond_signal(&q.legged_cv);
-            pthread_mutex_unlock(&q.mu);
-            pthread_join(writer, NULL);
-            q.legs_done = 0;
-        }
-        threads = 0;
+    latrec_pass *pass = latrec_engine_pass(e);
+    int r;
+    while ((r = latrec_engine_step(e, 1u << 20)) == LATREC_ENGINE_MORE) progress(in, latrec_pass_fed(pass), tot.valid);
+    if (r == LATREC_ENGINE_ERROR) {
+        fprintf(stderr, "latrec convert: out of memory\n");
+        return -1;
     }
-    uint64_t n = 0;
-    if (threads) {
-        for (;;) {
-            pthread_mutex_lock(&q.mu);
-            while (q.legged == q.merged && !q.merge_done) pthread_cond_wait(&q.merged_cv, &q.mu);
-            if (q.legged == q.merged) {
-                q.legs_done = 1;
-                pthread_cond_signal(&q.legged_cv);
-                pthread_mutex_unlock(&q.mu);
-                break;
-            }
-            struct rec_batch *b = q.batch[q.legged % REC_QUEUE];
-            pthread_mutex_unlock(&q.mu);
-            stage_legs(&q, b);
-            const uint64_t before = n;
-            n += b->n;
-            pthread_mutex_lock(&q.mu);
-            q.legged++;
-            if (q.want_records) {
-                pthread_cond_signal(&q.legged_cv);
-            } else { /* no write stage: the batch is free again */
-                q.written = q.legged;
-                pthread_cond_signal(&q.room);
-            }
-            pthread_mutex_unlock(&q.mu);
-            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid + tot.sched.valid);
-        }
-        pthread_join(merger, NULL);
-        if (q.want_records) pthread_join(writer, NULL);
-    } else { /* no threads: the stages one after the other, a batch at a time */
-        struct rec_batch *b = q.batch[0];
-        while (stage_merge(&q, b)) {
-            stage_legs(&q, b);
-            if (q.want_records) stage_write(&q, b);
-            const uint64_t before = n;
-            n += b->n;
-            if ((n >> 20) != (before >> 20)) progress(in, n, tot.valid + tot.sched.valid);
-        }
-    }
-    if (n > 0xFFFFF) progress(in, tot.valid + tot.sched.valid, tot.valid + tot.sched.valid);
-    pthread_mutex_destroy(&q.mu);
-    pthread_cond_destroy(&q.room);
-    pthread_cond_destroy(&q.merged_cv);
-    pthread_cond_destroy(&q.legged_cv);
-    latrec_legs_finish(p->legs);
+    if (latrec_pass_fed(pass) > 0xFFFFF) progress(in, tot.valid, tot.valid);
+    if (latrec_engine_finish(e) < 0) return -1;
     if (p->paths) latrec_path_index_finish(p->paths);
-    latrec_merge_free(&q.m);
-    int rc = 0;
-    if (q.want_records && latrec_csv_close(&q.csv) < 0) rc = -1;
-    const int e = errno;
-    pipe_free(&q);
-    errno = e;
-    return rc;
+    return 0;
 }
 
 /* What trace.json holds and what it left out, one line each (always, not
@@ -588,8 +391,8 @@ int latrec_cmd_convert(int argc, char **argv)
     if (o.input.n_dirs == 0) latrec_input_add_dir(&o.input, "latrec.data");
     if (o.watch) wait_quiet(&o.input, o.quiet_secs, o.timeout_secs);
 
-    /* the engine opens the run (input, catalogs, --align); the records go
-     * through convert's own pipeline below */
+    /* the engine opens the run (input, catalogs, --align) and takes the
+     * records through the leg builder (convert_records) */
     latrec_engine *e = latrec_engine_open(&o.input, "convert", 0);
     if (!e) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(e);
@@ -599,18 +402,21 @@ int latrec_cmd_convert(int argc, char **argv)
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { in, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
+    struct convert_pass p = { in, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec convert: %s\n", err);
         goto out;
     }
-    p.legs = latrec_input_legs_new(in, on_instance, &p);
-    if (!p.legs) {
-        fprintf(stderr, "latrec convert: out of memory\n");
-        goto out;
-    }
+    /* every instance and record, no tables of the engine's own; the
+     * warnings come after convert's summary */
+    const latrec_pass_opts pass_opts = { .no_legs = 1, .no_warnings = 1 };
+    const latrec_pass_sinks sinks = { .ctx = &p };
+    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = o.chrome ? NULL : on_record };
+    if (latrec_engine_start(e, &pass_opts, &sinks) < 0) goto out; /* printed */
+    latrec_pass_tap(latrec_engine_pass(e), &taps);
+    p.legs = latrec_pass_legs(latrec_engine_pass(e));
     if (o.chrome) {
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
         if (!(p.timeline = latrec_timeline_open(path, in, p.legs, &o.timeline))) {
@@ -623,6 +429,11 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: out of memory\n");
             goto out;
         }
+        snprintf(path, sizeof(path), "%s/records.csv", outdir);
+        if (!(p.records = latrec_records_csv_open(path, in, p.legs))) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            goto out;
+        }
     }
     p.outdir = outdir;
     const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
@@ -630,10 +441,14 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
-    snprintf(path, sizeof(path), "%s/records.csv", outdir);
-    if (convert_records(&p, o.chrome ? NULL : path) < 0) {
-        fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-        goto out;
+    if (convert_records(e, &p) < 0) goto out;
+    if (p.records) {
+        const int closed = latrec_records_csv_close(p.records);
+        p.records = NULL;
+        if (closed < 0) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            goto out;
+        }
     }
     if (o.chrome) {
         latrec_timeline_totals tt;
@@ -683,9 +498,9 @@ int latrec_cmd_convert(int argc, char **argv)
 out:
     if (p.timeline) latrec_timeline_close(p.timeline, NULL);
     if (p.paths_csv) latrec_paths_csv_close(p.paths_csv, NULL);
+    latrec_records_csv_abort(p.records);
     latrec_component_tables_free(p.tables);
     latrec_path_index_free(p.paths);
-    latrec_legs_free(p.legs);
     latrec_engine_close(e);
     return rc;
 }

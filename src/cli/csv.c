@@ -175,6 +175,20 @@ void latrec_csv_end(latrec_csv *c)
     c->first = 1;
 }
 
+void latrec_csv_abort(latrec_csv *c)
+{
+    if (c->out) {
+        latrec_outfile_abort(c->out);
+        free(c->out);
+        c->out = NULL;
+    } else if (c->f && c->f != stdout && c->f != stderr) {
+        fclose(c->f);
+    }
+    free(c->buf);
+    c->f = NULL;
+    c->buf = NULL;
+}
+
 int latrec_csv_close(latrec_csv *c)
 {
     flush(c);

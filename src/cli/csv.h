@@ -126,5 +126,7 @@ static inline char *latrec_fmt_us(char *p, int64_t ns)
 /* Flush and close (opened by path: renamed into place, or removed when any
  * write failed). Returns 0, or -1 with errno when any write failed. */
 int  latrec_csv_close(latrec_csv *c);
+/* Drop what was written (opened by path: the file is removed). */
+void latrec_csv_abort(latrec_csv *c);
 
 #endif

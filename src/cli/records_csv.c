@@ -1,6 +1,8 @@
 /* records.csv rows (see records_csv.h). */
 #include "cli/records_csv.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +16,31 @@ struct piece {
     char *s; /* NULL: not made yet (a stage piece is made at its first row) */
 };
 
+/* Rows wait in batches that go round a fixed ring of REC_QUEUE buffers:
+ * the caller fills one while the writer thread formats the ones before
+ * it, so rows come out in the order added. */
+#define REC_BATCH 16384
+#define REC_QUEUE 6
+
+struct rec_batch {
+    size_t n;
+    latrec_merged ev[REC_BATCH];
+    int32_t leg[REC_BATCH]; /* builder leg, or -1 */
+};
+
 struct latrec_records_csv {
     const latrec_input *in;
     latrec_csv *c;
+    latrec_csv csv;
+    struct rec_batch *batch[REC_QUEUE];
+    struct rec_batch *fill; /* the caller's batch: batch[filled % REC_QUEUE] */
+    /* batches handed to the writer and written; filled - written < REC_QUEUE */
+    uint64_t filled, written;
+    int threaded, done;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t room;   /* the caller waits for a written batch */
+    pthread_cond_t ready;  /* the writer waits for a filled batch */
     size_t n_rings;
     int n_legs, wall;
     struct piece *ring;  /* per ring: ",ring,component,pid,tid," */
@@ -66,12 +90,11 @@ static const struct piece *stage_piece(latrec_records_csv *w, uint32_t ring, uns
     return p;
 }
 
-latrec_records_csv *latrec_records_csv_new(const latrec_input *in, const latrec_legs *legs, latrec_csv *c)
+/* The pieces and the header row into w->c. 0, or -1 when out of memory. */
+static int rows_init(latrec_records_csv *w, const latrec_input *in, const latrec_legs *legs)
 {
-    latrec_records_csv *w = calloc(1, sizeof(*w));
-    if (!w) return NULL;
+    latrec_csv *c = w->c;
     w->in = in;
-    w->c = c;
     w->n_rings = in->set.n;
     w->wall = in->opts.wall;
     w->n_legs = latrec_legs_n_catalog_legs(legs);
@@ -95,19 +118,16 @@ latrec_records_csv *latrec_records_csv_new(const latrec_input *in, const latrec_
         const char *f[1] = { l < w->n_legs ? latrec_input_leg_name(legs, l) : "" };
         ok = make_piece(&w->leg[l], 0, f, 1) == 0;
     }
-    if (!ok) {
-        latrec_records_csv_free(w);
-        return NULL;
-    }
+    if (!ok) return -1;
     static const char *const cols[] = { "t_ns",  "ring",       "component", "pid", "tid",  "seq", "cpu",
                                         "stage", "stage_name", "leg",       "aux", "aux2", NULL };
     for (int i = 0; cols[i]; i++) latrec_csv_str(c, cols[i]);
     if (w->wall) latrec_csv_str(c, "t_mono_ns");
     latrec_csv_end(c);
-    return w;
+    return 0;
 }
 
-void latrec_records_csv_rows(latrec_records_csv *w, const latrec_merged *ev, const int32_t *leg, size_t n)
+static void rows_write(latrec_records_csv *w, const latrec_merged *ev, const int32_t *leg, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const latrec_merged *e = &ev[i];
@@ -138,14 +158,143 @@ void latrec_records_csv_rows(latrec_records_csv *w, const latrec_merged *ev, con
     }
 }
 
-void latrec_records_csv_free(latrec_records_csv *w)
+static void rows_free(latrec_records_csv *w)
 {
-    if (!w) return;
     for (size_t i = 0; w->ring && i < w->n_rings; i++) free(w->ring[i].s);
     for (size_t i = 0; w->stage && i < w->n_rings * 256; i++) free(w->stage[i].s);
     for (int l = 0; w->leg && l <= w->n_legs; l++) free(w->leg[l].s);
     free(w->ring);
     free(w->stage);
     free(w->leg);
+    for (int i = 0; i < REC_QUEUE; i++) free(w->batch[i]);
+    if (w->threaded) {
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->room);
+        pthread_cond_destroy(&w->ready);
+    }
     free(w);
+}
+
+static void *writer_main(void *arg)
+{
+    latrec_records_csv *w = arg;
+    for (;;) {
+        pthread_mutex_lock(&w->mu);
+        while (w->written == w->filled && !w->done) pthread_cond_wait(&w->ready, &w->mu);
+        if (w->written == w->filled) {
+            pthread_mutex_unlock(&w->mu);
+            return NULL;
+        }
+        const struct rec_batch *b = w->batch[w->written % REC_QUEUE];
+        pthread_mutex_unlock(&w->mu);
+        rows_write(w, b->ev, b->leg, b->n);
+        pthread_mutex_lock(&w->mu);
+        w->written++;
+        pthread_cond_signal(&w->room);
+        pthread_mutex_unlock(&w->mu);
+    }
+}
+
+latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs)
+{
+    latrec_records_csv *w = calloc(1, sizeof(*w));
+    if (!w) return NULL;
+    int ok = 1;
+    for (int i = 0; ok && i < REC_QUEUE; i++) ok = (w->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
+    if (!ok) {
+        rows_free(w);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (latrec_csv_open(&w->csv, path, NULL) < 0) {
+        const int e = errno;
+        rows_free(w);
+        errno = e;
+        return NULL;
+    }
+    w->c = &w->csv;
+    if (rows_init(w, in, legs) < 0) {
+        latrec_csv_abort(&w->csv);
+        rows_free(w);
+        errno = ENOMEM;
+        return NULL;
+    }
+    w->fill = w->batch[0];
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->room, NULL);
+    pthread_cond_init(&w->ready, NULL);
+    w->threaded = 1;
+    if (pthread_create(&w->thread, NULL, writer_main, w) != 0) { /* the rows then go out in the caller's thread */
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->room);
+        pthread_cond_destroy(&w->ready);
+        w->threaded = 0;
+    }
+    return w;
+}
+
+/* The full batch to the writer; the next one to fill. */
+static void hand_over(latrec_records_csv *w)
+{
+    if (!w->threaded) {
+        rows_write(w, w->fill->ev, w->fill->leg, w->fill->n);
+        w->fill->n = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    w->filled++;
+    pthread_cond_signal(&w->ready);
+    while (w->filled - w->written == REC_QUEUE) pthread_cond_wait(&w->room, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    w->fill = w->batch[w->filled % REC_QUEUE];
+    w->fill->n = 0;
+}
+
+void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int leg)
+{
+    struct rec_batch *b = w->fill;
+    b->ev[b->n] = *ev;
+    b->leg[b->n] = leg;
+    if (++b->n == REC_BATCH) hand_over(w);
+}
+
+/* Every row added written; the writer thread ended. */
+static void drain(latrec_records_csv *w)
+{
+    if (!w->threaded) {
+        rows_write(w, w->fill->ev, w->fill->leg, w->fill->n);
+        w->fill->n = 0;
+        return;
+    }
+    pthread_mutex_lock(&w->mu);
+    if (w->fill->n) w->filled++;
+    w->done = 1;
+    pthread_cond_signal(&w->ready);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    w->fill->n = 0;
+}
+
+int latrec_records_csv_close(latrec_records_csv *w)
+{
+    drain(w);
+    const int rc = latrec_csv_close(&w->csv);
+    const int e = errno;
+    rows_free(w);
+    errno = e;
+    return rc;
+}
+
+void latrec_records_csv_abort(latrec_records_csv *w)
+{
+    if (!w) return;
+    if (w->threaded) { /* rows handed over are written, then dropped with the file */
+        pthread_mutex_lock(&w->mu);
+        w->done = 1;
+        pthread_cond_signal(&w->ready);
+        pthread_mutex_unlock(&w->mu);
+        pthread_join(w->thread, NULL);
+    }
+    latrec_csv_abort(&w->csv);
+    rows_free(w);
 }

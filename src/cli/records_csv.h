@@ -20,14 +20,23 @@
 
 typedef struct latrec_records_csv latrec_records_csv;
 
-/* Rows into c (open, nothing written yet: the header row is written here)
- * for the rings of in under legs' components, processes and legs. NULL
- * when out of memory. in, legs and c must outlive it. */
-latrec_records_csv *latrec_records_csv_new(const latrec_input *in, const latrec_legs *legs, latrec_csv *c);
+/* records.csv at path (written aside and renamed at close, cli/csv.h) with
+ * its header row, for the rings of in under legs' components, processes
+ * and legs. NULL with errno when it cannot be opened or out of memory. in
+ * and legs must outlive it. */
+latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs);
 
-/* n rows: ev[i], whose record went to catalog leg leg[i] (-1: none). */
-void latrec_records_csv_rows(latrec_records_csv *w, const latrec_merged *ev, const int32_t *leg, size_t n);
+/* One row: ev as the merge gave it, whose record went to the builder's leg
+ * leg (-1: none). Rows are kept in batches and formatted and written, in
+ * the order added, on a thread of the writer's own (in the caller's when no
+ * thread can be started); only ev's fields fixed at open are read there. */
+void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int leg);
 
-void latrec_records_csv_free(latrec_records_csv *w);
+/* Every row added written, the file closed and renamed into place, the
+ * writer freed. 0, or -1 with errno when any write failed. */
+int latrec_records_csv_close(latrec_records_csv *w);
+
+/* Drop it: the file is removed, nothing more is written. NULL is fine. */
+void latrec_records_csv_abort(latrec_records_csv *w);
 
 #endif

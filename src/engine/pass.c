@@ -41,6 +41,7 @@ struct latrec_pass {
     latrec_input *in;
     latrec_pass_opts opts;
     latrec_pass_sinks sinks;
+    latrec_pass_taps taps;
     latrec_legs *legs;
     latrec_leg_table **tables;
     int n_tables, cap_tables;
@@ -243,6 +244,7 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
 static void on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
+    if (p->taps.ended) p->taps.ended(p->taps.ctx, inst);
     if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->failed = 1;
     if (p->sinks.first_stage && latrec_legs_leg(p->legs, inst->leg)->discovered && inst->n_hits > 0 &&
         inst->hits[0].t_ns >= p->begin + p->opts.warmup_ns)
@@ -350,13 +352,22 @@ int latrec_pass_step(latrec_pass *p, uint64_t budget)
     if (p->ended) return 0;
     for (uint64_t n = 0; n < budget; n++) {
         if (!latrec_input_next(in, &p->m, &ev)) return 0;
-        if ((int)ev.ring == in->sched_ring) continue;
+        if ((int)ev.ring == in->sched_ring) {
+            if (p->taps.record) p->taps.record(p->taps.ctx, &ev, -1);
+            continue;
+        }
         /* The builder runs on the merge's clock (wall-clock with --wall:
          * monotonic clocks of two hosts are unrelated). */
+        const uint64_t stamped = ev.rec.t_ns;
         ev.rec.t_ns = ev.t_ns;
         p->fed++;
         p->last_t_ns = ev.t_ns;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
+        if (p->taps.record) {
+            ev.rec.t_ns = stamped;
+            p->taps.record(p->taps.ctx, &ev, leg);
+            ev.rec.t_ns = ev.t_ns;
+        }
         if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
             ev.rec.t_ns >= p->begin + p->opts.warmup_ns)
             on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
@@ -374,7 +385,7 @@ int latrec_pass_end(latrec_pass *p)
     latrec_legs_finish(p->legs);
     if (p->paths) latrec_path_index_finish(p->paths);
     disc_flush(p, UINT64_MAX);
-    if (!in->opts.quiet && in->pass == 1) { /* once per input */
+    if (!in->opts.quiet && !p->opts.no_warnings && in->pass == 1) { /* once per input */
         latrec_pass_print_warnings(p->legs);
         if (p->paths) latrec_pass_print_join_warnings(p->paths);
     }
@@ -404,6 +415,7 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
     return p;
 }
 
+void latrec_pass_tap(latrec_pass *p, const latrec_pass_taps *taps) { p->taps = *taps; }
 uint64_t latrec_pass_fed(const latrec_pass *p) { return p->fed; }
 uint64_t latrec_pass_last_t(const latrec_pass *p) { return p->last_t_ns; }
 latrec_merge *latrec_pass_merge(latrec_pass *p) { return p->have_merge ? &p->m : NULL; }

@@ -61,6 +61,20 @@ typedef struct latrec_pass_sinks {
     void (*path_instance)(void *ctx, const latrec_path_instance *pi);
 } latrec_pass_sinks;
 
+/* What convert takes from a pass besides the figures (latrec_pass_tap). */
+typedef struct latrec_pass_taps {
+    void *ctx;
+    /* Every ended leg instance, before the paths, the warm-up and the
+     * selection (NULL: not wanted): convert's tables and timeline. */
+    void (*ended)(void *ctx, const latrec_instance *inst);
+    /* Every record of the stream in merge order, sched.latrec's too, once
+     * the builder has taken it: ev as the merge gave it (ev->rec.t_ns as
+     * stored, ev->t_ns the merge key), leg the builder's leg index for it
+     * (-1: none, and always for sched.latrec). NULL: not wanted.
+     * convert's records.csv. */
+    void (*record)(void *ctx, const latrec_merged *ev, int leg);
+} latrec_pass_taps;
+
 typedef struct latrec_pass_opts {
     const char *component;
     const char *leg;
@@ -70,6 +84,7 @@ typedef struct latrec_pass_opts {
     int paths;                /* assemble every catalog's paths (horizon: --path-horizon) */
     const char *path;         /* only this path (NULL: all), as latrec_path_index_find() takes it */
     int no_legs;              /* no leg tables (paths only) */
+    int no_warnings;          /* latrec_pass_end prints no modelling warnings (the caller does) */
 } latrec_pass_opts;
 
 /* The run's beginning on the pass's clock (monotonic, or wall-clock with
@@ -92,6 +107,8 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
  * step and end. Free with latrec_pass_free either way. */
 latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks);
 int latrec_pass_step(latrec_pass *p, uint64_t budget);
+/* The taps (copied), before the first step. */
+void latrec_pass_tap(latrec_pass *p, const latrec_pass_taps *taps);
 int latrec_pass_end(latrec_pass *p);
 /* Program records fed so far (sched.latrec's are not), and the newest
  * one's time on the pass clock (0 before the first). */
