@@ -66,7 +66,7 @@ _latrec() {
     fi
 
     # argp children every analysis command shares (cli/options.h)
-    local input="-i --input --catalog --stages --stage-prefix --wall --align --leg-horizon --path-horizon -q --quiet"
+    local input="-i --input --catalog --stages --stage-prefix --wall --align --leg-horizon --path-horizon --threads -q --quiet"
     local select="--component --leg --hop --warm-up --calibrate"
     local output="--unit --format"
     local opts
@@ -95,7 +95,7 @@ _latrec() {
                     -i|--input) _latrec_dirs; return ;;
                     --stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                     --path) _latrec_paths; return ;;
-                    --interval|--component|--leg|--hop|--warm-up|--stage-prefix|--leg-horizon|--path-horizon) return ;;
+                    --interval|--component|--leg|--hop|--warm-up|--stage-prefix|--leg-horizon|--path-horizon|--threads) return ;;
                 esac
             fi
             case $prev in
@@ -120,7 +120,7 @@ _latrec() {
                 --baseline|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --path) _latrec_paths; return ;;
-                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix|--leg-horizon|--path-horizon) return ;;
+                --top|--component|--leg|--hop|--percentiles|--warm-up|--fail-over|--interval|--explain|--stage-prefix|--leg-horizon|--path-horizon|--threads) return ;;
             esac
             ;;
         hist)
@@ -132,7 +132,7 @@ _latrec() {
                 -i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --path) _latrec_paths; return ;;
-                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix|--leg-horizon|--path-horizon) return ;;
+                --component|--leg|--hop|-b|--bucket-size|-E|--entries|--warm-up|--stage-prefix|--leg-horizon|--path-horizon|--threads) return ;;
             esac
             ;;
         convert)
@@ -141,7 +141,7 @@ _latrec() {
                 --format) _latrec_choice convert --format "csv chrome"; return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;
                 --catalog|--stages) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-                --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon|--window|--max-events) return ;;
+                --quiet-secs|--timeout|--stage-prefix|--leg-horizon|--path-horizon|--threads|--window|--max-events) return ;;
             esac
             ;;
     esac

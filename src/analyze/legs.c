@@ -90,6 +90,32 @@ static int leg_name_taken(const latrec_legs *b, const char *name)
     return 0;
 }
 
+/* Twice the room for legs. Another thread may be reading the leg table
+ * (engine/pipeline.h: the pass's stage 3 reads the definition of every
+ * leg an instance it was handed has): the old arrays stay as they are
+ * until latrec_legs_free, and the new ones are published by release
+ * stores (latrec_legs_leg loads them by acquire). 0, or -1. */
+static int grow_legs(latrec_legs *b)
+{
+    const size_t cap = (size_t)b->cap_legs * 2;
+    if (b->n_retired + 2 > LATREC_LEGS_RETIRED) return -1;
+    latrec_leg *legs = malloc(cap * sizeof(*legs));
+    int *lc = malloc(cap * sizeof(*lc));
+    if (!legs || !lc) {
+        free(legs);
+        free(lc);
+        return -1;
+    }
+    memcpy(legs, b->legs, (size_t)b->n_legs * sizeof(*legs));
+    memcpy(lc, b->leg_cat, (size_t)b->n_legs * sizeof(*lc));
+    b->retired[b->n_retired++] = b->legs;
+    b->retired[b->n_retired++] = b->leg_cat;
+    __atomic_store_n(&b->legs, legs, __ATOMIC_RELEASE);
+    __atomic_store_n(&b->leg_cat, lc, __ATOMIC_RELEASE);
+    b->cap_legs = (int)cap;
+    return 0;
+}
+
 static int discovered_leg(latrec_legs *b, const struct node *n)
 {
     const int cat_index = b->ring_cat[NODE_INST(n)->hits[0].ring];
@@ -98,15 +124,7 @@ static int discovered_leg(latrec_legs *b, const struct node *n)
         if (b->leg_cat[l] == cat_index && b->legs[l].n_chain == n->n_disc &&
             memcmp(b->legs[l].chain, n->disc_stage, n->n_disc) == 0)
             return l;
-    if (b->n_legs == b->cap_legs) {
-        latrec_leg *legs = realloc(b->legs, (size_t)b->cap_legs * 2 * sizeof(*legs));
-        if (!legs) return -1;
-        b->legs = legs;
-        int *lc = realloc(b->leg_cat, (size_t)b->cap_legs * 2 * sizeof(*lc));
-        if (!lc) return -1;
-        b->leg_cat = lc;
-        b->cap_legs *= 2;
-    }
+    if (b->n_legs == b->cap_legs && grow_legs(b) < 0) return -1;
     b->leg_cat[b->n_legs] = cat_index;
     latrec_leg *leg = &b->legs[b->n_legs];
     memset(leg, 0, sizeof(*leg));
@@ -133,7 +151,8 @@ static int discovered_leg(latrec_legs *b, const struct node *n)
     snprintf(leg->name, sizeof(leg->name), "%s", name);
     for (int k = 2; leg_name_taken(b, leg->name); k++)
         snprintf(leg->name, sizeof(leg->name), "%.*s#%u", LATREC_NAME_MAX - 14, name, (unsigned)k % 100000u);
-    return b->n_legs++;
+    __atomic_store_n(&b->n_legs, b->n_legs + 1, __ATOMIC_RELEASE); /* the leg is written */
+    return b->n_legs - 1;
 }
 
 /* Two chain stages stamped by one ring (one thread: its time order is its

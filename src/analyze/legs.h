@@ -126,8 +126,12 @@ void latrec_legs_finish(latrec_legs *b);
 
 void latrec_legs_free(latrec_legs *b);
 
-/* Legs known to the builder: the catalog's, then the discovered ones. The
- * pointer is valid until the next feed/finish. */
+/* Legs known to the builder: the catalog's, then the discovered ones. A
+ * leg's definition never changes once made, and the pointer stays valid
+ * until latrec_legs_free. Another thread may call these (and the leg's
+ * catalog below) while feed runs, for legs it was told of by a hand-off
+ * after their instance was emitted (engine/pipeline.h): a discovered
+ * leg's definition and count are published with release stores. */
 const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg);
 int latrec_legs_n_legs(const latrec_legs *b);
 

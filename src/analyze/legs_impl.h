@@ -13,6 +13,7 @@
 #define MAX_CANDS 6
 #define LATREC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
 #define DISC_HITS LATREC_MAX_CHAIN
+#define LATREC_LEGS_RETIRED 96 /* 48 doublings of the leg table */
 
 struct cand {
     int16_t leg;
@@ -60,6 +61,10 @@ struct latrec_legs {
     latrec_leg *legs;
     int *leg_cat;             /* catalog of every leg (cap_legs) */
     int n_legs, cap_legs;
+    /* legs and leg_cat before they grew, freed with the builder (a reader
+     * on another thread may hold them: grow_legs in legs.c). */
+    void *retired[LATREC_LEGS_RETIRED];
+    int n_retired;
     struct cand (*cands)[256][MAX_CANDS]; /* [catalog][stage] */
     uint8_t (*n_cands)[256];
 

@@ -8,8 +8,15 @@
 
 /* ---- queries -------------------------------------------------------------- */
 
-const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg) { return &b->legs[leg]; }
-int latrec_legs_n_legs(const latrec_legs *b) { return b->n_legs; }
+/* Acquire loads: the leg table may grow on another thread (grow_legs). */
+const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg)
+{
+    return &__atomic_load_n(&b->legs, __ATOMIC_ACQUIRE)[leg];
+}
+int latrec_legs_n_legs(const latrec_legs *b)
+{
+    return __atomic_load_n(&b->n_legs, __ATOMIC_ACQUIRE);
+}
 const char *latrec_legs_component_name(const latrec_legs *b, int c) { return b->components[c]; }
 int latrec_legs_n_components(const latrec_legs *b) { return b->n_components; }
 int latrec_legs_ring_component(const latrec_legs *b, uint32_t ring) { return b->ring_component[ring]; }
@@ -21,8 +28,14 @@ uint64_t latrec_legs_cut_horizon(const latrec_legs *b) { return b->cut_horizon; 
 uint64_t latrec_legs_cut_room(const latrec_legs *b) { return b->cut_room; }
 uint64_t latrec_legs_horizon(const latrec_legs *b) { return b->horizon; }
 
-const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg) { return b->cats[b->leg_cat[leg]]; }
-int latrec_legs_leg_catalog_index(const latrec_legs *b, int leg) { return b->leg_cat[leg]; }
+const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg)
+{
+    return b->cats[latrec_legs_leg_catalog_index(b, leg)];
+}
+int latrec_legs_leg_catalog_index(const latrec_legs *b, int leg)
+{
+    return __atomic_load_n(&b->leg_cat, __ATOMIC_ACQUIRE)[leg];
+}
 const latrec_catalog *latrec_legs_ring_catalog(const latrec_legs *b, uint32_t ring)
 {
     return b->cats[b->ring_cat[ring]];
@@ -84,7 +97,7 @@ int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len)
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
                                unsigned field, int *present)
 {
-    const latrec_leg *leg = &b->legs[inst->leg];
+    const latrec_leg *leg = latrec_legs_leg(b, inst->leg);
     int idx = latrec_leg_chain_pos(leg, stage);
     if (idx < 0 && (idx = latrec_leg_extra_pos(leg, stage)) >= 0) idx += leg->n_chain;
     *present = idx >= 0 && idx < inst->n_hits && inst->hits[idx].t_ns != 0;

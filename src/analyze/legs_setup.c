@@ -228,6 +228,7 @@ void latrec_legs_free(latrec_legs *b)
         }
     free(b->legs);
     free(b->leg_cat);
+    for (int i = 0; i < b->n_retired; i++) free(b->retired[i]);
     free(b->cands);
     free(b->n_cands);
     free(b->n_chain_cands);

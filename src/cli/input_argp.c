@@ -1,5 +1,5 @@
 /* cli/input_argp.c - the options every analysis subcommand takes
- * (latrec_input_argp): directories, catalog, clock, horizons, -q. They
+ * (latrec_input_argp): directories, catalog, clock, horizons, threads, -q. They
  * fill an engine/input.h latrec_input_opts. */
 #include "cli/options.h"
 #include "engine/input.h"
@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON, OPT_ALIGN };
+enum { OPT_CATALOG = 0x300, OPT_STAGES, OPT_STAGE_PREFIX, OPT_WALL, OPT_LEG_HORIZON, OPT_PATH_HORIZON, OPT_ALIGN,
+       OPT_THREADS };
 
 static const struct argp_option input_options[] = {
     { "input", 'i', "DIR", 0, "Read the rings of DIR (a run directory or any directory of "
@@ -26,6 +27,9 @@ static const struct argp_option input_options[] = {
     { "path-horizon", OPT_PATH_HORIZON, "DURATION", 0, "A path instance whose legs have not all joined "
                                                        "this long after its first one leaves incomplete, "
                                                        "counted where it stopped (default 10s)", 1 },
+    { "threads", OPT_THREADS, "N", 0, "Read a finished run on N threads (1..64; default 2 when two CPUs are "
+                                      "online, else 1): the record stream, the leg builder and the figures "
+                                      "in a pipeline; the output is the same for every N", 1 },
     { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
     { 0 }
 };
@@ -35,6 +39,7 @@ static const struct argp_option input_options[] = {
  * util/duration.h); 1ns..8784h. */
 static const latrec_duration_opt leg_horizon_opt = { "--leg-horizon", NULL, 1, 8784ull * 3600000000000ull };
 static const latrec_duration_opt path_horizon_opt = { "--path-horizon", NULL, 1, 8784ull * 3600000000000ull };
+static const latrec_count_opt threads_opt = { "--threads", 1, 64 };
 
 static error_t parse_input(int key, char *arg, struct argp_state *state)
 {
@@ -54,6 +59,7 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     case OPT_PATH_HORIZON:
         o->path_horizon_ns = latrec_arg_duration(state, &path_horizon_opt, arg);
         break;
+    case OPT_THREADS: o->threads = (int)latrec_arg_count(state, &threads_opt, arg); break;
     case 'q': o->quiet = 1; break;
     default: return ARGP_ERR_UNKNOWN;
     }

@@ -151,6 +151,11 @@ int latrec_engine_finish(latrec_engine *e)
 
 int latrec_engine_run(latrec_engine *e)
 {
+    if (!e->pass || e->ended) return -1;
+    if (!(e->flags & LATREC_ENGINE_LIVE)) { /* the rings as they were at open: on threads */
+        e->ended = 1;
+        return latrec_pass_finish(e->pass);
+    }
     int r;
     while ((r = latrec_engine_step(e, UINT64_MAX)) == LATREC_ENGINE_MORE)
         ;

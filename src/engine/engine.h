@@ -118,7 +118,8 @@ void latrec_engine_snapshot(latrec_engine *e, latrec_engine_snap *s);
 int latrec_engine_finish(latrec_engine *e);
 
 /* Step to the end of the stream and finish (a run that is over): 0, or -1
- * (reason printed). */
+ * (reason printed). Without LIVE, on --threads threads
+ * (latrec_pass_finish: the same figures as one). */
 int latrec_engine_run(latrec_engine *e);
 
 /* One more pass over the same records, to its end, with its own options

@@ -29,6 +29,7 @@ typedef struct latrec_input_opts {
     int         align;         /* --align (engine/align.c) */
     uint64_t    path_horizon_ns; /* --path-horizon (0: LATREC_PATHS_HORIZON_NS) */
     int         quiet;         /* -q */
+    int         threads;       /* --threads: a pass run to its end (engine/pass.h); 0: 2 when two CPUs are online */
 } latrec_input_opts;
 
 /* Add a positional directory (argp ARGP_KEY_ARG). 0, or -1 when too many. */

@@ -1,11 +1,14 @@
 /* One analysis pass over a run. */
 #include "engine/pass.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze/stats.h"
+#include "engine/pipeline.h"
 #include "read/wallclock.h"
 
 /* Where the first-stage stamps of a leg go for its inter-arrival row. An
@@ -59,7 +62,17 @@ struct latrec_pass {
     latrec_merge m;           /* the time-ordered record stream (have_merge) */
     int have_merge, ended, failed;
     uint64_t fed, last_t_ns;  /* program records fed; the newest one's time */
+    /* The leg builder's side of a pass on threads (pipeline.h, below):
+     * the batch its ended instances go to (NULL: straight to on_instance),
+     * the newest record whose stream-time flush of the discovered legs'
+     * stamps is still to be written (flush_pending), its own failure, and
+     * the builder already finished. */
+    struct pipe_batch *out;
+    uint64_t flush_t;
+    int flush_pending, feed_failed, builder_finished;
 };
+
+static void emit_instance(void *ctx, const latrec_instance *inst);
 
 static int selected(const latrec_pass *p, int component, int leg)
 {
@@ -323,7 +336,7 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     p->opts = *opts;
     p->sinks = *sinks;
     p->begin = latrec_pass_run_begin(in);
-    p->legs = latrec_input_legs_new(in, on_instance, p);
+    p->legs = latrec_input_legs_new(in, emit_instance, p);
     if (p->legs && opts->paths) {
         latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
         if (!(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
@@ -345,6 +358,21 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     return p;
 }
 
+/* The record's stage is the first chain stage of the leg it went to, past
+ * the warm-up: its stamp goes to the leg's inter-arrival row. */
+static int first_stage_of(const latrec_pass *p, int leg, const latrec_rec *rec)
+{
+    return leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(rec->sc) &&
+           rec->t_ns >= p->begin + p->opts.warmup_ns;
+}
+
+/* The discovered legs' stamps a horizon older than the stream at t_ns. */
+static void flush_to(latrec_pass *p, uint64_t t_ns)
+{
+    const uint64_t h = latrec_legs_horizon(p->legs);
+    if (p->n_disc && p->disc[0].t_ns + h < t_ns) disc_flush(p, t_ns - h);
+}
+
 int latrec_pass_step(latrec_pass *p, uint64_t budget)
 {
     latrec_input *in = p->in;
@@ -363,16 +391,17 @@ int latrec_pass_step(latrec_pass *p, uint64_t budget)
         p->fed++;
         p->last_t_ns = ev.t_ns;
         int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
+        if (leg == -2) {
+            p->feed_failed = 1;
+            return -1;
+        }
         if (p->taps.record) {
             ev.rec.t_ns = stamped;
             p->taps.record(p->taps.ctx, &ev, leg);
             ev.rec.t_ns = ev.t_ns;
         }
-        if (leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(ev.rec.sc) &&
-            ev.rec.t_ns >= p->begin + p->opts.warmup_ns)
-            on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
-        if (p->n_disc && p->disc[0].t_ns + latrec_legs_horizon(p->legs) < ev.rec.t_ns)
-            disc_flush(p, ev.rec.t_ns - latrec_legs_horizon(p->legs));
+        if (first_stage_of(p, leg, &ev.rec)) on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
+        flush_to(p, ev.rec.t_ns);
     }
     return p->failed ? -1 : 1;
 }
@@ -382,7 +411,7 @@ int latrec_pass_end(latrec_pass *p)
     latrec_input *in = p->in;
     if (p->ended) return p->failed ? -1 : 0;
     p->ended = 1;
-    latrec_legs_finish(p->legs);
+    if (!p->builder_finished) latrec_legs_finish(p->legs);
     if (p->paths) latrec_path_index_finish(p->paths);
     disc_flush(p, UINT64_MAX);
     if (!in->opts.quiet && !p->opts.no_warnings && in->pass == 1) { /* once per input */
@@ -393,22 +422,209 @@ int latrec_pass_end(latrec_pass *p)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&p->m);
     p->have_merge = 0;
-    if (p->failed) {
+    if (p->failed || p->feed_failed) {
         fprintf(stderr, "latrec: out of memory\n");
         return -1;
     }
     return 0;
 }
 
+/* ---- the pass on threads (engine/pipeline.h) ------------------------------
+ *
+ * Stage 1 copies merged records into a batch, stage 2 feeds them to the
+ * builder and writes what the pass does after each record as events into
+ * the batch, stage 3 replays those events in order: the ended instances
+ * (on_instance), the first-stage stamps (on_first_stage) and the stream
+ * time after a record (flush_to). An event carries the time of the records
+ * fed since the one before it, applied first: between two events, one
+ * flush to the newest of those times does what a flush after each did
+ * (no stamp is pushed in between, and the heap gives them in time order).
+ * So stage 3 makes the calls one thread makes, in the same order. */
+#define PIPE_BATCH_RECS 4096
+#define PIPE_BATCHES 6
+
+struct pipe_rec {
+    latrec_rec rec; /* rec.t_ns: the merge's clock */
+    uint32_t ring;
+};
+
+struct pipe_batch {
+    struct pipe_rec *recs;
+    size_t n_recs;
+    unsigned char *ev; /* events, each a pipe_ev and its payload */
+    size_t ev_len, ev_cap;
+};
+
+enum { EV_NONE, EV_INSTANCE, EV_FIRST };
+
+struct pipe_ev {
+    uint32_t kind, size; /* size: the event with its payload, a multiple of 8 */
+    uint64_t flush_t;    /* flush_to this first (0: none) */
+};
+
+struct pipe_first {
+    uint32_t ring;
+    int32_t leg;
+    uint64_t t_ns;
+};
+
+/* Room for an event of `payload` bytes in the batch stage 2 fills: its
+ * payload, or NULL when out of memory. */
+static void *ev_put(latrec_pass *p, uint32_t kind, size_t payload)
+{
+    struct pipe_batch *b = p->out;
+    const size_t size = (sizeof(struct pipe_ev) + payload + 7) & ~(size_t)7;
+    if (b->ev_len + size > b->ev_cap) {
+        size_t cap = b->ev_cap ? b->ev_cap : 64 * 1024;
+        while (cap < b->ev_len + size) cap *= 2;
+        unsigned char *ev = realloc(b->ev, cap);
+        if (!ev) {
+            p->feed_failed = 1;
+            return NULL;
+        }
+        b->ev = ev;
+        b->ev_cap = cap;
+    }
+    struct pipe_ev *e = (struct pipe_ev *)(b->ev + b->ev_len);
+    *e = (struct pipe_ev){ kind, (uint32_t)size, p->flush_pending ? p->flush_t : 0 };
+    p->flush_pending = 0;
+    b->ev_len += size;
+    return e + 1;
+}
+
+/* The builder's emit: on threads, a copy of the instance for stage 3. */
+static void emit_instance(void *ctx, const latrec_instance *inst)
+{
+    latrec_pass *p = ctx;
+    if (!p->out) {
+        on_instance(p, inst);
+        return;
+    }
+    const size_t size = offsetof(latrec_instance, hits) + (size_t)inst->n_hits * sizeof(inst->hits[0]);
+    void *d = ev_put(p, EV_INSTANCE, size);
+    if (d) memcpy(d, inst, size);
+}
+
+static int pipe_merge(void *ctx, void *batch)
+{
+    latrec_pass *p = ctx;
+    struct pipe_batch *b = batch;
+    latrec_merged ev;
+    b->n_recs = 0;
+    while (b->n_recs < PIPE_BATCH_RECS) {
+        if (!latrec_input_next(p->in, &p->m, &ev)) return 0;
+        if ((int)ev.ring == p->in->sched_ring) continue;
+        struct pipe_rec *r = &b->recs[b->n_recs++];
+        r->rec = ev.rec;
+        r->rec.t_ns = ev.t_ns; /* as latrec_pass_step */
+        r->ring = ev.ring;
+    }
+    return 1;
+}
+
+static int pipe_feed(void *ctx, void *batch, int last)
+{
+    latrec_pass *p = ctx;
+    struct pipe_batch *b = batch;
+    p->out = b;
+    b->ev_len = 0;
+    for (size_t i = 0; i < b->n_recs && !p->feed_failed; i++) {
+        const struct pipe_rec *r = &b->recs[i];
+        p->fed++;
+        p->last_t_ns = r->rec.t_ns;
+        const int leg = latrec_legs_feed(p->legs, r->ring, &r->rec);
+        if (leg == -2) p->feed_failed = 1;
+        if (first_stage_of(p, leg, &r->rec)) {
+            struct pipe_first *f = ev_put(p, EV_FIRST, sizeof(*f));
+            if (f) *f = (struct pipe_first){ r->ring, leg, r->rec.t_ns };
+        }
+        p->flush_t = r->rec.t_ns;
+        p->flush_pending = 1;
+    }
+    if (p->flush_pending) ev_put(p, EV_NONE, 0);
+    if (last && !p->feed_failed) {
+        latrec_legs_finish(p->legs); /* latrec_pass_end's, here: its instances are stage 3's */
+        p->builder_finished = 1;
+    }
+    p->out = NULL;
+    return p->feed_failed ? -1 : 0;
+}
+
+static int pipe_apply(void *ctx, void *batch)
+{
+    latrec_pass *p = ctx;
+    const struct pipe_batch *b = batch;
+    for (size_t off = 0; off < b->ev_len && !p->failed;) {
+        const struct pipe_ev *e = (const struct pipe_ev *)(b->ev + off);
+        if (e->flush_t) flush_to(p, e->flush_t);
+        if (e->kind == EV_INSTANCE) {
+            on_instance(p, (const latrec_instance *)(e + 1));
+        } else if (e->kind == EV_FIRST) {
+            const struct pipe_first *f = (const struct pipe_first *)(e + 1);
+            on_first_stage(p, f->ring, f->leg, f->t_ns);
+        }
+        off += e->size;
+    }
+    return p->failed ? -1 : 0;
+}
+
+/* --threads (engine/input.h): 0 is 2 when two CPUs are online. A pass
+ * with a record tap (convert's records.csv takes every record between the
+ * instances) runs on one. */
+static int pass_threads(const latrec_pass *p)
+{
+    if (p->taps.record) return 1;
+    int n = p->in->opts.threads;
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+    return n;
+}
+
+/* The rest of the stream through the stages on n threads. 0 or -1. */
+static int pass_threads_run(latrec_pass *p, int n)
+{
+    struct pipe_batch b[PIPE_BATCHES];
+    void *bp[PIPE_BATCHES];
+    int ok = 1, r = -1;
+    memset(b, 0, sizeof(b));
+    for (int i = 0; i < PIPE_BATCHES; i++) {
+        bp[i] = &b[i];
+        ok &= (b[i].recs = malloc(PIPE_BATCH_RECS * sizeof(*b[i].recs))) != NULL;
+    }
+    if (ok) {
+        const latrec_pipe_stages s = { p, pipe_merge, pipe_feed, pipe_apply };
+        r = latrec_pipe_run(&s, bp, PIPE_BATCHES, n);
+    }
+    for (int i = 0; i < PIPE_BATCHES; i++) {
+        free(b[i].recs);
+        free(b[i].ev);
+    }
+    if (r < 0 && !p->feed_failed) p->failed = 1;
+    return r;
+}
+
+int latrec_pass_finish(latrec_pass *p)
+{
+    if (!p->ended) {
+        const int n = pass_threads(p);
+        int r;
+        if (n >= 2) r = pass_threads_run(p, n);
+        else
+            while ((r = latrec_pass_step(p, UINT64_MAX)) > 0)
+                ;
+        if (r < 0) {
+            p->ended = 1;
+            fprintf(stderr, "latrec: out of memory\n");
+            return -1;
+        }
+    }
+    return latrec_pass_end(p);
+}
+
 latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
     latrec_pass *p = latrec_pass_new(in, opts, sinks);
     if (!p) return NULL;
-    int r;
-    while ((r = latrec_pass_step(p, UINT64_MAX)) > 0)
-        ;
-    if (r < 0 || latrec_pass_end(p) < 0) {
-        if (r < 0) fprintf(stderr, "latrec: out of memory\n");
+    if (latrec_pass_finish(p) < 0) {
         latrec_pass_free(p);
         return NULL;
     }

@@ -112,6 +112,12 @@ void latrec_pass_tap(latrec_pass *p, const latrec_pass_taps *taps);
 int latrec_pass_end(latrec_pass *p);
 /* Program records fed so far (sched.latrec's are not), and the newest
  * one's time on the pass clock (0 before the first). */
+/* Feed the rest of the stream and end the pass (the steps to the end, then
+ * latrec_pass_end), on in->opts.threads threads (engine/pipeline.h: the
+ * figures, the sinks' calls and their order are those of one thread; the
+ * sinks run on the calling thread). 0, or -1 (reason printed). Not for a
+ * live input. */
+int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);
 /* The record stream of a pass not yet ended (NULL after latrec_pass_end). */

@@ -125,6 +125,11 @@ usage_error() {
     done
     usage_error "--entries: '-1' is not a count in 1..1000000" hist "$D/A" -E -1
     usage_error "--explain: '1001' is not a count in 0..1000" report "$D/A" --explain 1001
+    for v in 0 -1 65 2x; do
+        usage_error "--threads: '$v' is not a count in 1..64" report "$D/A" --threads "$v"
+        usage_error "--threads: '$v' is not a count in 1..64" hist "$D/A" --threads="$v"
+        usage_error "--threads: '$v' is not a count in 1..64" convert "$D/A" -o "$D/c" --threads "$v"
+    done
 }
 
 @test "record: -d and --grace by the same grammar (a bare number is seconds)" {

@@ -2,7 +2,14 @@
 #   test_engine_live   LATREC_ENGINE_LIVE on rings the writer library is still
 #                      stamping: no torn record, lapping counted exactly, the
 #                      watermark, rings that appear after the open
+#   test_pass_threads  a pass on 1, 2 and 3 threads (engine/pipeline.h): the
+#                      same sink calls in the same order, discovered legs too
 latrec_unit_test(test_engine_live
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_engine_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
   LIBS latrec latrec_engine)
 target_include_directories(test_engine_live PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+latrec_unit_test(test_pass_threads
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_threads.c
+  LIBS latrec_engine)
+target_include_directories(test_pass_threads PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
