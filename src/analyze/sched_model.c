@@ -106,10 +106,22 @@ static int iv_push(latrec_sched_model *m, gen *g, uint64_t s, uint64_t e)
     return 0;
 }
 
+/* The pieces of the open state a settle stored (latrec_sched_settle), taken
+ * back: the state turns out UNKNOWN back to its start. */
+static void unsettle(latrec_sched_model *m, gen *g)
+{
+    while (g->n_iv && g->iv[g->n_iv - 1].start_ns >= g->state_start && g->iv[g->n_iv - 1].state == g->state) {
+        const latrec_sched_interval *iv = &g->iv[--g->n_iv];
+        g->tot[g->state - 1] -= iv->end_ns - iv->start_ns;
+        m->c.intervals--;
+    }
+}
+
 /* End the open state at t: stored when keep, else dropped to UNKNOWN. */
 static int g_leave(latrec_sched_model *m, gen *g, uint64_t t, int keep)
 {
     int rc = 0;
+    if (g->state != LATREC_SCHED_UNKNOWN && !keep && g->since != g->state_start) unsettle(m, g);
     if (g->state != LATREC_SCHED_UNKNOWN && g->cpu < LATREC_SCHED_MAX_CPUS) {
         cpustate *cs = &m->cpu[g->cpu];
         if (g->state == LATREC_SCHED_RUNNABLE && cs->waiters > 0) cs->waiters--;
@@ -119,7 +131,7 @@ static int g_leave(latrec_sched_model *m, gen *g, uint64_t t, int keep)
     if (!keep) g->cpu = g->task_cpu = LATREC_SCHED_NO_CPU;
     g->state = LATREC_SCHED_UNKNOWN;
     g->cause = LATREC_SCHED_C_NONE;
-    g->since = t;
+    g->since = g->state_start = t;
     return rc;
 }
 
@@ -128,7 +140,7 @@ static void g_enter(latrec_sched_model *m, gen *g, uint64_t t, unsigned state, u
     g->state = (uint8_t)state;
     g->cpu = g->task_cpu = (uint16_t)cpu;
     g->cause = (uint8_t)cause;
-    g->since = t;
+    g->since = g->state_start = t;
     cpustate *cs = &m->cpu[cpu];
     if (state == LATREC_SCHED_RUNNABLE && cs->waiters++ == 0) cs->wait_edge = t;
     if (state == LATREC_SCHED_RUNNING) cs->running_gen = (int32_t)g->idx;
@@ -174,7 +186,7 @@ static int32_t new_gen(latrec_sched_model *m, int32_t tdi, uint64_t t, int born)
     g->gen_no = (uint32_t)td->n_gens;
     g->cpu = g->task_cpu = LATREC_SCHED_NO_CPU;
     g->born = (uint8_t)born;
-    g->since = t;
+    g->since = g->state_start = t;
     g->first_t = t;
     g->end_t = NO_T;
     td->gens[td->n_gens++] = (uint32_t)gi;
@@ -723,6 +735,31 @@ int latrec_sched_finish(latrec_sched_model *m)
         cs->open = 0;
     }
     m->finished = 1;
+    return 0;
+}
+
+int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns)
+{
+    if (m->finished) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (m->oom) return fail(m);
+    uint64_t cut = t_ns;
+    if (t_ns > m->cur_t) {
+        /* every record before t_ns is fed: those of cur_t too */
+        if (flush(m)) return fail(m);
+        m->cur_t = t_ns;
+    } else if (cut == m->cur_t && cut > 0) {
+        cut--; /* records of cur_t may still come: a state cut there would
+                  look begun at their ns (do_exit's test) */
+    }
+    for (size_t i = 0; i < m->n_g; i++) {
+        gen *g = &m->g[i];
+        if (g->closed || g->state == LATREC_SCHED_UNKNOWN || g->since >= cut) continue;
+        if (iv_push(m, g, g->since, cut)) return fail(m);
+        g->since = cut; /* the same state goes on */
+    }
     return 0;
 }
 

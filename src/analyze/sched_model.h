@@ -120,6 +120,9 @@
  * searches for t_a where the caller's hint says the last one ended: for a
  * hop's instances, which come nearly in time order, a few steps each.
  *
+ * Live: latrec_sched_settle() makes the timeline up to a time queryable
+ * while records still come (a run being recorded).
+ *
  * Memory is proportional to the number of scheduler records. Not
  * thread-safe while feeding; after latrec_sched_finish() every query is
  * const and may run concurrently.
@@ -258,6 +261,20 @@ int latrec_sched_feed(latrec_sched_model *m, const latrec_rec *rec);
  * only, so call this once after the last feed. Returns 0; -1 with ENOMEM.
  * A second call does nothing. */
 int latrec_sched_finish(latrec_sched_model *m);
+
+/* Live (a ring still written, engine/sched_view.h): every record stamped
+ * before t_ns has been fed (the ring's publication mark, record/sched_live.h).
+ * Each open state is stored as an interval up to t_ns and goes on from
+ * there, so queries up to t_ns see the states as after
+ * latrec_sched_finish(): the same figures, a timeline cut in more
+ * intervals. Records of t_ns itself may still come: when one was fed
+ * already, the cut is at t_ns - 1. Feeding goes on after it; a record below
+ * t_ns fed later is out_of_order. A later event that shows a state's end
+ * was lost takes the pieces stored back (UNKNOWN back to the state's start,
+ * as without settling): a query answered before then saw it known. After
+ * latrec_sched_finish() the model is the one built without settling.
+ * Returns 0; -1 with errno ENOMEM or EINVAL (finished). */
+int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns);
 
 /* Feed every record of `ring` (write order) and finish. The ring must be
  * open (LATREC_RING_OK) with catalog "kernel" (or no catalog: v1/v2).

@@ -34,6 +34,8 @@ typedef struct gen {
     uint8_t  closed;   /* timeline ended */
     uint8_t  woken_new;
     uint64_t since, wait_start;
+    uint64_t state_start; /* when the open state began (since moves on at a
+                             latrec_sched_settle cut; this does not) */
     uint64_t first_t, end_t;
     /* timeline */
     latrec_sched_interval *iv;

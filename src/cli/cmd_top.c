@@ -341,10 +341,19 @@ static uint64_t run_begin(const struct top_run *r, const latrec_engine_snap *s)
     return s->totals.first_t;
 }
 
+/* Live: what the scheduler collector published since, and the instances
+ * waiting for it split (top_model.h). */
+static void sched_follow(struct top_run *r)
+{
+    if (!r->have_sv || !r->sv.live) return;
+    latrec_top_sched_flush(&r->model, latrec_sched_view_follow(&r->sv, latrec_engine_input(r->e)));
+}
+
 /* One block: the last interval and since the start; then a new interval. */
 static void emit(struct top_run *r, int final)
 {
     check_truncated(r);
+    sched_follow(r);
     latrec_engine_snap s;
     latrec_engine_snapshot(r->e, &s);
     double now = now_s();
@@ -379,7 +388,7 @@ static void emit(struct top_run *r, int final)
 static int follow(struct top_run *r)
 {
     const double interval = (double)r->o->interval_ns / 1e9;
-    double next = r->t0 + interval, checked = 0;
+    double next = r->t0 + interval, checked = 0, followed = 0;
     int over = 0;
     for (;;) {
         int st = latrec_engine_step(r->e, 1u << 16);
@@ -392,6 +401,10 @@ static int follow(struct top_run *r)
         events(r, ms < 0 ? 0 : ms > 50 ? 50 : ms);
         if (r->quit && !r->launch) return 0;
         now = now_s();
+        if (now - followed >= 0.05) { /* as often as the collector publishes */
+            followed = now;
+            sched_follow(r);
+        }
         if (!over && now - checked >= 0.1) {
             checked = now;
             over = source_over(r);
@@ -430,12 +443,12 @@ static int start(struct top_run *r)
     if (latrec_select_resolve(&o->sel, in, "top") < 0) return LATREC_EXIT_ERROR;
     if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "top") < 0) return LATREC_EXIT_ERROR;
     latrec_top_init(&r->model, in, &o->sel.pass);
-    /* A run read once has its scheduler data already: its split, as report's. */
-    if (!r->live) {
-        if (latrec_sched_view_open(&r->sv, in) < 0) return LATREC_EXIT_ERROR;
-        r->have_sv = 1;
-        r->model.sv = &r->sv;
-    }
+    /* A run read once has its scheduler data already: its split, as
+     * report's. A run being recorded has it as record publishes it. */
+    if ((r->live ? latrec_sched_view_open_live(&r->sv, in) : latrec_sched_view_open(&r->sv, in)) < 0)
+        return LATREC_EXIT_ERROR;
+    r->have_sv = 1;
+    r->model.sv = &r->sv;
     latrec_pass_sinks sinks = latrec_top_sinks(&r->model);
     return latrec_engine_start(r->e, &o->sel.pass, &sinks) == 0 ? 0 : LATREC_EXIT_ERROR;
 }

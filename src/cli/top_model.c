@@ -28,6 +28,9 @@ void latrec_top_free(latrec_top *t)
     }
     free(t->rows);
     t->rows = NULL;
+    free(t->wait);
+    t->wait = NULL;
+    t->wait_head = t->wait_n = t->wait_cap = 0;
     t->n_rows = t->cap_rows = 0;
 }
 
@@ -83,6 +86,63 @@ static int top_table_new(void *ctx, latrec_leg_table *lt)
     return 0;
 }
 
+/* Split [t_a, t_b] on tid into the row's since-start sums (their hint
+ * speeds the thread's next one) and what it added into the interval's. */
+static void split(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t t_b)
+{
+    latrec_top_row *row = &t->rows[r];
+    latrec_sched_acc *all = &row->sched[LATREC_TOP_ALL], *last = &row->sched[LATREC_TOP_LAST];
+    const latrec_sched_acc before = *all;
+    if (latrec_sched_view_add(t->sv, all, tid, t_a, t_b) < 0) return;
+    last->n++;
+    last->on_cpu += all->on_cpu - before.on_cpu;
+    last->runnable += all->runnable - before.runnable;
+    last->blocked += all->blocked - before.blocked;
+    last->unknown += all->unknown - before.unknown;
+    last->preemptions += all->preemptions - before.preemptions;
+    last->migrations += all->migrations - before.migrations;
+    row->hop_ns[LATREC_TOP_ALL] += (long double)(t_b - t_a);
+    row->hop_ns[LATREC_TOP_LAST] += (long double)(t_b - t_a);
+}
+
+/* Hold an instance until the scheduler data of its time is there. */
+static void wait_push(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t t_b)
+{
+    if (t->wait_n - t->wait_head >= LATREC_TOP_WAIT_MAX) {
+        t->unsplit++;
+        return;
+    }
+    if (t->wait_n == t->wait_cap) {
+        if (t->wait_head) { /* room at the front first */
+            memmove(t->wait, t->wait + t->wait_head, (t->wait_n - t->wait_head) * sizeof(*t->wait));
+            t->wait_n -= t->wait_head;
+            t->wait_head = 0;
+        }
+        if (t->wait_n == t->wait_cap) {
+            size_t cap = t->wait_cap ? t->wait_cap * 2 : 4096;
+            latrec_top_wait *w = realloc(t->wait, cap * sizeof(*w));
+            if (!w) {
+                t->unsplit++;
+                return;
+            }
+            t->wait = w;
+            t->wait_cap = cap;
+        }
+    }
+    t->wait[t->wait_n++] = (latrec_top_wait){ r, tid, t_a, t_b };
+    t->rows[r].pending++;
+}
+
+void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns)
+{
+    while (t->wait_head < t->wait_n && t->wait[t->wait_head].t_b <= covered_ns) {
+        const latrec_top_wait *w = &t->wait[t->wait_head++];
+        t->rows[w->row].pending--;
+        split(t, w->row, w->tid, w->t_a, w->t_b);
+    }
+    if (t->wait_head == t->wait_n) t->wait_head = t->wait_n = 0;
+}
+
 static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, const latrec_instance *inst)
 {
     latrec_top *t = ctx;
@@ -90,9 +150,16 @@ static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, cons
     if (!tt || hop < 0 || hop >= lt->n_hops || tt->row[hop] < 0) return;
     add_value(t, tt->row[hop], ns);
     const latrec_hit *a, *b;
-    if (t->sv && t->sv->model && ns >= 0 && latrec_hop_hits(&lt->legdef, inst, &lt->hops[hop], &a, &b))
-        latrec_sched_view_add(t->sv, &t->rows[tt->row[hop]].sched, latrec_ring_tid(&t->in->set.rings[b->ring]), a->t_ns,
-                              b->t_ns);
+    const latrec_sched_view *sv = t->sv;
+    /* live, the data comes once the run's sched.latrec is there (before
+     * the view has read it: held for it); never without one */
+    const int data = sv && (sv->model || (sv->live && !sv->ended && t->in->sched_ring >= 0));
+    if (!data || ns < 0 || !latrec_hop_hits(&lt->legdef, inst, &lt->hops[hop], &a, &b)) return;
+    const uint32_t tid = latrec_ring_tid(&t->in->set.rings[b->ring]);
+    /* in order: nothing jumps the queue while instances wait in it */
+    if (sv->live && (b->t_ns > sv->covered_ns || t->wait_head < t->wait_n))
+        wait_push(t, tt->row[hop], tid, a->t_ns, b->t_ns);
+    else split(t, tt->row[hop], tid, a->t_ns, b->t_ns);
 }
 
 /* A path's total over its complete instances (report's total row). */
@@ -118,7 +185,12 @@ latrec_pass_sinks latrec_top_sinks(latrec_top *t)
 
 void latrec_top_next_interval(latrec_top *t)
 {
-    for (int r = 0; r < t->n_rows; r++) latrec_loghist_reset(&t->rows[r].h[LATREC_TOP_LAST]);
+    for (int r = 0; r < t->n_rows; r++) {
+        latrec_top_row *row = &t->rows[r];
+        latrec_loghist_reset(&row->h[LATREC_TOP_LAST]);
+        memset(&row->sched[LATREC_TOP_LAST], 0, sizeof(row->sched[LATREC_TOP_LAST]));
+        row->hop_ns[LATREC_TOP_LAST] = 0;
+    }
 }
 
 void latrec_top_fig_get(const latrec_top *t, int r, int which, latrec_top_fig *f)

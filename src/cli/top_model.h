@@ -27,8 +27,25 @@ typedef struct latrec_top_row {
     char name[2 * LATREC_NAME_MAX + 2]; /* "libe3/outbound", or the path's "e3/loop" */
     char hop[2 * LATREC_NAME_MAX + 8];  /* "total", or "ENQUEUE->DEQUEUE" */
     latrec_loghist h[2];                /* [LATREC_TOP_LAST], [LATREC_TOP_ALL] */
-    latrec_sched_acc sched;             /* since the start, leg rows, with t->sv */
+    /* leg rows, with t->sv: the scheduler's split of the instances split
+     * in the last interval and since the start, their hops' ns summed
+     * (on CPU + runnable + blocked + unknown add up to it exactly), and
+     * the instances waiting for scheduler data (a live run) */
+    latrec_sched_acc sched[2];
+    long double hop_ns[2];
+    uint64_t pending;
 } latrec_top_row;
+
+/* A hop instance waiting for the scheduler data of its time. */
+typedef struct latrec_top_wait {
+    int row;
+    uint32_t tid;
+    uint64_t t_a, t_b;
+} latrec_top_wait;
+
+/* Instances held for their scheduler data at most (24 MiB); past it an
+ * instance is left unsplit, counted in latrec_top.unsplit. */
+#define LATREC_TOP_WAIT_MAX (1u << 20)
 
 /* One histogram's figures (ns); has = 0 when it is empty. */
 typedef struct latrec_top_fig {
@@ -46,11 +63,17 @@ typedef struct latrec_top {
     int path_row[LATREC_RUN_MAX_PATHS]; /* row of run path i (analyze/path_index.h), -1 none yet */
     uint64_t regressions;               /* negative values, every row */
     /* The scheduler's split of each leg row's hop, as report gives it (on
-     * the thread that stamped the hop's second stage), when the run's
-     * scheduler data is there from the start: a run read once. While a run
-     * is recorded no scheduler data flows (record writes sched.latrec at
-     * its end), so NULL. */
+     * the thread that stamped the hop's second stage). A run read once has
+     * its scheduler data from the start: each instance is split as it
+     * ends. A run being recorded has it published a window behind the
+     * clock (record/sched_live.h, sv->live): an instance that ends past
+     * what the view covers waits in a queue, in the order instances end,
+     * and is split by latrec_top_sched_flush() once the view covers it.
+     * NULL: no split. */
     const latrec_sched_view *sv;
+    latrec_top_wait *wait;
+    size_t wait_head, wait_n, wait_cap;
+    uint64_t unsplit; /* instances the queue had no room for */
     int oom;
 } latrec_top;
 
@@ -61,8 +84,18 @@ void latrec_top_free(latrec_top *t);
 /* The pass sinks that fill t (ctx = t). */
 latrec_pass_sinks latrec_top_sinks(latrec_top *t);
 
-/* A new interval: every row's LAST histogram emptied. */
+/* A new interval: every row's LAST histogram and split emptied. */
 void latrec_top_next_interval(latrec_top *t);
+
+/* Split the waiting instances whose hop ended at or before covered_ns
+ * (latrec_sched_view_follow's), front to back. */
+void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns);
+
+/* Instances waiting for scheduler data, every row. */
+static inline uint64_t latrec_top_waiting(const latrec_top *t)
+{
+    return t->wait_n - t->wait_head;
+}
 
 /* Figures of row r's histogram which (LATREC_TOP_LAST or _ALL). */
 void latrec_top_fig_get(const latrec_top *t, int r, int which, latrec_top_fig *f);

@@ -91,9 +91,10 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
 
 /* The scheduler's split of the leg rows since the start (t->sv), as
  * report prints it: means per split instance, preemptions and migrations
- * counted. */
-static void sched_table(FILE *out, const latrec_top *t, const latrec_units *u)
+ * counted; live, the instances still waiting for their scheduler data. */
+static void sched_table(FILE *out, const latrec_top *t, const latrec_top_tick *k)
 {
+    const latrec_units *u = k->units;
     if (!t->sv || !t->sv->model) return;
     struct libscols_table *tb = new_table(out);
     if (!tb) return;
@@ -108,12 +109,14 @@ static void sched_table(FILE *out, const latrec_top *t, const latrec_units *u)
     }
     scols_table_new_column(tb, "PREEMPTIONS", 0, SCOLS_FL_RIGHT);
     scols_table_new_column(tb, "MIGRATIONS", 0, SCOLS_FL_RIGHT);
+    const int live = t->sv->live && !t->sv->ended;
+    if (live) scols_table_new_column(tb, "WAITING", 0, SCOLS_FL_RIGHT);
     for (int r = 0; r < t->n_rows; r++) {
         const latrec_top_row *row = &t->rows[r];
         if (row->is_path) continue;
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         if (!ln) break;
-        const latrec_sched_acc *a = &row->sched;
+        const latrec_sched_acc *a = &row->sched[LATREC_TOP_ALL];
         const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
         char buf[64];
         cell(ln, 0, row->name);
@@ -129,16 +132,26 @@ static void sched_table(FILE *out, const latrec_top *t, const latrec_units *u)
         cell(ln, 7, buf);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->migrations);
         cell(ln, 8, buf);
+        if (live) {
+            snprintf(buf, sizeof(buf), "%llu", (unsigned long long)row->pending);
+            cell(ln, 9, buf);
+        }
     }
-    fprintf(out, "scheduler, since the start, mean per instance on the thread of each hop's second stage:\n");
+    fprintf(out, "scheduler, since the start, mean per instance on the thread of each hop's second stage");
+    if (live && k->snap->last_t_ns > t->sv->covered_ns && t->sv->covered_ns)
+        fprintf(out, " (its data %.1f s behind; WAITING: instances ended since)",
+                (double)(k->snap->last_t_ns - t->sv->covered_ns) / 1e9);
+    else if (live) fprintf(out, " (no scheduler data published yet)");
+    fputs(":\n", out);
     scols_print_table(tb);
     scols_unref_table(tb);
 }
 
-static json_t *sched_json(const latrec_top *t, const latrec_top_row *row, const latrec_units *u)
+/* A window's split: report's keys, then the hop's own mean over the
+ * instances split (the four times add up to it). */
+static json_t *split_json(const latrec_top_row *row, int which, const latrec_units *u)
 {
-    if (!t->sv || !t->sv->model || row->is_path) return json_null();
-    const latrec_sched_acc *a = &row->sched;
+    const latrec_sched_acc *a = &row->sched[which];
     const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
     static const char *const keys[] = { "on_cpu", "runq", "blocked", "unknown" };
     json_t *o = json_object();
@@ -150,6 +163,40 @@ static json_t *sched_json(const latrec_top *t, const latrec_top_row *row, const 
     }
     json_object_set_new(o, "preemptions", json_integer((json_int_t)a->preemptions));
     json_object_set_new(o, "migrations", json_integer((json_int_t)a->migrations));
+    snprintf(key, sizeof(key), "hop_%s", u->name);
+    json_object_set_new(o, key, a->n ? json_real((double)(row->hop_ns[which] / a->n) / u->div) : json_null());
+    return o;
+}
+
+/* A leg row's split since the start, its last interval's in "last", the
+ * instances waiting for scheduler data in "waiting"; null without it. */
+static json_t *sched_json(const latrec_top *t, const latrec_top_row *row, const latrec_units *u)
+{
+    if (!t->sv || !t->sv->model || row->is_path) return json_null();
+    json_t *o = split_json(row, LATREC_TOP_ALL, u);
+    json_object_set_new(o, "last", split_json(row, LATREC_TOP_LAST, u));
+    json_object_set_new(o, "waiting", json_integer((json_int_t)row->pending));
+    return o;
+}
+
+/* The scheduler data as top has it: null without; else whether it is
+ * followed live, how far behind the newest record it covers (s), the
+ * instances waiting and those left unsplit, records lapped. */
+static json_t *sched_state_json(const latrec_top *t, const latrec_engine_snap *s)
+{
+    const latrec_sched_view *v = t->sv;
+    if (!v || !v->model) return json_null();
+    const int live = v->live && !v->ended;
+    json_t *o = json_object();
+    json_object_set_new(o, "live", json_boolean(live));
+    json_object_set_new(o, "behind_s",
+                        !live ? json_real(0)
+                        : v->covered_ns && s->last_t_ns
+                            ? json_real(s->last_t_ns > v->covered_ns ? (double)(s->last_t_ns - v->covered_ns) / 1e9 : 0)
+                            : json_null());
+    json_object_set_new(o, "waiting", json_integer((json_int_t)latrec_top_waiting(t)));
+    json_object_set_new(o, "unsplit", json_integer((json_int_t)t->unsplit));
+    json_object_set_new(o, "lapped", json_integer((json_int_t)(v->live ? v->cur.lapped : 0)));
     return o;
 }
 
@@ -203,7 +250,7 @@ void latrec_top_print_text(FILE *out, const latrec_top *t, const latrec_top_tick
     if (t->n_rows == 0) fprintf(out, "(no instance ended yet)\n");
     rows_table(out, t, k, 0);
     rows_table(out, t, k, 1);
-    sched_table(out, t, k->units);
+    sched_table(out, t, k);
     if (t->regressions)
         fprintf(out, "clock regressions (negative values, left out): %llu\n", (unsigned long long)t->regressions);
     rings_table(out, s);
@@ -273,6 +320,7 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
         json_object_set_new(j, "sched", sched_json(t, row, k->units));
         json_array_append_new(row->is_path ? paths : legs, j);
     }
+    json_object_set_new(o, "sched", sched_state_json(t, s));
     json_object_set_new(o, "legs", legs);
     json_object_set_new(o, "paths", paths);
     json_object_set_new(o, "rings", rings_json(s));

@@ -119,8 +119,10 @@ static void run_state(latrec_input *in, const char *dir, int first)
     const char *where = n <= 0 ? "" : stat(link, &st) == 0 ? " - rings read from " : " - its rings were in ";
     const char *gone = n > 0 && stat(link, &st) != 0 ? ", which is gone" : "";
     if (live)
-        fprintf(stderr, "latrec: %s: still being recorded (%s): the rings as they are now; the counts and "
-                        "sched.latrec come at its end%s%s\n", dir, who, where, n > 0 ? target : "");
+        fprintf(stderr,
+                "latrec: %s: still being recorded (%s): the rings and sched.latrec as they are now; "
+                "the counts come at its end%s%s\n",
+                dir, who, where, n > 0 ? target : "");
     else
         fprintf(stderr, "latrec: %s: its recording never finished (%s ended without finalising run.json: "
                         "killed?)%s%s%s\n", dir, who, where, n > 0 ? target : "", gone);

@@ -45,8 +45,10 @@ uint64_t latrec_live_poll(latrec_input *in, latrec_merge *m, uint64_t now_key)
          * polled and had nothing new (idle): then only down to the lag,
          * which a record still unread when the ring ran dry during the last
          * step (its writer busy, not idle) must not get: it would be
-         * overtaken. */
-        if (!r->live_closed) {
+         * overtaken. The scheduler's ring is left out: it is published
+         * behind the clock on purpose (record/sched_live.h), the pass
+         * feeds none of it, and its own reader has its mark (sched_view.h). */
+        if (!r->live_closed && (int)i != in->sched_ring) {
             uint64_t k = r->max_t_ns ? latrec_merge_key(m, i, r->max_t_ns) : 0;
             if (idle && k < floor) k = floor;
             if (k < low) low = k;

@@ -23,7 +23,8 @@
 
 /* Extend every ring that ran dry to what its writer stamped since
  * (latrec_ring_poll), give it its head again, copy the lapped counts and
- * set in->watermark. `now_key` is the clock on the merge's clock (monotonic,
+ * set in->watermark (over the program's rings: the scheduler's
+ * sched.latrec, published a window behind the clock, holds nothing back). `now_key` is the clock on the merge's clock (monotonic,
  * or realtime with --wall), read before the rings are looked at. Returns
  * the number of new write-order positions. */
 uint64_t latrec_live_poll(latrec_input *in, latrec_merge *m, uint64_t now_key);

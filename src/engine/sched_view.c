@@ -4,6 +4,7 @@
 #include "analyze/legs.h"
 #include "read/escape.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,9 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
     memset(v, 0, sizeof(*v));
     if (in->sched_ring < 0) {
         if (in->run_state == LATREC_RUN_RECORDING)
-            snprintf(v->reason, sizeof(v->reason), "the run is still being recorded: sched.latrec is written at its end");
+            snprintf(v->reason, sizeof(v->reason),
+                     "the run is still being recorded and has no sched.latrec yet "
+                     "(a latrec record without the live ring writes it at its end)");
         else if (in->run_state == LATREC_RUN_UNFINISHED)
             snprintf(v->reason, sizeof(v->reason), "the recording never finished (latrec killed?): sched.latrec was never written");
         else if (in->sched_reason[0])
@@ -36,6 +39,81 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
         return -1;
     }
     return 0;
+}
+
+/* ---- live ------------------------------------------------------------------ */
+
+int latrec_sched_view_open_live(latrec_sched_view *v, const latrec_input *in)
+{
+    memset(v, 0, sizeof(*v));
+    v->live = 1;
+    if (in->opts.wall) {
+        snprintf(v->reason, sizeof(v->reason), "not with --wall (the scheduler data is on the monotonic clock)");
+        v->ended = 1;
+    } else if (in->have_run) {
+        snprintf(v->reason, sizeof(v->reason),
+                 "no sched.latrec yet (the scheduler collector publishes it "
+                 "while it records)");
+    } else {
+        snprintf(v->reason, sizeof(v->reason), "not a run of latrec record");
+    }
+    return 0;
+}
+
+/* The live ring's header fields, as the collector last stored them. */
+static uint64_t hdr_u64(const latrec_ring *r, size_t off)
+{
+    return __atomic_load_n((const uint64_t *)(const void *)((const char *)r->map + off), __ATOMIC_ACQUIRE);
+}
+
+static int attach(latrec_sched_view *v, const latrec_input *in)
+{
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    char safe[4200];
+    if (latrec_ring_open(&v->ring, r->path) != 0 || !(v->model = latrec_sched_model_new())) {
+        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)),
+                v->ring.status == LATREC_RING_OK ? "out of memory" : v->ring.error);
+        snprintf(v->reason, sizeof(v->reason), "%s could not be read", r->basename);
+        latrec_ring_close(&v->ring);
+        v->ended = 1;
+        return -1;
+    }
+    latrec_ring_cursor_init(&v->cur);
+    v->attached = 1;
+    v->reason[0] = '\0';
+    return 0;
+}
+
+uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in)
+{
+    if (!v->live || v->ended) return v->covered_ns;
+    if (!v->attached && (in->sched_ring < 0 || attach(v, in) < 0)) return v->covered_ns;
+    latrec_ring *r = &v->ring;
+    /* the mark and the flag before the records: what they promise is in */
+    const uint64_t mark = hdr_u64(r, offsetof(latrec_hdr, t1_mono_ns));
+    const int closed =
+        (__atomic_load_n((const uint32_t *)(const void *)((const char *)r->map + offsetof(latrec_hdr, flags)),
+                         __ATOMIC_ACQUIRE) &
+         LATREC_F_CLEAN_CLOSE) != 0;
+    latrec_rec rec;
+    int rc = 0;
+    do {
+        while (!rc && latrec_ring_next(r, &v->cur, &rec)) rc = latrec_sched_feed(v->model, &rec);
+    } while (!rc && latrec_ring_poll(r, &v->cur));
+    if (!rc && closed) {
+        rc = latrec_sched_finish(v->model);
+        v->covered_ns = UINT64_MAX;
+        v->ended = 1;
+    } else if (!rc && mark > v->covered_ns) {
+        rc = latrec_sched_settle(v->model, mark);
+        v->covered_ns = mark;
+    }
+    if (rc) {
+        fprintf(stderr, "latrec: %s: out of memory: no scheduler split from here on\n", r->path);
+        snprintf(v->reason, sizeof(v->reason), "out of memory");
+        v->ended = 1;
+    }
+    return v->covered_ns;
 }
 
 void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in, uint32_t tid, uint32_t gen, char *buf,
@@ -63,6 +141,8 @@ void latrec_sched_view_close(latrec_sched_view *v)
 {
     latrec_sched_model_free(v->model);
     v->model = NULL;
+    if (v->attached) latrec_ring_close(&v->ring);
+    v->attached = 0;
 }
 
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,

@@ -8,7 +8,8 @@
  * CPU, runnable (runqueue wait), blocked, and unknown (no data), in ns;
  * preemptions and migrations inside; who ran instead. Without scheduler data
  * the view says why (run.json's collector reason, or that the run has no
- * sched.latrec) and every figure is n/a - never zero.
+ * sched.latrec) and every figure is n/a - never zero. While a run is
+ * recorded the view follows its live sched.latrec (latrec_sched_view_open_live).
  */
 #ifndef LATREC_ENGINE_SCHED_VIEW_H
 #define LATREC_ENGINE_SCHED_VIEW_H
@@ -21,6 +22,12 @@
 typedef struct latrec_sched_view {
     latrec_sched_model *model; /* NULL: no scheduler data */
     char reason[300];          /* why not, when model is NULL */
+    /* live (latrec_sched_view_open_live): the model follows sched.latrec
+     * as record's collector publishes it (record/sched_live.h) */
+    int live, attached, ended;
+    latrec_ring ring;    /* its own mapping of the file (not the merge's) */
+    latrec_cursor cur;   /* lapped: records overwritten before read (lost to the model) */
+    uint64_t covered_ns; /* hops ending at or before it can be split; UINT64_MAX: all */
 } latrec_sched_view;
 
 /* Per hop: sums over the instances split. */
@@ -35,6 +42,22 @@ typedef struct latrec_sched_acc {
  * sched.latrec exists but cannot be used (reason printed). */
 int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in);
 void latrec_sched_view_close(latrec_sched_view *v);
+
+/* A run being recorded (latrec top). The model is built as the run's
+ * sched.latrec grows: latrec_sched_view_follow() reads the header's
+ * publication mark (t1_mono_ns: every record stamped before it is in the
+ * ring), then every record there, feeds them and settles the model up to
+ * the mark (latrec_sched_settle); once the ring is closed (the clean-close
+ * flag: the run ended; or a finished run's file) everything is. Until
+ * sched.latrec is there (a run of an older record writes it at its end,
+ * one without the collector never), model is NULL and reason says why.
+ * Only the monotonic clock (not --wall). 0, or -1 out of memory. */
+int latrec_sched_view_open_live(latrec_sched_view *v, const latrec_input *in);
+
+/* Read what the collector published since the last call; returns
+ * covered_ns (0: nothing yet). A file that cannot be read ends the view
+ * (one line on stderr, reason set). */
+uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in);
 
 /* Split [t_a, t_b] on thread tid and add it to acc (zeroed before the
  * first; its hint makes the next split of the same thread, later on, a few

@@ -14,6 +14,7 @@
 #include "latrec/format.h"
 #include "latrec_bpf_config.h" /* LATREC_HAVE_BPF_SKEL or LATREC_BPF_MISSING (bpf/CMakeLists.txt) */
 #include "record/proctree.h"
+#include "record/sched_live.h"
 #include "record/sched_spool.h"
 
 #ifdef LATREC_HAVE_BPF_SKEL
@@ -32,6 +33,9 @@ struct sched_priv {
     char     path[4200];
     latrec_spool *spool;
     char     spool_error[4400];
+    latrec_sched_live *live; /* sched.latrec while the run goes on (NULL: not published) */
+    char live_error[4400];   /* why not */
+    uint64_t live_published, live_late;
     uint64_t t0_mono, t0_real;
     uint64_t start_ns;
     int      have_start;
@@ -121,6 +125,7 @@ static int on_record(void *ctx, void *data, size_t size)
         return 0;
     }
     if (p->spool && !p->spool_error[0]) latrec_spool_add(p->spool, &r, p->spool_error, sizeof(p->spool_error));
+    if (p->live) latrec_sched_live_add(p->live, &r);
     return 0;
 }
 
@@ -264,6 +269,45 @@ static void bpf_teardown(struct sched_priv *p) { (void)p; }
 
 /* ---- the collector ----------------------------------------------------------- */
 
+/* sched.latrec's header: the live ring's and the final file's. */
+static void fill_header(const struct sched_priv *p, latrec_hdr *h)
+{
+    memset(h, 0, sizeof(*h));
+    snprintf(h->name, sizeof(h->name), "%s", LATREC_SCHED_RING);
+    snprintf(h->catalog, sizeof(h->catalog), "%s", LATREC_SCHED_CATALOG);
+    gethostname(h->host, sizeof(h->host) - 1);
+    read_boot_id(h->boot_id);
+    h->pid = (uint32_t)getpid();
+    h->tid = 0;
+    h->clock_id = LATREC_CLOCK_ID_MONOTONIC;
+    h->t0_mono_ns = p->t0_mono;
+    h->t0_real_ns = p->t0_real;
+}
+
+/* The live ring (sched_live.h); without it the run still gets its
+ * sched.latrec at the end, run.json says why there was none meanwhile. */
+static void live_open(struct sched_priv *p)
+{
+    latrec_hdr *h = malloc(sizeof(*h));
+    if (!h) {
+        snprintf(p->live_error, sizeof(p->live_error), "out of memory");
+        return;
+    }
+    fill_header(p, h);
+    if (latrec_sched_live_open(&p->live, p->path, h, p->live_error, sizeof(p->live_error)) < 0) p->live = NULL;
+    free(h);
+}
+
+/* The live ring closed at stop, everything up to the stop stamp in it. */
+static void live_end(struct sched_priv *p, uint64_t stop_ns)
+{
+    if (!p->live) return;
+    latrec_sched_live_publish(p->live, stop_ns + 1);
+    latrec_sched_live_close(p->live);
+    p->live_published = latrec_sched_live_published(p->live);
+    p->live_late = latrec_sched_live_late(p->live);
+}
+
 static int sched_start(latrec_collector *c, const latrec_collect_ctx *x, char *err, size_t errlen)
 {
     struct sched_priv *p = c->priv;
@@ -271,6 +315,7 @@ static int sched_start(latrec_collector *c, const latrec_collect_ctx *x, char *e
     if (latrec_spool_open(&p->spool, x->run_dir, err, errlen) < 0) return -1;
     p->t0_mono = clock_ns(CLOCK_MONOTONIC);
     p->t0_real = clock_ns(CLOCK_REALTIME);
+    live_open(p);
     if (p->o.tid) {
         if (bpf_add_target(p, 1, (uint32_t)p->o.tid, err, errlen) < 0) return -1;
         p->targets = 1;
@@ -308,40 +353,43 @@ static void sched_told_start(latrec_collector *c, uint64_t start_ns)
     bpf_told_start(p, start_ns);
 }
 
+/* Drain, then publish what is older than the window: the clock is read
+ * before the drain, so every record stamped before it is in hand (the
+ * program submits each record as it stamps it), up to the reordering the
+ * window covers. */
 static void sched_poll(latrec_collector *c)
 {
-    bpf_drain(c->priv);
+    struct sched_priv *p = c->priv;
+    const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    bpf_drain(p);
+    if (p->live && now > LATREC_SCHED_LIVE_WINDOW_NS)
+        latrec_sched_live_publish(p->live, now - LATREC_SCHED_LIVE_WINDOW_NS);
 }
 
 static int sched_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t errlen)
 {
     struct sched_priv *p = c->priv;
     p->stopped = 1;
-    if (bpf_finish(p, err, errlen) < 0) return -1;
+    const int drained = bpf_finish(p, err, errlen);
+    live_end(p, stop_ns); /* readers stop waiting for it either way */
+    if (drained < 0) return -1;
     if (p->spool_error[0]) {
         snprintf(err, errlen, "%s", p->spool_error);
         return -1;
     }
     uint64_t t_write = clock_ns(CLOCK_MONOTONIC);
-    latrec_hdr *h = calloc(1, sizeof(*h));
+    latrec_hdr *h = malloc(sizeof(*h));
     if (!h) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(h->name, sizeof(h->name), "%s", LATREC_SCHED_RING);
-    snprintf(h->catalog, sizeof(h->catalog), "%s", LATREC_SCHED_CATALOG);
-    gethostname(h->host, sizeof(h->host) - 1);
-    read_boot_id(h->boot_id);
-    h->pid = (uint32_t)getpid();
-    h->tid = 0;
+    fill_header(p, h);
     h->flags = LATREC_F_CLEAN_CLOSE;
-    h->clock_id = LATREC_CLOCK_ID_MONOTONIC;
-    h->t0_mono_ns = p->t0_mono;
-    h->t0_real_ns = p->t0_real;
     h->t1_mono_ns = clock_ns(CLOCK_MONOTONIC);
     h->t1_real_ns = clock_ns(CLOCK_REALTIME);
     uint64_t kept = 0;
-    int rc = latrec_spool_finish(p->spool, p->path, h, stop_ns, &kept, &p->after_stop, err, errlen);
+    const int replace = p->live && latrec_sched_live_is(p->live, p->path);
+    int rc = latrec_spool_finish(p->spool, p->path, h, stop_ns, replace, &kept, &p->after_stop, err, errlen);
     free(h);
     p->runs = latrec_spool_runs(p->spool);
     p->write_ns = clock_ns(CLOCK_MONOTONIC) - t_write;
@@ -376,6 +424,16 @@ static json_t *sched_describe(const latrec_collector *c)
     json_object_set_new(o, "dropped_after_stop", json_integer((json_int_t)p->after_stop));
     json_object_set_new(o, "untracked_threads", json_integer((json_int_t)p->untracked));
     json_object_set_new(o, "wakeups_not_recorded", json_integer((json_int_t)p->spurious));
+    json_t *live = json_object();
+    if (p->live) {
+        json_object_set_new(live, "entries", json_integer((json_int_t)1 << LATREC_SCHED_LIVE_LOG2));
+        json_object_set_new(live, "window_ms", json_integer((json_int_t)(LATREC_SCHED_LIVE_WINDOW_NS / 1000000)));
+        json_object_set_new(live, "published", json_integer((json_int_t)p->live_published));
+        json_object_set_new(live, "late", json_integer((json_int_t)p->live_late));
+    } else {
+        json_object_set_new(live, "reason", json_string(p->live_error[0] ? p->live_error : "not started"));
+    }
+    json_object_set_new(o, "live", live);
     json_object_set_new(o, "spool_runs", json_integer((json_int_t)p->runs));
     json_object_set_new(o, "write_ns", json_integer((json_int_t)p->write_ns));
     return o;
@@ -387,6 +445,7 @@ static void sched_destroy(latrec_collector *c)
     if (p) {
         bpf_teardown(p);
         latrec_spool_close(p->spool);
+        latrec_sched_live_free(p->live);
         free(p->lost_cpu);
         free(p);
     }

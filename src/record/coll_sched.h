@@ -23,9 +23,14 @@
  *   told_start  the start stamp goes to the program (which drops records
  *               stamped before it from then on) and to the drain (which
  *               drops those that were already in the ring buffer).
- *   poll        every 50 ms: drain the ring buffer into the spool.
- *   stop        detach, drain the rest, read the per-CPU counters, write
- *               sched.latrec (records stamped after the stop stamp left out).
+ *               sched.latrec created as a live ring (record/sched_live.h).
+ *   poll        every 50 ms: drain the ring buffer into the spool, and
+ *               publish into the live ring what was stamped more than
+ *               LATREC_SCHED_LIVE_WINDOW_NS before the drain began.
+ *   stop        detach, drain the rest, read the per-CPU counters, publish
+ *               up to the stop stamp and close the live ring, write the
+ *               sorted sched.latrec over it (records stamped after the stop
+ *               stamp left out).
  *
  * counts: records = kept in sched.latrec; lost = the ring buffer had no
  * room (kernel, per CPU); dropped = before the start stamp (kernel + drain)
@@ -36,8 +41,9 @@
  * dropped_before_start_kernel, dropped_before_start_drain,
  * dropped_after_stop, untracked_threads (target threads the program's wait
  * map had no room for), wakeups_not_recorded (wakeups of a thread already
- * running or waiting: they start nothing, bpf/sched.bpf.c), spool_runs,
- * write_ns (sorting and writing at stop).
+ * running or waiting: they start nothing, bpf/sched.bpf.c), live
+ * ({entries, window_ms, published, late}, or {reason} when the live ring
+ * could not be made), spool_runs, write_ns (sorting and writing at stop).
  */
 #ifndef LATREC_RECORD_COLL_SCHED_H
 #define LATREC_RECORD_COLL_SCHED_H

@@ -27,7 +27,7 @@ struct latrec_spool {
     char        error[4400];
 };
 
-static int cmp_rec(const void *pa, const void *pb)
+int latrec_spool_cmp(const void *pa, const void *pb)
 {
     const latrec_rec *a = pa, *b = pb;
     if (a->t_ns != b->t_ns) return a->t_ns < b->t_ns ? -1 : 1;
@@ -115,7 +115,7 @@ int latrec_spool_open(latrec_spool **out, const char *dir, char *err, size_t err
 static int flush_chunk(latrec_spool *s, char *err, size_t errlen)
 {
     if (!s->n_chunk) return 0;
-    qsort(s->chunk, s->n_chunk, sizeof(latrec_rec), cmp_rec);
+    qsort(s->chunk, s->n_chunk, sizeof(latrec_rec), latrec_spool_cmp);
     if (s->n_runs == s->cap_runs) {
         size_t cap = s->cap_runs ? s->cap_runs * 2 : 16;
         struct run *nr = realloc(s->runs, cap * sizeof(*nr));
@@ -174,7 +174,7 @@ static int cursor_fill(int fd, struct cursor *c)
 
 static int cur_less(const struct cursor *a, const struct cursor *b)
 {
-    return cmp_rec(&a->buf[a->pos], &b->buf[b->pos]) < 0;
+    return latrec_spool_cmp(&a->buf[a->pos], &b->buf[b->pos]) < 0;
 }
 
 static void sift_down(struct cursor **h, size_t n, size_t i)
@@ -255,7 +255,7 @@ out:
     return rc;
 }
 
-int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr, uint64_t keep_until_ns,
+int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr, uint64_t keep_until_ns, int replace,
                         uint64_t *kept, uint64_t *after_stop, char *err, size_t errlen)
 {
     *kept = *after_stop = 0;
@@ -264,7 +264,7 @@ int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr
         return -1;
     }
     /* everything in memory: sort it there; else the last chunk is one more run */
-    if (s->n_runs == 0) qsort(s->chunk, s->n_chunk, sizeof(latrec_rec), cmp_rec);
+    if (s->n_runs == 0) qsort(s->chunk, s->n_chunk, sizeof(latrec_rec), latrec_spool_cmp);
     else if (flush_chunk(s, err, errlen) < 0) return -1;
 
     char part[4200];
@@ -320,7 +320,9 @@ int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr
         unlink(part);
         return -1;
     }
-    if (renameat2(AT_FDCWD, part, AT_FDCWD, path, RENAME_NOREPLACE) != 0) { /* never over anything */
+    /* never over anything but the caller's own live ring (sched_live.h),
+     * which it replaces in one step: a reader sees one file or the other */
+    if (renameat2(AT_FDCWD, part, AT_FDCWD, path, replace ? 0 : RENAME_NOREPLACE) != 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         unlink(part);
         return -1;

@@ -57,9 +57,15 @@ uint64_t latrec_spool_runs(const latrec_spool *s);
 /* Write every record with t_ns <= keep_until_ns (0: all) to `path` as
  * described above; *kept and *after_stop (records with t_ns past
  * keep_until_ns, left out) are set. hdr is the template (its entries,
- * rec_count, magic, version and rec_size are set here). 0, or -1 (err). */
-int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr, uint64_t keep_until_ns,
+ * rec_count, magic, version and rec_size are set here). With replace, the
+ * file takes the place of what is at `path` in one rename (the caller
+ * checked it is its own live ring: record/sched_live.h); else an existing
+ * `path` is an error. 0, or -1 (err). */
+int latrec_spool_finish(latrec_spool *s, const char *path, const latrec_hdr *hdr, uint64_t keep_until_ns, int replace,
                         uint64_t *kept, uint64_t *after_stop, char *err, size_t errlen);
+
+/* The order of the file, (t_ns, cpu, kind, seq, aux, aux2), for qsort. */
+int latrec_spool_cmp(const void *a, const void *b);
 
 /* Free the spool and its temporary file. NULL is fine. */
 void latrec_spool_close(latrec_spool *s);

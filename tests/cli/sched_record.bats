@@ -5,7 +5,9 @@ load nobody
 # (ALR1 v3, ring "sched", catalog "kernel", time-ordered, exact rec_count),
 # what convert makes of it, run.json's collectors.sched counts, names and
 # process-tree following, loss accounting with a small --sched-buffer,
-# attach (-p, --tid), the unprivileged and --no-sched paths, and two checks
+# attach (-p, --tid), the unprivileged and --no-sched paths, sched.latrec
+# while the run goes on (the live ring, record/sched_live.h) and after
+# record is killed, and two checks
 # against the kernel's own figures: runqlat (libbpf-tools) on the same
 # process over the same run, and /proc/<pid>/task/<tid>/schedstat.
 #
@@ -529,4 +531,50 @@ sys.exit(1 if bad or len(want) != 2 else 0)
 EOF
     echo "$output"
     [ "$status" -eq 0 ]
+}
+
+# ---- while the run goes on ------------------------------------------------------------------------
+
+@test "while recording: sched.latrec is a live ring, time-ordered, with its publication mark; record killed, it stays and report splits with it" {
+    need_sched
+    "$LATREC" record -q -o "$WORK/k" -- "$E3LOOP" --duration 30 --rate 1000 >"$WORK/k.out" 2>&1 &
+    local rec=$!
+    BG_PIDS="$rec"
+    # the collector publishes every 50 ms, 150 ms behind the clock
+    local i
+    for i in $(seq 100); do
+        [ -e "$WORK/k/sched.latrec" ] && [ "$(od -An -tu8 -j112 -N8 "$WORK/k/sched.latrec" | tr -d ' ')" != 0 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    python3 - "$WORK/k/sched.latrec" <<'EOF'
+import struct, sys, time
+d = open(sys.argv[1], 'rb').read()
+now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+magic, ver, entries, count = struct.unpack_from('<IIQQ', d, 0)
+name = d[40:104].split(b'\0')[0]; cat = d[224:256].split(b'\0')[0]
+t1, = struct.unpack_from('<Q', d, 112)
+pid, tid, flags, clock = struct.unpack_from('<IIII', d, 128)
+assert magic == 0x31524C41 and ver == 3 and name == b'sched' and cat == b'kernel', (magic, ver, name, cat)
+assert entries == 1 << 18 and not flags & 1 and clock == 1, (entries, flags, clock)
+ts = [struct.unpack_from('<Q', d, 4096 + 32 * i + 8)[0] for i in range(entries)]  # t_ns
+n = ts.index(0)          # the first empty slot: where the writer is (not wrapped in a second)
+valid = ts[:n]
+late = sum(1 for t in ts[n:] if t)  # records a publication wrote while this read the file
+assert n > 100 and late <= 4096, (n, late)
+bad = [(i, valid[i - 1], valid[i]) for i in range(1, n) if valid[i] < valid[i - 1]]
+assert not bad, ("not in time order", len(bad), bad[:3], n)
+assert count <= n + late and n <= count + entries // 2, (count, n)       # rec_count every half ring
+assert valid[0] < t1 <= now - 100_000_000, (valid[0], t1, now)           # the mark: 150 ms behind
+print("live ring:", n, "records, mark", (now - t1) / 1e6, "ms behind")
+EOF
+    kill -KILL "$rec"
+    wait "$rec" || true
+    BG_PIDS=""
+    # killed: the live ring stays, not closed; report reads what it published
+    [ "$(( $(od -An -tu4 -j136 -N4 "$WORK/k/sched.latrec") & 1 ))" -eq 0 ]
+    run --separate-stderr "$LATREC" report -q --format json "$WORK/k"
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    jq -e '.header.sched.available' <<<"$output"
+    jq -e '[.legs[] | .hops[] | select(.hop == "total") | .count > 0 and .sched.split == .count] | all and length > 0' <<<"$output"
 }

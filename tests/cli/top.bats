@@ -79,7 +79,8 @@ read_note() {
         skip "no scheduler data: $(jq -r '.collectors.sched.reason // "sched.latrec missing"' "$D/sched/run.json")"
     run --separate-stderr "$LATREC" top --format json "$D/sched"
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
-    top=$(jq -c '[.legs[] | {leg, sched}] | sort_by(.leg)' <<<"$output")
+    top=$(jq -c '[.legs[] | {leg, sched: (.sched | {split, on_cpu_us, runq_us, blocked_us, unknown_us, preemptions,
+        migrations})}] | sort_by(.leg)' <<<"$output")
     rep=$("$LATREC" report -q --format json "$D/sched" |
         jq -c '[.legs[] | {leg: (.component + "/" + .leg), sched: (.hops[] | select(.hop == "total") | .sched)}] | sort_by(.leg)')
     [ "$top" = "$rep" ] || { echo "top:    $top"; echo "report: $rep"; return 1; }
@@ -88,6 +89,51 @@ read_note() {
     run --separate-stderr "$LATREC" top "$D/sched"
     grep -q '^scheduler, since the start' <<<"$output"
     grep -q '^libe3/outbound *total *[1-9]' <<<"$(sed -n '/^scheduler/,/^RING/p' <<<"$output")"
+}
+
+@test "launching with scheduler data: blocks before the end carry each leg's split; the final one is report's" {
+    run --separate-stderr "$LATREC" top --format json --interval 300ms -o "$D/ls" -- "$E3LOOP" --duration 3 --rate 500
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    [ -e "$D/ls/sched.latrec" ] ||
+        skip "no scheduler data: $(jq -r '.collectors.sched.reason // "sched.latrec missing"' "$D/ls/run.json")"
+    printf '%s\n' "$output" >"$D/ls.jsonl"
+    "$LATREC" report -q --format json "$D/ls" >"$D/ls.report.json"
+    python3 - "$D/ls.jsonl" "$D/ls.report.json" "$D/ls/run.json" <<'EOF'
+import json, sys
+blocks = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+report = json.load(open(sys.argv[2]))
+late = json.load(open(sys.argv[3]))["collectors"]["sched"]["live"]["late"]
+live = [b for b in blocks if not b["final"] and b["sched"] and b["sched"]["live"]]
+assert len(live) >= 4, [b["sched"] for b in blocks]
+# Before the end: every leg with instances has them split, from data that
+# was there (little unknown: e3loop's threads are all born in the run), and
+# the four times add up to the hop (JSON's 10 digits).
+for b in live[1:]:
+    for r in b["legs"]:
+        s = r["sched"]
+        if r["all"]["count"] < 20:
+            continue
+        assert s["split"] > 0 and s["split"] + s["waiting"] <= r["all"]["count"], (b["block"], r)
+        for w in (s, s["last"]):
+            if not w["split"]:
+                continue
+            parts = w["on_cpu_us"] + w["runq_us"] + w["blocked_us"] + w["unknown_us"]
+            assert abs(parts - w["hop_us"]) <= 1e-6 * w["hop_us"] + 1e-6, (b["block"], r["leg"], w)
+            assert w["unknown_us"] <= 0.1 * w["hop_us"] + 0.01, (b["block"], r["leg"], w)
+splits = [sum(r["sched"]["split"] for r in b["legs"]) for b in live]
+assert splits == sorted(splits) and splits[-1] > splits[0], splits
+# The end: the since-start split is report's, from the final sched.latrec,
+# for the same instances (exactly the same records when none came late).
+final = {r["leg"]: r["sched"] for r in blocks[-1]["legs"] if r["hop"] == "total"}
+tol = 1e-6 if late == 0 else 0.05
+for l in report["legs"]:
+    h = next(h for h in l["hops"] if h["hop"] == "total")
+    t = final[l["component"] + "/" + l["leg"]]
+    assert t["split"] == h["sched"]["split"] and t["waiting"] == 0, (l["leg"], t, h["sched"])
+    for k in ("on_cpu_us", "runq_us", "blocked_us", "unknown_us"):
+        assert abs(t[k] - h["sched"][k]) <= tol * max(t["hop_us"], 1), (l["leg"], k, t, h["sched"])
+    assert t["preemptions"] == h["sched"]["preemptions"] or late, (l["leg"], t, h["sched"])
+EOF
 }
 
 @test "launching: one block per interval, the counts growing, record's status" {
