@@ -220,6 +220,7 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
         return NULL;
     }
     w->fill = w->batch[0];
+    w->fill->n = 0; /* malloc's: the first batch starts empty too */
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->room, NULL);
     pthread_cond_init(&w->ready, NULL);
