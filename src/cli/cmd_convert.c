@@ -281,12 +281,9 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->paths_lost = 1;
 }
 
-/* Every record, sched.latrec's too, to records.csv. The builder ran on the
- * merge's time (the wall-clock mapping with --wall), so the tables and the
- * timeline show the same clock as records.csv's t_ns. */
 static void on_record(void *ctx, const latrec_merged *ev, int leg)
 {
-    struct convert_pass *p = ctx;
+    const struct convert_pass *p = ctx;
     latrec_records_csv_add(p->records, ev, leg);
 }
 
@@ -413,9 +410,7 @@ int latrec_cmd_convert(int argc, char **argv)
      * warnings come after convert's summary */
     const latrec_pass_opts pass_opts = { .no_legs = 1, .no_warnings = 1 };
     const latrec_pass_sinks sinks = { .ctx = &p };
-    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = o.chrome ? NULL : on_record };
     if (latrec_engine_start(e, &pass_opts, &sinks) < 0) goto out; /* printed */
-    latrec_pass_tap(latrec_engine_pass(e), &taps);
     p.legs = latrec_pass_legs(latrec_engine_pass(e));
     if (o.chrome) {
         snprintf(path, sizeof(path), "%s/trace.json", outdir);
@@ -441,6 +436,11 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
+    /* every record, sched.latrec's too, to records.csv: the builder ran on
+     * the merge's time (the wall-clock mapping with --wall), so the tables
+     * and the timeline show the same clock as its t_ns */
+    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = p.records ? on_record : NULL };
+    latrec_pass_tap(latrec_engine_pass(e), &taps);
     if (convert_records(e, &p) < 0) goto out;
     if (p.records) {
         const int closed = latrec_records_csv_close(p.records);

@@ -52,12 +52,15 @@ static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
 }
 
 /* A spool read back through a buffer that holds a whole row whenever one
- * is left (spool_fill), so a row's varints are decoded from memory. */
+ * is left (spool_fill), so a row's varints are decoded from memory; past
+ * the end of what was read it holds ROW_MOST zero bytes, so a row cut
+ * short decodes (as zeros) without a check a byte and shows afterwards as
+ * read past the end. */
 struct spool_in {
     FILE *f;
     size_t pos, len;
     int eof;
-    unsigned char buf[SPOOL_BUF];
+    unsigned char buf[SPOOL_BUF + ROW_MOST];
 };
 
 static void spool_fill(struct spool_in *in)
@@ -66,22 +69,24 @@ static void spool_fill(struct spool_in *in)
     memmove(in->buf, in->buf + in->pos, in->len - in->pos);
     in->len -= in->pos;
     in->pos = 0;
-    while (in->len < sizeof(in->buf) && !in->eof) {
-        const size_t n = fread(in->buf + in->len, 1, sizeof(in->buf) - in->len, in->f);
+    while (in->len < SPOOL_BUF && !in->eof) {
+        const size_t n = fread(in->buf + in->len, 1, SPOOL_BUF - in->len, in->f);
         in->eof = n == 0;
         in->len += n;
     }
+    memset(in->buf + in->len, 0, ROW_MOST);
 }
 
-/* 0 at a clean end of file, -1 on a truncated or bad varint. */
+/* One varint (at most 10 bytes; -1 when longer). */
 static inline int get_varint(struct spool_in *in, uint64_t *v)
 {
+    const unsigned char *p = in->buf + in->pos;
     uint64_t x = 0;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        if (in->pos == in->len) return shift ? -1 : 0;
-        const unsigned c = in->buf[in->pos++];
-        x |= (uint64_t)(c & 0x7F) << shift;
+    for (unsigned i = 0; i < 10; i++) {
+        const unsigned c = p[i];
+        x |= (uint64_t)(c & 0x7F) << (7 * i);
         if (!(c & 0x80)) {
+            in->pos += i + 1;
             *v = x;
             return 1;
         }
@@ -344,6 +349,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         int key_hits[LATREC_MAX_KEYS];
         for (int k = 0; k < leg->n_keys; k++) key_hits[k] = key_hit(leg, k);
 
+        latrec_fmt_hi stamp_hi = LATREC_FMT_HI_INIT; /* the stages' stamps share their leading digits */
         char leg_field[2 * LATREC_NAME_MAX + 3];
         const size_t leg_len = latrec_csv_field(leg->name, leg_field, sizeof(leg_field));
         FILE *f = s->f;
@@ -352,12 +358,11 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         rewind(f);
         *in = (struct spool_in){ .f = f };
         uint64_t seq, process, complete, mask, base;
-        int got;
-        while (spool_fill(in), (got = get_varint(in, &seq)) == 1) {
+        while (spool_fill(in), in->pos < in->len) {
             uint64_t ts[MAX_HITS] = { 0 }, kv[LATREC_MAX_KEYS];
             int kp[LATREC_MAX_KEYS] = { 0 };
-            if (get_varint(in, &process) != 1 || get_varint(in, &complete) != 1 || get_varint(in, &mask) != 1 ||
-                get_varint(in, &base) != 1 || mask >> n_hits)
+            if (get_varint(in, &seq) != 1 || get_varint(in, &process) != 1 || get_varint(in, &complete) != 1 ||
+                get_varint(in, &mask) != 1 || get_varint(in, &base) != 1 || mask >> n_hits)
                 goto bad;
             int first = 1;
             for (int i = 0; i < n_hits; i++) {
@@ -374,6 +379,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
                 if (leg->keys[k].field == LATREC_FIELD_SEQ) kv[k] = seq;
                 else if (get_varint(in, &kv[k]) != 1) goto bad;
             }
+            if (in->pos > in->len) goto bad; /* the spool ended inside the row */
             const latrec_process *proc = latrec_legs_process(t->legs, (uint32_t)process);
             /* the row in place: the quoted leg name, then at most 26 bytes a cell */
             char *o = latrec_csv_reserve(&c, leg_len + 4 + 26 * (n_cols + 3));
@@ -390,7 +396,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
                 *o++ = ',';
                 switch (p->kind) {
                 case COL_STAGE:
-                    if (ts[p->a]) o = latrec_fmt_u64(o, ts[p->a]);
+                    if (ts[p->a]) o = latrec_fmt_u64_hi(o, ts[p->a], &stamp_hi);
                     break;
                 case COL_HOP:
                     if (ts[p->a] && ts[p->b]) o = latrec_fmt_us(o, (int64_t)(ts[p->b] - ts[p->a]));
@@ -404,7 +410,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
             *o++ = '\n';
             latrec_csv_commit(&c, o);
         }
-        if (got < 0 || ferror(f)) goto bad;
+        if (ferror(f)) goto bad;
     }
     rc = 0;
     goto out;

@@ -110,6 +110,30 @@ static inline __attribute__((always_inline)) char *latrec_fmt_u64(char *out, uin
     return p + 16;
 }
 
+/* Numbers that mostly share their digits above the last 8 with the one
+ * before (stamps in ns: the same for 0.1 s), those digits formatted once:
+ * latrec_fmt_u64 that stores up to 16 bytes from out. Start with
+ * LATREC_FMT_HI_INIT. */
+typedef struct latrec_fmt_hi {
+    uint64_t hi; /* v / 10^8 of the last v >= 10^8 */
+    size_t   n;
+    char     s[24];
+} latrec_fmt_hi;
+#define LATREC_FMT_HI_INIT { UINT64_MAX, 0, { 0 } }
+
+static inline __attribute__((always_inline)) char *latrec_fmt_u64_hi(char *out, uint64_t v, latrec_fmt_hi *h)
+{
+    if (v < 100000000u) return latrec_fmt_small(out, (uint32_t)v);
+    const uint64_t hi = v / 100000000u; /* < 1.9 * 10^11: at most 12 digits */
+    if (__builtin_expect(hi != h->hi, 0)) {
+        h->hi = hi;
+        h->n = (size_t)(latrec_fmt_u64(h->s, hi) - h->s);
+    }
+    memcpy(out, h->s, 16);
+    latrec_fmt8(out + h->n, (uint32_t)(v - hi * 100000000u));
+    return out + h->n + 8;
+}
+
 /* A duration in ns as us with three fractional digits (-1.234). */
 static inline char *latrec_fmt_us(char *p, int64_t ns)
 {

@@ -29,7 +29,8 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
 /* One row: ev as the merge gave it, whose record went to the builder's leg
  * leg (-1: none). Rows are kept in batches and formatted and written, in
  * the order added, on a thread of the writer's own (in the caller's when no
- * thread can be started); only ev's fields fixed at open are read there. */
+ * thread can be started); there only what was fixed at open is read of in
+ * and legs. */
 void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int leg);
 
 /* Every row added written, the file closed and renamed into place, the

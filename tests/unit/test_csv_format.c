@@ -2,7 +2,8 @@
  * The CSV writer's table formatting (cli/csv.h) against snprintf: every
  * number at and around each power of ten up to 2^64 - 1, and a few million
  * pseudo-random ones of every length; durations in us with three decimals,
- * negative ones too; a quoted field as latrec_csv_field makes it.
+ * negative ones too; stamps through the leading-digit cache; a quoted
+ * field as latrec_csv_field makes it.
  */
 #include <stdarg.h>
 #include <setjmp.h>
@@ -64,6 +65,29 @@ static void test_random(void **state)
     }
 }
 
+/* latrec_fmt_u64_hi against snprintf: stamps that keep their leading
+ * digits for a while, cross 10^8 boundaries, fall below 10^8 and jump to
+ * 20 digits, through one cache (what a stamp column sees). */
+static void test_shared_leading_digits(void **state)
+{
+    (void)state;
+    latrec_fmt_hi hi = LATREC_FMT_HI_INIT;
+    uint64_t x = 88172645463325252ull, t = 4999999000ull;
+    for (int i = 0; i < 1000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t += x & 0x3FF; /* crosses 50 * 10^8, 51 * 10^8, ... */
+        uint64_t v = t;
+        if ((x >> 20 & 255) == 0) v = x >> (x & 63); /* now and then any length */
+        char got[40], want[32];
+        memset(got, 'x', sizeof got);
+        *latrec_fmt_u64_hi(got, v, &hi) = '\0';
+        snprintf(want, sizeof want, "%" PRIu64, v);
+        assert_string_equal(got, want);
+    }
+}
+
 static void test_field(void **state)
 {
     (void)state;
@@ -83,6 +107,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_powers_of_ten),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_shared_leading_digits),
         cmocka_unit_test(test_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
