@@ -419,7 +419,7 @@ int latrec_cmd_convert(int argc, char **argv)
             goto out;
         }
     } else {
-        p.tables = latrec_component_tables_new(in, p.legs);
+        p.tables = latrec_component_tables_new(in, p.legs, outdir);
         if (!p.tables) {
             fprintf(stderr, "latrec convert: out of memory\n");
             goto out;
@@ -466,7 +466,7 @@ int latrec_cmd_convert(int argc, char **argv)
             fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
             goto out;
         }
-        if (latrec_component_tables_write(p.tables, outdir, err, sizeof(err)) < 0) {
+        if (latrec_component_tables_write(p.tables, err, sizeof(err)) < 0) {
             fprintf(stderr, "latrec convert: %s\n", err);
             goto out;
         }

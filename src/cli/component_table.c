@@ -2,9 +2,11 @@
 #include "cli/component_table.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/csv.h"
 
@@ -17,12 +19,17 @@ struct spool {
     unsigned char *buf;            /* SPOOL_BUF bytes */
 };
 
+struct stream; /* a component's rows straight into its file, below */
+
 struct latrec_component_tables {
     const latrec_input *in;
     const latrec_legs *legs;
+    char outdir[4096];
     struct spool *spools;
     size_t n, cap;
     size_t last;
+    struct stream *streams; /* per component */
+    int n_streams;
     int failed;
 };
 
@@ -105,24 +112,15 @@ static int key_hit(const latrec_leg *leg, int k)
     return i;
 }
 
-latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs)
+latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs,
+                                                     const char *outdir)
 {
     latrec_component_tables *t = calloc(1, sizeof(*t));
     if (!t) return NULL;
     t->in = in;
     t->legs = legs;
+    snprintf(t->outdir, sizeof(t->outdir), "%s", outdir);
     return t;
-}
-
-void latrec_component_tables_free(latrec_component_tables *t)
-{
-    if (!t) return;
-    for (size_t i = 0; i < t->n; i++) {
-        if (t->spools[i].f) fclose(t->spools[i].f);
-        free(t->spools[i].buf);
-    }
-    free(t->spools);
-    free(t);
 }
 
 static struct spool *spool_for(latrec_component_tables *t, int component, int leg)
@@ -158,7 +156,7 @@ static void spool_flush(struct spool *s)
     s->len = 0;
 }
 
-void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst)
+static void spool_add(latrec_component_tables *t, const latrec_instance *inst)
 {
     struct spool *s = spool_for(t, inst->component, inst->leg);
     if (!s) {
@@ -284,153 +282,424 @@ struct cell {
     int a, b; /* hit indexes (stage, hop from/to); key: index into the leg's keys */
 };
 
+/* A component's columns: stages, hops, keys, each once, in leg order. */
+struct layout {
+    struct columns stages, hops, keys;
+    size_t n_cols;
+};
+
+static void layout_free(struct layout *lo)
+{
+    free(lo->stages.c);
+    free(lo->hops.c);
+    free(lo->keys.c);
+    memset(lo, 0, sizeof(*lo));
+}
+
+/* The columns of comp's legs that have spools, or of only_leg alone (>= 0).
+ * 0, or -1 out of memory. */
+static int layout_make(const latrec_component_tables *t, int comp, int only_leg, struct layout *lo)
+{
+    memset(lo, 0, sizeof(*lo));
+    const int n_legs = latrec_legs_n_legs(t->legs);
+    for (int l = 0; l < n_legs; l++) {
+        int has = l == only_leg;
+        for (size_t i = 0; only_leg < 0 && !has && i < t->n; i++)
+            has = t->spools[i].component == comp && t->spools[i].leg == l;
+        if (has && leg_columns(&lo->stages, &lo->hops, &lo->keys, latrec_legs_leg_catalog(t->legs, l),
+                               latrec_legs_leg(t->legs, l), l) < 0) {
+            layout_free(lo);
+            return -1;
+        }
+    }
+    lo->n_cols = lo->stages.n + lo->hops.n + lo->keys.n;
+    return 0;
+}
+
+static void layout_header(latrec_csv *c, const struct layout *lo)
+{
+    latrec_csv_str(c, "leg");
+    latrec_csv_str(c, "pid");
+    latrec_csv_str(c, "seq");
+    latrec_csv_str(c, "complete");
+    const struct columns *all[3] = { &lo->stages, &lo->hops, &lo->keys };
+    for (int g = 0; g < 3; g++)
+        for (size_t i = 0; i < all[g]->n; i++) latrec_csv_str(c, all[g]->c[i].name);
+    latrec_csv_end(c);
+}
+
+/* How leg l's rows are written under a layout. */
+struct leg_out {
+    struct cell *plan; /* n_cols */
+    size_t n_cols;
+    char field[2 * LATREC_NAME_MAX + 3]; /* the leg's name as a field */
+    size_t field_len;
+    latrec_fmt_hi stamp_hi; /* the stages' stamps share their leading digits */
+};
+
+/* 0, or -1 out of memory. */
+static int leg_out_make(struct leg_out *out, const struct layout *lo, const latrec_leg *leg, int l)
+{
+    memset(out, 0, sizeof(*out));
+    const latrec_fmt_hi hi0 = LATREC_FMT_HI_INIT;
+    out->stamp_hi = hi0;
+    out->n_cols = lo->n_cols;
+    out->field_len = latrec_csv_field(leg->name, out->field, sizeof(out->field));
+    if (lo->n_cols && !(out->plan = calloc(lo->n_cols, sizeof(*out->plan)))) return -1;
+    /* The column plan of this leg: which hit (or key) each column shows.
+     * A key column shared by name by several legs shows each leg's own key
+     * (msg_id is SEND_DONE.aux for outbound, DECODE_E3AP_DONE.aux for
+     * inbound). */
+    const struct columns *all[3] = { &lo->stages, &lo->hops, &lo->keys };
+    size_t ci = 0;
+    for (int g = 0; g < 3; g++)
+        for (size_t i = 0; i < all[g]->n; i++, ci++) {
+            const struct column *col = &all[g]->c[i];
+            struct cell *p = &out->plan[ci];
+            p->kind = -1;
+            if (col->kind == COL_STAGE) {
+                if ((p->a = stage_hit(leg, col->a)) >= 0) p->kind = COL_STAGE;
+            } else if (col->kind == COL_HOP || (col->kind == COL_TOTAL && col->leg == l)) {
+                p->a = stage_hit(leg, col->a);
+                p->b = stage_hit(leg, col->b);
+                if (p->a >= 0 && p->b >= 0) p->kind = COL_HOP;
+            } else if (col->kind == COL_KEY) {
+                for (int k = 0; k < leg->n_keys; k++)
+                    if (strcmp(leg->keys[k].column, col->name) == 0) {
+                        p->kind = COL_KEY;
+                        p->a = k;
+                        break;
+                    }
+            }
+        }
+    return 0;
+}
+
+/* One row's values: stamps by hit (0: absent), keys (kp: present). */
+struct row_vals {
+    uint64_t seq, complete;
+    uint32_t pid; /* 0: guessed, empty */
+    uint64_t ts[MAX_HITS];
+    uint64_t kv[LATREC_MAX_KEYS];
+    int kp[LATREC_MAX_KEYS];
+};
+
+/* The row in place: the quoted leg name, then at most 26 bytes a cell. */
+static void put_row(latrec_csv *c, struct leg_out *out, const struct row_vals *v)
+{
+    char *o = latrec_csv_reserve(c, out->field_len + 4 + 26 * (out->n_cols + 3));
+    memcpy(o, out->field, out->field_len);
+    o += out->field_len;
+    *o++ = ',';
+    if (v->pid) o = latrec_fmt_u64(o, v->pid);
+    *o++ = ',';
+    o = latrec_fmt_u64(o, v->seq);
+    *o++ = ',';
+    o = latrec_fmt_u64(o, v->complete);
+    for (size_t i = 0; i < out->n_cols; i++) {
+        const struct cell *p = &out->plan[i];
+        *o++ = ',';
+        switch (p->kind) {
+        case COL_STAGE:
+            if (v->ts[p->a]) o = latrec_fmt_u64_hi(o, v->ts[p->a], &out->stamp_hi);
+            break;
+        case COL_HOP:
+            if (v->ts[p->a] && v->ts[p->b]) o = latrec_fmt_us(o, (int64_t)(v->ts[p->b] - v->ts[p->a]));
+            break;
+        case COL_KEY:
+            if (v->kp[p->a]) o = latrec_fmt_u64(o, v->kv[p->a]);
+            break;
+        default: break;
+        }
+    }
+    *o++ = '\n';
+    latrec_csv_commit(c, o);
+}
+
+/* The spool's rows of one leg as CSV rows. 0, or -1 with errno. */
+static int spool_rows(const latrec_component_tables *t, struct spool *s, struct spool_in *in, latrec_csv *c,
+                      struct leg_out *out)
+{
+    const latrec_leg *leg = latrec_legs_leg(t->legs, s->leg);
+    const int n_hits = leg->n_chain + leg->n_extras;
+    FILE *f = s->f;
+    spool_flush(s);
+    if (fflush(f) != 0 || ferror(f)) return -1; /* spooling failed (errno kept) */
+    rewind(f);
+    *in = (struct spool_in){ .f = f };
+    uint64_t process, mask, base;
+    while (spool_fill(in), in->pos < in->len) {
+        struct row_vals v;
+        memset(v.ts, 0, sizeof(v.ts));
+        memset(v.kp, 0, sizeof(v.kp));
+        if (get_varint(in, &v.seq) != 1 || get_varint(in, &process) != 1 || get_varint(in, &v.complete) != 1 ||
+            get_varint(in, &mask) != 1 || get_varint(in, &base) != 1 || mask >> n_hits)
+            goto bad;
+        int first = 1;
+        for (int i = 0; i < n_hits; i++) {
+            if (!(mask >> i & 1)) continue;
+            uint64_t z = 0;
+            if (!first && get_varint(in, &z) != 1) goto bad;
+            v.ts[i] = base + (uint64_t)unzigzag(z);
+            first = 0;
+        }
+        for (int k = 0; k < leg->n_keys; k++) {
+            const int h = s->key_hits[k];
+            if (h < 0 || !(mask >> h & 1)) continue;
+            v.kp[k] = 1;
+            if (leg->keys[k].field == LATREC_FIELD_SEQ) v.kv[k] = v.seq;
+            else if (get_varint(in, &v.kv[k]) != 1) goto bad;
+        }
+        if (in->pos > in->len) goto bad; /* the spool ended inside the row */
+        v.pid = latrec_legs_process(t->legs, (uint32_t)process)->pid;
+        put_row(c, out, &v);
+    }
+    if (ferror(f)) goto bad;
+    return 0;
+bad:
+    errno = EIO;
+    return -1;
+}
+
+/* ---- a component of one leg, streamed -------------------------------------
+ *
+ * A component's columns are only known once every leg of it is (its file
+ * is written at the end). But a component whose instances are all of one
+ * leg (the common case at scale: a thread pool of one pipeline) needs no
+ * spool: from its first instance on its rows go straight into its file
+ * under the columns of that leg alone. When an instance of another leg
+ * comes, the stream stops: that file is kept aside as it is, the rows from
+ * then on are spooled, and at the end the rows of that file are read back
+ * (their stamps and keys) and written under the component's columns before
+ * the leg's spooled ones.
+ */
+
+enum { STREAM_NONE, STREAM_ON, STREAM_OFF };
+
+struct stream {
+    int state, leg;
+    int text;              /* csv open: ON, or OFF with the rows streamed before */
+    latrec_csv csv;
+    struct layout lo;      /* the columns of leg alone */
+    struct leg_out out;
+    int key_hits[LATREC_MAX_KEYS];
+};
+
+static void stream_free(struct stream *st)
+{
+    if (st->text) latrec_csv_abort(&st->csv);
+    st->text = 0;
+    layout_free(&st->lo);
+    free(st->out.plan);
+    st->out.plan = NULL;
+}
+
+/* <outdir>/<component>.csv */
+static void component_path(const latrec_component_tables *t, int comp, char *path, size_t len)
+{
+    /* The component is a ring name's role (from a file header) or a
+     * catalog's name for it: a '/' in it would name another directory, and
+     * "rings.csv"/"records.csv" are taken. */
+    char file[LATREC_NAME_MAX + 8];
+    snprintf(file, sizeof(file), "%s", latrec_legs_component_name(t->legs, comp));
+    for (char *c = file; *c; c++)
+        if (*c == '/') *c = '_';
+    if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0) strcat(file, "_legs");
+    snprintf(path, len, "%s/%s.csv", t->outdir, file);
+}
+
+static struct stream *stream_for(latrec_component_tables *t, int comp)
+{
+    if (comp >= t->n_streams) {
+        const int n = comp + 8;
+        struct stream *ss = realloc(t->streams, (size_t)n * sizeof(*ss));
+        if (!ss) return NULL;
+        memset(ss + t->n_streams, 0, (size_t)(n - t->n_streams) * sizeof(*ss));
+        t->streams = ss;
+        t->n_streams = n;
+    }
+    return &t->streams[comp];
+}
+
+/* The first instance of a component: its file opens under inst's leg's
+ * columns (else the component is spooled, and the error shows at write). */
+static void stream_start(latrec_component_tables *t, struct stream *st, const latrec_instance *inst)
+{
+    char path[4200];
+    const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
+    st->state = STREAM_OFF;
+    st->leg = inst->leg;
+    component_path(t, inst->component, path, sizeof(path));
+    if (layout_make(t, inst->component, inst->leg, &st->lo) < 0 ||
+        leg_out_make(&st->out, &st->lo, leg, inst->leg) < 0 || latrec_csv_open(&st->csv, path, NULL) < 0) {
+        stream_free(st);
+        return;
+    }
+    for (int k = 0; k < leg->n_keys && k < LATREC_MAX_KEYS; k++) st->key_hits[k] = key_hit(leg, k);
+    st->text = 1;
+    st->state = STREAM_ON;
+    layout_header(&st->csv, &st->lo);
+}
+
+/* An instance of another leg: the rows so far stay in the file aside. */
+static void stream_stop(latrec_component_tables *t, struct stream *st, int comp)
+{
+    st->state = STREAM_OFF;
+    latrec_csv_flush(&st->csv);
+    if (fflush(st->csv.f) != 0 && !st->csv.error) {
+        st->csv.error = 1;
+        st->csv.err_no = errno;
+    }
+    if (!spool_for(t, comp, st->leg)) t->failed = errno ? errno : ENOMEM; /* the leg keeps its place */
+}
+
+static void stream_row(const latrec_component_tables *t, struct stream *st, const latrec_instance *inst)
+{
+    const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
+    const int n_hits = inst->n_hits < MAX_HITS ? inst->n_hits : MAX_HITS;
+    struct row_vals v;
+    v.seq = inst->seq;
+    v.complete = inst->complete != 0;
+    v.pid = latrec_legs_process(t->legs, inst->process)->pid;
+    const int leg_hits = leg->n_chain + leg->n_extras; /* what the plan shows */
+    for (int i = 0; i < leg_hits && i < MAX_HITS; i++) v.ts[i] = i < n_hits ? inst->hits[i].t_ns : 0;
+    for (int k = 0; k < leg->n_keys; k++) {
+        const int h = st->key_hits[k];
+        v.kp[k] = h >= 0 && h < n_hits && v.ts[h];
+        if (!v.kp[k]) continue;
+        v.kv[k] = leg->keys[k].field == LATREC_FIELD_SEQ   ? inst->seq
+                  : leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux
+                                                           : inst->hits[h].aux2;
+    }
+    put_row(&st->csv, &st->out, &v);
+}
+
+/* A decimal number of a cell; 0 when empty; -1 when not digits. */
+static int cell_u64(const char *s, size_t n, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *v = x;
+    return 0;
+}
+
+/* A streamed row read back into its values (the cells stream_row wrote:
+ * the leg, pid, seq, complete, then the stamps and keys by the plan of
+ * the leg alone; hops are derived again). 0, or -1 when it is not one. */
+static int stream_parse(const struct stream *st, const char *line, size_t len, struct row_vals *v)
+{
+    const struct leg_out *out = &st->out;
+    if (len < out->field_len + 1 || memcmp(line, out->field, out->field_len) != 0 || line[out->field_len] != ',')
+        return -1;
+    memset(v->ts, 0, sizeof(v->ts));
+    memset(v->kp, 0, sizeof(v->kp));
+    size_t pos = out->field_len + 1;
+    for (size_t i = 0; i < 3 + out->n_cols; i++) {
+        size_t end = pos;
+        while (end < len && line[end] != ',') end++;
+        if ((end == len) != (i + 1 == 3 + out->n_cols)) return -1; /* one cell a column */
+        uint64_t x = 0;
+        const struct cell *p = i >= 3 ? &out->plan[i - 3] : NULL;
+        const int number = !p || p->kind == COL_STAGE || p->kind == COL_KEY;
+        if (number && cell_u64(line + pos, end - pos, &x) < 0) return -1;
+        if (i == 0) v->pid = (uint32_t)x;
+        else if (i == 1) v->seq = x;
+        else if (i == 2) v->complete = x;
+        else if (p->kind == COL_STAGE) v->ts[p->a] = x;
+        else if (p->kind == COL_KEY && end > pos) {
+            v->kp[p->a] = 1;
+            v->kv[p->a] = x;
+        }
+        pos = end + 1;
+    }
+    return 0;
+}
+
+/* The streamed rows, under the component's columns. 0, or -1 with errno. */
+static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
+{
+    if (st->csv.error) {
+        errno = st->csv.err_no;
+        return -1;
+    }
+    const int fd = openat(st->csv.out->dfd, st->csv.out->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        const int e = errno;
+        if (fd >= 0) close(fd);
+        errno = e;
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0, header = 1;
+    while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
+        struct row_vals v;
+        if (header) {
+            header = 0;
+            continue;
+        }
+        if (line[n - 1] != '\n' || stream_parse(st, line, (size_t)n - 1, &v) < 0) {
+            errno = EIO;
+            rc = -1;
+            break;
+        }
+        put_row(c, out, &v);
+    }
+    if (rc == 0 && ferror(f)) rc = -1;
+    const int e = errno;
+    free(line);
+    fclose(f);
+    errno = e;
+    return rc;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
 static int write_component(latrec_component_tables *t, int comp, const char *path)
 {
-    struct columns stages = { 0 }, hops = { 0 }, keys = { 0 };
-    struct cell *plan = NULL;
+    struct layout lo;
+    struct leg_out out = { 0 };
     struct spool_in *in = NULL;
+    struct stream *st = comp < t->n_streams ? &t->streams[comp] : NULL;
     int rc = -1;
     latrec_csv c;
     int opened = 0;
-    /* Legs of this component in leg order. */
-    int n_legs = latrec_legs_n_legs(t->legs);
-    for (int l = 0; l < n_legs; l++)
-        for (size_t i = 0; i < t->n; i++)
-            if (t->spools[i].component == comp && t->spools[i].leg == l &&
-                leg_columns(&stages, &hops, &keys, latrec_legs_leg_catalog(t->legs, l), latrec_legs_leg(t->legs, l),
-                            l) < 0)
-                goto out;
+    if (layout_make(t, comp, -1, &lo) < 0) return -1;
     if (latrec_csv_open(&c, path, NULL) < 0) goto out;
     opened = 1;
-    latrec_csv_str(&c, "leg");
-    latrec_csv_str(&c, "pid");
-    latrec_csv_str(&c, "seq");
-    latrec_csv_str(&c, "complete");
-    const struct columns *all[3] = { &stages, &hops, &keys };
-    size_t n_cols = 0;
-    for (int g = 0; g < 3; g++)
-        for (size_t i = 0; i < all[g]->n; i++, n_cols++) latrec_csv_str(&c, all[g]->c[i].name);
-    latrec_csv_end(&c);
-    if (n_cols && !(plan = calloc(n_cols, sizeof(*plan)))) goto out;
+    layout_header(&c, &lo);
     if (!(in = malloc(sizeof(*in)))) goto out;
-
+    /* Legs of this component in leg order. */
+    const int n_legs = latrec_legs_n_legs(t->legs);
     for (int l = 0; l < n_legs; l++) {
         struct spool *s = NULL;
         for (size_t i = 0; i < t->n; i++)
             if (t->spools[i].component == comp && t->spools[i].leg == l) s = &t->spools[i];
         if (!s) continue;
-        const latrec_leg *leg = latrec_legs_leg(t->legs, l);
-        const int n_hits = leg->n_chain + leg->n_extras;
-        /* The column plan of this leg: which hit (or key) each column shows.
-         * A key column shared by name by several legs shows each leg's own
-         * key (msg_id is SEND_DONE.aux for outbound, DECODE_E3AP_DONE.aux
-         * for inbound). */
-        size_t ci = 0;
-        for (int g = 0; g < 3; g++)
-            for (size_t i = 0; i < all[g]->n; i++, ci++) {
-                const struct column *col = &all[g]->c[i];
-                struct cell *p = &plan[ci];
-                p->kind = -1;
-                if (col->kind == COL_STAGE) {
-                    if ((p->a = stage_hit(leg, col->a)) >= 0) p->kind = COL_STAGE;
-                } else if (col->kind == COL_HOP || (col->kind == COL_TOTAL && col->leg == l)) {
-                    p->a = stage_hit(leg, col->a);
-                    p->b = stage_hit(leg, col->b);
-                    if (p->a >= 0 && p->b >= 0) p->kind = COL_HOP;
-                } else if (col->kind == COL_KEY) {
-                    for (int k = 0; k < leg->n_keys; k++)
-                        if (strcmp(leg->keys[k].column, col->name) == 0) {
-                            p->kind = COL_KEY;
-                            p->a = k;
-                            break;
-                        }
-                }
-            }
-        int key_hits[LATREC_MAX_KEYS];
-        for (int k = 0; k < leg->n_keys; k++) key_hits[k] = key_hit(leg, k);
-
-        latrec_fmt_hi stamp_hi = LATREC_FMT_HI_INIT; /* the stages' stamps share their leading digits */
-        char leg_field[2 * LATREC_NAME_MAX + 3];
-        const size_t leg_len = latrec_csv_field(leg->name, leg_field, sizeof(leg_field));
-        FILE *f = s->f;
-        spool_flush(s);
-        if (fflush(f) != 0 || ferror(f)) goto out; /* spooling failed (errno kept) */
-        rewind(f);
-        *in = (struct spool_in){ .f = f };
-        uint64_t seq, process, complete, mask, base;
-        while (spool_fill(in), in->pos < in->len) {
-            uint64_t ts[MAX_HITS] = { 0 }, kv[LATREC_MAX_KEYS];
-            int kp[LATREC_MAX_KEYS] = { 0 };
-            if (get_varint(in, &seq) != 1 || get_varint(in, &process) != 1 || get_varint(in, &complete) != 1 ||
-                get_varint(in, &mask) != 1 || get_varint(in, &base) != 1 || mask >> n_hits)
-                goto bad;
-            int first = 1;
-            for (int i = 0; i < n_hits; i++) {
-                if (!(mask >> i & 1)) continue;
-                uint64_t z = 0;
-                if (!first && get_varint(in, &z) != 1) goto bad;
-                ts[i] = base + (uint64_t)unzigzag(z);
-                first = 0;
-            }
-            for (int k = 0; k < leg->n_keys; k++) {
-                const int h = key_hits[k];
-                if (h < 0 || !(mask >> h & 1)) continue;
-                kp[k] = 1;
-                if (leg->keys[k].field == LATREC_FIELD_SEQ) kv[k] = seq;
-                else if (get_varint(in, &kv[k]) != 1) goto bad;
-            }
-            if (in->pos > in->len) goto bad; /* the spool ended inside the row */
-            const latrec_process *proc = latrec_legs_process(t->legs, (uint32_t)process);
-            /* the row in place: the quoted leg name, then at most 26 bytes a cell */
-            char *o = latrec_csv_reserve(&c, leg_len + 4 + 26 * (n_cols + 3));
-            memcpy(o, leg_field, leg_len);
-            o += leg_len;
-            *o++ = ',';
-            if (proc->pid) o = latrec_fmt_u64(o, proc->pid);
-            *o++ = ',';
-            o = latrec_fmt_u64(o, seq);
-            *o++ = ',';
-            o = latrec_fmt_u64(o, complete);
-            for (size_t i = 0; i < n_cols; i++) {
-                const struct cell *p = &plan[i];
-                *o++ = ',';
-                switch (p->kind) {
-                case COL_STAGE:
-                    if (ts[p->a]) o = latrec_fmt_u64_hi(o, ts[p->a], &stamp_hi);
-                    break;
-                case COL_HOP:
-                    if (ts[p->a] && ts[p->b]) o = latrec_fmt_us(o, (int64_t)(ts[p->b] - ts[p->a]));
-                    break;
-                case COL_KEY:
-                    if (kp[p->a]) o = latrec_fmt_u64(o, kv[p->a]);
-                    break;
-                default: break;
-                }
-            }
-            *o++ = '\n';
-            latrec_csv_commit(&c, o);
-        }
-        if (ferror(f)) goto bad;
+        free(out.plan);
+        if (leg_out_make(&out, &lo, latrec_legs_leg(t->legs, l), l) < 0) goto out;
+        if (st && st->text && st->leg == l && stream_rows(st, &c, &out) < 0) goto out;
+        if (spool_rows(t, s, in, &c, &out) < 0) goto out;
     }
     rc = 0;
-    goto out;
-bad:
-    errno = EIO;
 out:
     if (opened) {
         const int e = errno;
         if (latrec_csv_close(&c) < 0) rc = -1;
         else errno = e;
     }
-    free(plan);
+    free(out.plan);
     free(in);
-    free(stages.c);
-    free(hops.c);
-    free(keys.c);
+    layout_free(&lo);
     return rc;
 }
 
-int latrec_component_tables_write(latrec_component_tables *t, const char *outdir, char *err, size_t errlen)
+int latrec_component_tables_write(latrec_component_tables *t, char *err, size_t errlen)
 {
     if (t->failed) {
         snprintf(err, errlen, "spooling rows: %s", strerror(t->failed));
@@ -438,23 +707,52 @@ int latrec_component_tables_write(latrec_component_tables *t, const char *outdir
     }
     int n_comp = latrec_legs_n_components(t->legs);
     for (int comp = 0; comp < n_comp; comp++) {
+        char path[4200];
+        struct stream *st = comp < t->n_streams ? &t->streams[comp] : NULL;
+        component_path(t, comp, path, sizeof(path));
+        if (st && st->state == STREAM_ON) { /* one leg: its file is complete */
+            st->text = 0;
+            if (latrec_csv_close(&st->csv) < 0) {
+                snprintf(err, errlen, "%s: %s", path, latrec_outfile_strerror(errno));
+                return -1;
+            }
+            continue;
+        }
         int any = 0;
         for (size_t i = 0; i < t->n; i++) any |= t->spools[i].component == comp;
         if (!any) continue;
-        /* The component is a ring name's role (from a file header) or a
-         * catalog's name for it: a '/' in it would name another directory,
-         * and "rings.csv"/"records.csv" are taken. */
-        char file[LATREC_NAME_MAX + 8], path[4200];
-        snprintf(file, sizeof(file), "%s", latrec_legs_component_name(t->legs, comp));
-        for (char *c = file; *c; c++)
-            if (*c == '/') *c = '_';
-        if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0)
-            strcat(file, "_legs");
-        snprintf(path, sizeof(path), "%s/%s.csv", outdir, file);
-        if (write_component(t, comp, path) < 0) {
+        const int w = write_component(t, comp, path);
+        if (st) stream_free(st); /* the streamed rows are in the file now */
+        if (w < 0) {
             snprintf(err, errlen, "%s: %s", path, latrec_outfile_strerror(errno));
             return -1;
         }
     }
     return 0;
+}
+
+void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst)
+{
+    struct stream *st = stream_for(t, inst->component);
+    if (!st) {
+        t->failed = ENOMEM;
+        return;
+    }
+    if (st->state == STREAM_NONE) stream_start(t, st, inst);
+    else if (st->state == STREAM_ON && inst->leg != st->leg) stream_stop(t, st, inst->component);
+    if (st->state == STREAM_ON) stream_row(t, st, inst);
+    else spool_add(t, inst);
+}
+
+void latrec_component_tables_free(latrec_component_tables *t)
+{
+    if (!t) return;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->spools[i].f) fclose(t->spools[i].f);
+        free(t->spools[i].buf);
+    }
+    free(t->spools);
+    for (int i = 0; i < t->n_streams; i++) stream_free(&t->streams[i]);
+    free(t->streams);
+    free(t);
 }

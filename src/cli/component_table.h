@@ -12,7 +12,9 @@
  *
  * Rows are spooled to anonymous temporary files while the records stream
  * (memory does not grow with the run) and written out by
- * latrec_component_tables_write() once every leg of a component is known.
+ * latrec_component_tables_write() once every leg of a component is known;
+ * a component whose instances are all of one leg has its rows written
+ * into its file as they end instead (component_table.c: "streamed").
  */
 #ifndef LATREC_CLI_COMPONENT_TABLE_H
 #define LATREC_CLI_COMPONENT_TABLE_H
@@ -24,12 +26,14 @@
 
 typedef struct latrec_component_tables latrec_component_tables;
 
-latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs);
-/* Spool one ended instance. */
+/* The tables of <outdir>/<component>.csv. NULL when out of memory. */
+latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs,
+                                                     const char *outdir);
+/* One ended instance: its row, or spooled. */
 void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst);
 /* Write <outdir>/<component>.csv for every component with rows. 0, or -1
  * with "PATH: reason" in err. */
-int latrec_component_tables_write(latrec_component_tables *t, const char *outdir, char *err, size_t errlen);
+int latrec_component_tables_write(latrec_component_tables *t, char *err, size_t errlen);
 void latrec_component_tables_free(latrec_component_tables *t);
 
 #endif
