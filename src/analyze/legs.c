@@ -10,52 +10,58 @@
 
 /* Fibonacci hashing: seq has 48 bits, process and leg go above it and into
  * its top, and the top bits of one product, where every input bit has
- * reached, are the home slot (home_of). */
-static uint64_t hash_key(uint64_t seq, uint32_t process, int32_t legkey)
+ * reached, are the home slot (home_of). pl is SLOT_PL(process, legkey). */
+static inline uint64_t hash_key(uint64_t seq_hi, uint64_t pl)
 {
-    return (seq ^ (uint64_t)process << 40 ^ (uint64_t)(uint32_t)legkey << 52) * 0x9E3779B97F4A7C15ull;
+    return (seq_hi ^ (pl >> 32) << 40 ^ (pl & 0xFFFFFFFFull) << 52) * 0x9E3779B97F4A7C15ull;
 }
 
 static inline size_t home_of(const latrec_legs *b, uint64_t hash) { return (size_t)(hash >> b->table_shift); }
 
-static struct slot *find_slot(latrec_legs *b, uint64_t seq, uint32_t process, int32_t legkey)
+/* The bucket of (seq, pl), or the empty one where it would go. */
+static inline struct slot *find_slot(latrec_legs *b, uint64_t seq, uint64_t pl)
 {
     const size_t mask = b->table_cap - 1;
-    const uint64_t h = hash_key(seq, process, legkey);
-    for (size_t i = home_of(b, h);; i = (i + 1) & mask) {
+    const uint64_t hi = seq / SLOT_LANES;
+    for (size_t i = home_of(b, hash_key(hi, pl));; i = (i + 1) & mask) {
         struct slot *s = &b->table[i];
-        if (!s->node) return s;
-        if (s->hash == h && s->node->legkey == legkey && NODE_INST(s->node)->seq == seq &&
-            NODE_INST(s->node)->process == process)
-            return s;
+        if (!s->used || (s->seq_hi == hi && s->pl == pl)) return s;
     }
+}
+
+struct slot *latrec_legs_table_new(size_t cap)
+{
+    struct slot *t = aligned_alloc(64, cap * sizeof(*t));
+    if (t) memset(t, 0, cap * sizeof(*t));
+    return t;
 }
 
 static int grow_table(latrec_legs *b)
 {
     struct slot *old = b->table;
     size_t old_cap = b->table_cap;
-    struct slot *t = calloc(old_cap * 2, sizeof(*t));
+    struct slot *t = latrec_legs_table_new(old_cap * 2);
     if (!t) return -1;
     b->table = t;
     b->table_cap = old_cap * 2;
     b->table_shift--;
     for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].node) continue;
+        if (!old[i].used) continue;
         size_t j = home_of(b, old[i].hash);
-        while (t[j].node) j = (j + 1) & (b->table_cap - 1);
+        while (t[j].used) j = (j + 1) & (b->table_cap - 1);
         t[j] = old[i];
     }
     free(old);
     return 0;
 }
 
-/* Remove a slot with backward-shift deletion (linear probing stays valid). */
+/* Remove an emptied bucket with backward-shift deletion (linear probing
+ * stays valid). */
 static void remove_slot(latrec_legs *b, struct slot *s)
 {
     size_t mask = b->table_cap - 1;
     size_t i = (size_t)(s - b->table);
-    for (size_t j = (i + 1) & mask; b->table[j].node; j = (j + 1) & mask) {
+    for (size_t j = (i + 1) & mask; b->table[j].used; j = (j + 1) & mask) {
         size_t home = home_of(b, b->table[j].hash);
         /* Move j back to i when its home is not within (i, j]. */
         if (((j - home) & mask) >= ((j - i) & mask)) {
@@ -63,22 +69,79 @@ static void remove_slot(latrec_legs *b, struct slot *s)
             i = j;
         }
     }
-    b->table[i].node = NULL;
+    b->table[i] = (struct slot){ 0 };
+    b->n_slots--;
 }
 
+/* Put node n in slot s (found by find_slot for its key). */
+static void slot_put(latrec_legs *b, struct slot *s, uint64_t seq, uint64_t pl, struct node *n)
+{
+    if (!s->used) {
+        s->seq_hi = seq / SLOT_LANES;
+        s->pl = pl;
+        s->hash = hash_key(s->seq_hi, pl);
+        b->n_slots++;
+    }
+    s->used++;
+    SLOT_NODE(s, seq) = n;
+}
+
+/* Take seq's node out of slot s; the bucket goes when it empties. */
+static void slot_drop(latrec_legs *b, struct slot *s, uint64_t seq)
+{
+    SLOT_NODE(s, seq) = NULL;
+    if (!--s->used) remove_slot(b, s);
+}
+
+/* Bytes of a node with n_slots hits, in whole lines (a discovery group's
+ * size class also holds its stage list). */
+static size_t node_bytes(int n_slots)
+{
+    size_t sz = sizeof(struct node) + sizeof(latrec_instance) + (size_t)n_slots * sizeof(latrec_hit);
+    if (n_slots == DISC_HITS) sz += sizeof(struct disc);
+    return (sz + 63) & ~(size_t)63;
+}
+
+static int new_slab(latrec_legs *b, struct node_class *c, size_t bytes)
+{
+    if (b->n_slabs == b->cap_slabs) {
+        size_t cap = b->cap_slabs ? b->cap_slabs * 2 : 16;
+        void **slabs = realloc(b->slabs, cap * sizeof(*slabs));
+        if (!slabs) return -1;
+        b->slabs = slabs;
+        b->cap_slabs = cap;
+    }
+    char *p = aligned_alloc(64, bytes * SLAB_NODES);
+    if (!p) return -1;
+    b->slabs[b->n_slabs++] = p;
+    c->slab = p;
+    c->slab_left = SLAB_NODES;
+    return 0;
+}
+
+/* A node with n_slots hits; the caller fills the rest (see NODE_ZEROED).
+ * The free list is last-in first-out: the node ended just now, still in
+ * cache, is the one reused. */
 static struct node *new_node(latrec_legs *b, int n_slots)
 {
-    struct node *n = b->free_nodes[n_slots];
+    struct node_class *c = &b->classes[n_slots];
+    struct node *n = c->free;
     if (n) {
-        b->free_nodes[n_slots] = n->next;
+        c->free = n->next;
     } else {
-        n = malloc(sizeof(struct node) + sizeof(latrec_instance) + (size_t)n_slots * sizeof(latrec_hit));
-        if (!n) return NULL;
+        const size_t bytes = node_bytes(n_slots);
+        if (!c->slab_left && new_slab(b, c, bytes) < 0) return NULL;
+        n = (struct node *)c->slab;
+        c->slab += bytes;
+        c->slab_left--;
     }
-    memset(n, 0, sizeof(struct node) + sizeof(latrec_instance) + (size_t)n_slots * sizeof(latrec_hit));
-    n->n_slots = n_slots;
-    NODE_INST(n)->n_hits = n_slots;
     return n;
+}
+
+/* Zero the hits of n in `bits` (absent ones). */
+static void zero_hits(struct node *n, uint32_t bits)
+{
+    for (; bits; bits &= bits - 1) NODE_INST(n)->hits[__builtin_ctz(bits)] = (latrec_hit){ 0 };
 }
 
 /* ---- ending instances ----------------------------------------------------- */
@@ -118,34 +181,35 @@ static int grow_legs(latrec_legs *b)
 
 static int discovered_leg(latrec_legs *b, const struct node *n)
 {
+    const struct disc *d = NODE_DISC(n);
     const int cat_index = b->ring_cat[NODE_INST(n)->hits[0].ring];
     const latrec_catalog *cat = b->cats[cat_index];
     for (int l = b->n_cat_legs; l < b->n_legs; l++)
-        if (b->leg_cat[l] == cat_index && b->legs[l].n_chain == n->n_disc &&
-            memcmp(b->legs[l].chain, n->disc_stage, n->n_disc) == 0)
+        if (b->leg_cat[l] == cat_index && b->legs[l].n_chain == d->n &&
+            memcmp(b->legs[l].chain, d->stage, d->n) == 0)
             return l;
     if (b->n_legs == b->cap_legs && grow_legs(b) < 0) return -1;
     b->leg_cat[b->n_legs] = cat_index;
     latrec_leg *leg = &b->legs[b->n_legs];
     memset(leg, 0, sizeof(*leg));
     leg->discovered = 1;
-    leg->n_chain = n->n_disc;
-    memcpy(leg->chain, n->disc_stage, n->n_disc);
+    leg->n_chain = d->n;
+    memcpy(leg->chain, d->stage, d->n);
     /* Up to 16 stage names of up to 47 bytes (or longer, from a header)
      * joined by '>': appended with bounds; a name too long for a leg name
      * becomes "FIRST>..>LAST" below. */
     char name[LATREC_NAME_MAX * (LATREC_MAX_CHAIN + 1)] = "", buf[8];
     size_t len = 0;
-    for (int i = 0; i < n->n_disc && len < sizeof(name) - 1; i++) {
+    for (int i = 0; i < d->n && len < sizeof(name) - 1; i++) {
         int w = snprintf(name + len, sizeof(name) - len, "%s%s", i ? ">" : "",
-                         latrec_catalog_stage_name(cat, n->disc_stage[i], buf));
+                         latrec_catalog_stage_name(cat, d->stage[i], buf));
         len = w < 0 ? sizeof(name) - 1 : len + (size_t)w;
     }
     if (len >= LATREC_NAME_MAX) {
         char first[8], last[8];
         snprintf(name, sizeof(name), "%s>..>%s",
-                 latrec_catalog_stage_name(cat, n->disc_stage[0], first),
-                 latrec_catalog_stage_name(cat, n->disc_stage[n->n_disc - 1], last));
+                 latrec_catalog_stage_name(cat, d->stage[0], first),
+                 latrec_catalog_stage_name(cat, d->stage[d->n - 1], last));
         name[LATREC_NAME_MAX - 8] = '\0';
     }
     snprintf(leg->name, sizeof(leg->name), "%s", name);
@@ -187,44 +251,51 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
     }
 }
 
-static void end_node(latrec_legs *b, struct node *n, struct slot *s)
+/* End a catalog leg's instance: complete or not, its component (the ring
+ * of its last chain stage present, else of its last extra). */
+static void end_instance(latrec_legs *b, struct node *n, latrec_instance *inst)
+{
+    const latrec_leg *leg = &b->legs[inst->leg];
+    const uint32_t have = n->have & NODE_HITS, chain = (1u << leg->n_chain) - 1;
+    if (!(n->have & NODE_ZEROED)) zero_hits(n, ~have & ((1u << inst->n_hits) - 1));
+    const uint32_t last_of = have & chain ? have & chain : have;
+    const int last = last_of ? 31 - __builtin_clz(last_of) : 0; /* 0: no stamp but t_ns 0 (hits[0] zero) */
+    inst->complete = (have & chain) == chain;
+    inst->component = b->ring_component[inst->hits[last].ring];
+    note_reversed(b, leg, inst);
+    b->emit(b->ctx, inst);
+}
+
+/* End node n (its table slot s, or NULL to look it up): hand its instance
+ * to emit, then drop it from the table, the grace queue and the open list. */
+static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n, struct slot *s)
 {
     latrec_instance *inst = NODE_INST(n);
-    if (n->legkey < 0) {
+    const int32_t legkey = inst->leg;
+    const int n_slots = inst->n_hits;
+    if (!s) s = find_slot(b, inst->seq, SLOT_PL(inst->process, legkey));
+    slot_drop(b, s, inst->seq);
+    if (legkey < 0) {
         int leg = discovered_leg(b, n);
         inst->leg = leg;
         inst->complete = 1;
-        inst->n_hits = n->n_disc;
-        inst->component = -n->legkey - 1;
+        inst->n_hits = NODE_DISC(n)->n;
+        inst->component = -legkey - 1;
         if (leg >= 0) b->emit(b->ctx, inst);
     } else {
-        const latrec_leg *leg = &b->legs[inst->leg];
-        int complete = 1, last = -1;
-        for (int i = 0; i < leg->n_chain; i++) {
-            if (inst->hits[i].t_ns) last = i;
-            else complete = 0;
-        }
-        if (last < 0)
-            for (int i = 0; i < leg->n_extras; i++)
-                if (inst->hits[leg->n_chain + i].t_ns) last = leg->n_chain + i;
-        inst->complete = complete;
-        inst->component = b->ring_component[inst->hits[last].ring];
-        note_reversed(b, leg, inst);
-        b->emit(b->ctx, inst);
+        end_instance(b, n, inst);
     }
-    if (!s) s = find_slot(b, inst->seq, inst->process, n->legkey);
-    remove_slot(b, s);
-    if (n->in_grace) {
+    if (n->have & NODE_GRACE) {
         b->gq[n->gpos & (b->gq_cap - 1)].node = NULL;
         b->n_grace--;
     }
     if (n->prev) n->prev->next = n->next;
-    else b->head = n->next;
+    else b->head = n->next, b->due = 0; /* the new head's horizon: evict looks at it */
     if (n->next) n->next->prev = n->prev;
     else b->tail = n->prev;
     b->n_open--;
-    n->next = b->free_nodes[n->n_slots];
-    b->free_nodes[n->n_slots] = n;
+    n->next = b->classes[n_slots].free;
+    b->classes[n_slots].free = n;
 }
 
 void latrec_legs_finish(latrec_legs *b)
@@ -237,24 +308,27 @@ void latrec_legs_finish(latrec_legs *b)
 static struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq, uint32_t process,
                               int32_t legkey, int n_slots, uint64_t t)
 {
-    if ((b->n_open + 1) * 2 > b->table_cap) {
+    if ((b->n_slots + 1) * 2 > b->table_cap) {
         if (grow_table(b) < 0) return NULL;
-        *sp = find_slot(b, seq, process, legkey);
+        *sp = find_slot(b, seq, SLOT_PL(process, legkey));
     }
     struct node *n = new_node(b, n_slots);
     if (!n) return NULL;
-    n->legkey = legkey;
+    n->have = 0;
     latrec_instance *inst = NODE_INST(n);
     inst->leg = legkey;
     inst->process = process;
     inst->seq = seq;
+    inst->component = 0;
+    inst->complete = 0;
     inst->first_t = t;
-    struct slot *s = *sp;
-    s->hash = hash_key(seq, process, legkey);
-    s->node = n;
+    inst->n_hits = n_slots;
+    if (legkey < 0) NODE_DISC(n)->n = 0;
+    slot_put(b, *sp, seq, SLOT_PL(process, legkey), n);
+    n->next = NULL;
     n->prev = b->tail;
     if (b->tail) b->tail->next = n;
-    else b->head = n;
+    else b->head = n, b->due = 0;
     b->tail = n;
     b->n_open++;
     return n;
@@ -274,7 +348,7 @@ static void set_hit(latrec_hit *h, uint32_t ring, const latrec_rec *rec)
  * is how they normally end, and they count as complete). */
 static int counts_as_evicted(const struct node *n)
 {
-    return !n->in_grace && n->legkey >= 0;
+    return !(n->have & NODE_GRACE) && NODE_INST(n)->leg >= 0;
 }
 
 /* Ask for the node and table slot of the grace entry GRACE_AHEAD behind
@@ -286,13 +360,13 @@ static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs 
     if (b->gq_len <= GRACE_AHEAD) return;
     const struct grace *g = &b->gq[(b->gq_head + GRACE_AHEAD) & (b->gq_cap - 1)];
     if (!g->node) return;
-    const char *n = (const char *)g->node; /* the lines a leg of a few stages uses */
+    const char *n = (const char *)g->node; /* the lines a leg of a few stages uses (nodes start a line) */
     for (size_t off = 0; off < sizeof(struct node) + sizeof(latrec_instance) + 6 * sizeof(latrec_hit); off += 64)
         __builtin_prefetch(n + off);
     __builtin_prefetch(&b->table[home_of(b, g->hash)]);
 }
 
-static void evict(latrec_legs *b, uint64_t now)
+static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
 {
     while (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
@@ -308,6 +382,15 @@ static void evict(latrec_legs *b, uint64_t now)
         b->cut_horizon += counts_as_evicted(b->head);
         end_node(b, b->head, NULL);
     }
+    /* Nothing more is due until the front's grace or the head's horizon
+     * ends (the same sums as above; a hole at the front only makes it an
+     * early look). */
+    uint64_t due = b->head ? NODE_INST(b->head)->first_t + b->horizon : UINT64_MAX;
+    if (b->gq_len) {
+        const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
+        if (g->done_t + b->grace < due) due = g->done_t + b->grace;
+    }
+    b->due = due;
 }
 
 /* Make room for one more open instance: at most max_open are ever open.
@@ -324,20 +407,23 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
                           uint32_t process)
 {
     int32_t legkey = -(b->ring_component[ring] + 1);
-    struct slot *s = find_slot(b, seq, process, legkey);
-    struct node *n = s->node;
-    if (n && (n->n_disc == DISC_HITS || memchr(n->disc_stage, (int)stage, n->n_disc))) {
+    const uint64_t pl = SLOT_PL(process, legkey);
+    struct slot *s = find_slot(b, seq, pl);
+    struct node *n = SLOT_NODE(s, seq);
+    if (n && (NODE_DISC(n)->n == DISC_HITS || memchr(NODE_DISC(n)->stage, (int)stage, NODE_DISC(n)->n))) {
         end_node(b, n, s);
-        s = find_slot(b, seq, process, legkey);
+        s = find_slot(b, seq, pl);
         n = NULL;
     }
     if (!n && b->n_open >= b->max_open) {
         make_room(b);
-        s = find_slot(b, seq, process, legkey);
+        s = find_slot(b, seq, pl);
     }
     if (!n && !(n = open_node(b, &s, seq, process, legkey, DISC_HITS, rec->t_ns))) return -2;
-    set_hit(&NODE_INST(n)->hits[n->n_disc], ring, rec);
-    n->disc_stage[n->n_disc++] = (uint8_t)stage;
+    struct disc *d = NODE_DISC(n);
+    set_hit(&NODE_INST(n)->hits[d->n], ring, rec);
+    if (rec->t_ns) n->have |= 1u << d->n;
+    d->stage[d->n++] = (uint8_t)stage;
     return -1;
 }
 
@@ -345,8 +431,8 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
 static int node_has_role(const latrec_legs *b, const struct node *n, int role)
 {
     const latrec_instance *inst = NODE_INST(n);
-    for (int i = 0; i < n->n_slots; i++)
-        if (inst->hits[i].t_ns && b->ring_role[inst->hits[i].ring] == role) return 1;
+    for (uint32_t have = n->have & NODE_HITS; have; have &= have - 1)
+        if (b->ring_role[inst->hits[__builtin_ctz(have)].ring] == role) return 1;
     return 0;
 }
 
@@ -364,22 +450,22 @@ static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uin
     const struct cand *cands = b->cands[cat][stage];
     const int n = b->n_cands[cat][stage];
     if (n == 1) { /* the usual stage: its one leg, open or not */
-        *sp = find_slot(b, seq, process, cands[0].leg);
+        *sp = find_slot(b, seq, SLOT_PL(process, cands[0].leg));
         return &cands[0];
     }
     int learned = -1, free_slot = -1;
     for (int i = 0; i < n; i++) {
-        struct slot *s = find_slot(b, seq, process, cands[i].leg);
-        if (s->node && (!cands[i].extra || n == 1 || node_has_role(b, s->node, role))) {
+        struct slot *s = find_slot(b, seq, SLOT_PL(process, cands[i].leg));
+        if (SLOT_NODE(s, seq) && (!cands[i].extra || n == 1 || node_has_role(b, SLOT_NODE(s, seq), role))) {
             *sp = s;
             return &cands[i];
         }
-        if (!s->node && free_slot < 0) free_slot = i;
-        if (!s->node && learned < 0 && cands[i].extra && b->leg_roles[cands[i].leg * (b->n_roles + 1) + role])
+        if (!SLOT_NODE(s, seq) && free_slot < 0) free_slot = i;
+        if (!SLOT_NODE(s, seq) && learned < 0 && cands[i].extra && b->leg_roles[cands[i].leg * (b->n_roles + 1) + role])
             learned = i;
     }
     int pick = cands[0].extra ? (learned >= 0 ? learned : free_slot >= 0 ? free_slot : 0) : 0;
-    *sp = find_slot(b, seq, process, cands[pick].leg);
+    *sp = find_slot(b, seq, SLOT_PL(process, cands[pick].leg));
     return &cands[pick];
 }
 
@@ -392,7 +478,7 @@ static void compact_grace(latrec_legs *b)
     for (uint64_t from = b->gq_head; from < b->gq_head + b->gq_len; from++) {
         struct grace g = b->gq[from & mask];
         if (!g.node) continue;
-        g.node->gpos = to;
+        g.node->gpos = (uint32_t)to;
         b->gq[to++ & mask] = g;
     }
     b->gq_len = to - b->gq_head;
@@ -408,6 +494,7 @@ static int grace_room(latrec_legs *b)
         return 0;
     }
     uint64_t cap = b->gq_cap ? b->gq_cap * 2 : 1024;
+    if (cap > (1ull << 32)) return -1; /* a node keeps its position mod 2^32 */
     struct grace *q = malloc(cap * sizeof(*q));
     if (!q) return -1;
     for (uint64_t p = b->gq_head; p < b->gq_head + b->gq_len; p++) q[p & (cap - 1)] = b->gq[p & (b->gq_cap - 1)];
@@ -420,23 +507,68 @@ static int grace_room(latrec_legs *b)
 /* Put a complete-so-far instance on the grace queue: it waits there for
  * late extras, and for chain stages a clock regression across two rings
  * put after its last one in time order. 0, or -1 when out of memory. */
-static int start_grace(latrec_legs *b, struct node *n, uint64_t t)
+static __attribute__((noinline)) int start_grace(latrec_legs *b, struct node *n, uint64_t t)
 {
     if (grace_room(b) < 0) return -1;
     const latrec_instance *inst = NODE_INST(n);
-    n->in_grace = 1;
-    n->gpos = b->gq_head + b->gq_len++;
-    b->gq[n->gpos & (b->gq_cap - 1)] = (struct grace){ n, t, hash_key(inst->seq, inst->process, n->legkey) };
+    const uint64_t pos = b->gq_head + b->gq_len++;
+    n->have |= NODE_GRACE;
+    n->gpos = (uint32_t)pos;
+    if (t + b->grace < b->due) b->due = t + b->grace;
+    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t, hash_key(inst->seq / SLOT_LANES, SLOT_PL(inst->process, inst->leg)) };
     b->n_grace++;
     return 0;
 }
 
-int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+/* Record rec of ring `ring` into node n (slot s) as candidate c, then end
+ * the instance or start its grace when that stage completes it. */
+static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, struct slot *s,
+                                                        const struct cand *c, uint32_t ring, const latrec_rec *rec)
+{
+    const uint64_t t = rec->t_ns;
+    latrec_instance *inst = NODE_INST(n);
+    if (LATREC_UNLIKELY_(!t) && !(n->have & NODE_ZEROED)) { /* written, yet absent: zero the rest now */
+        zero_hits(n, ~n->have & c->all);
+        n->have |= NODE_ZEROED;
+    }
+    set_hit(&inst->hits[c->idx], ring, rec);
+    n->have |= (uint32_t)(t != 0) << c->idx;
+    if (LATREC_UNLIKELY_(t < inst->first_t)) {
+        inst->first_t = t;
+        if (n == b->head) b->due = 0; /* an earlier horizon */
+    }
+    if (n->have & NODE_GRACE) {
+        if ((n->have & c->all) == c->all) end_node(b, n, s);
+    } else if (c->last) {
+        if ((n->have & c->before) == c->before && c->no_extras) end_node(b, n, s);
+        else if (start_grace(b, n, t) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+            return -2;
+    }
+    return c->leg;
+}
+
+/* A new instance for rec (none open for its key; s: where it goes). */
+static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, const latrec_rec *rec,
+                                               const struct cand *c, struct slot *s, uint64_t seq)
+{
+    const uint32_t process = b->ring_process[ring];
+    if (b->n_open >= b->max_open) {
+        make_room(b);
+        s = find_slot(b, seq, SLOT_PL(process, c->leg));
+    }
+    struct node *n = open_node(b, &s, seq, process, c->leg, c->n_slots, rec->t_ns);
+    if (!n) return -2;
+    b->leg_roles[c->leg * (b->n_roles + 1) + b->ring_role[ring]] = 1;
+    return place(b, n, s, c, ring, rec);
+}
+
+/* Every case but the usual one: a stage of several legs or of none
+ * (discovery), a new instance, a seq used again. */
+static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     const unsigned stage = latrec_rec_stage(rec->sc);
     const uint64_t seq = latrec_rec_seq(rec->sc);
     const uint32_t process = b->ring_process[ring];
-    if (b->head) evict(b, rec->t_ns);
     const int cat = b->ring_cat[ring];
     if (LATREC_UNLIKELY_(b->n_cands[cat][stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
     if (LATREC_UNLIKELY_(b->n_chain_cands[cat][stage] > 1)) b->shared_recs[cat][stage]++;
@@ -444,34 +576,31 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     const int role = b->ring_role[ring];
     struct slot *s;
     const struct cand *c = pick_cand(b, cat, stage, seq, process, role, &s);
-    const latrec_leg *leg = &b->legs[c->leg];
-    const int idx = c->extra ? leg->n_chain + c->pos : c->pos;
-    struct node *n = s->node;
-    if (n && NODE_INST(n)->hits[idx].t_ns) {
+    struct node *n = SLOT_NODE(s, seq);
+    if (n && (n->have >> c->idx & 1)) { /* seq reuse: the stage is there already */
         end_node(b, n, s);
-        s = find_slot(b, seq, process, c->leg);
+        s = find_slot(b, seq, SLOT_PL(process, c->leg));
         n = NULL;
     }
-    if (!n && b->n_open >= b->max_open) {
-        make_room(b);
-        s = find_slot(b, seq, process, c->leg);
-    }
-    if (!n && !(n = open_node(b, &s, seq, process, c->leg, leg->n_chain + leg->n_extras, rec->t_ns)))
-        return -2;
+    if (!n) return feed_open(b, ring, rec, c, s, seq);
     b->leg_roles[c->leg * (b->n_roles + 1) + role] = 1;
-    latrec_instance *inst = NODE_INST(n);
-    set_hit(&inst->hits[idx], ring, rec);
-    if (rec->t_ns < inst->first_t) inst->first_t = rec->t_ns;
-    if (n->in_grace) {
-        int all = 1;
-        for (int i = 0; i < leg->n_chain + leg->n_extras; i++) all &= inst->hits[i].t_ns != 0;
-        if (all) end_node(b, n, s);
-    } else if (!c->extra && c->pos == leg->n_chain - 1) {
-        int chain = 1;
-        for (int i = 0; i < leg->n_chain - 1; i++) chain &= inst->hits[i].t_ns != 0;
-        if (chain && leg->n_extras == 0) end_node(b, n, s);
-        else if (start_grace(b, n, rec->t_ns) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
-            return -2;
-    }
-    return c->leg;
+    return place(b, n, s, c, ring, rec);
+}
+
+int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+{
+    if (LATREC_UNLIKELY_(rec->t_ns > b->due)) evict(b, rec->t_ns);
+    /* The usual record: a stage of one leg, for an open instance that does
+     * not hold it yet. */
+    const unsigned stage = latrec_rec_stage(rec->sc);
+    const int cat = b->ring_cat[ring];
+    if (LATREC_UNLIKELY_(b->n_cands[cat][stage] != 1)) return feed_general(b, ring, rec);
+    const struct cand *c = &b->cands[cat][stage][0];
+    const uint64_t seq = latrec_rec_seq(rec->sc);
+    struct slot *s = find_slot(b, seq, SLOT_PL(b->ring_process[ring], c->leg));
+    struct node *n = SLOT_NODE(s, seq);
+    if (LATREC_UNLIKELY_(!n)) return feed_open(b, ring, rec, c, s, seq);
+    if (LATREC_UNLIKELY_(n->have >> c->idx & 1)) return feed_general(b, ring, rec);
+    b->leg_roles[c->leg * (b->n_roles + 1) + b->ring_role[ring]] = 1;
+    return place(b, n, s, c, ring, rec);
 }

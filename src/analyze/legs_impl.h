@@ -15,23 +15,48 @@
 #define DISC_HITS LATREC_MAX_CHAIN
 #define LATREC_LEGS_RETIRED 96 /* 48 doublings of the leg table */
 
+/* A leg a stage can go to, with what placing a record there needs to know
+ * without reading the leg. */
 struct cand {
     int16_t leg;
-    int8_t  pos;   /* chain or extra position */
-    int8_t  extra; /* 1: an extra of the leg */
+    int8_t  pos;       /* chain or extra position */
+    int8_t  extra;     /* 1: an extra of the leg */
+    uint8_t idx;       /* its hit: pos, or n_chain + pos for an extra */
+    uint8_t last;      /* 1: the leg's last chain stage */
+    uint8_t n_slots;   /* the leg's hits: n_chain + n_extras */
+    uint8_t no_extras; /* 1: the leg has no extras (complete ends it at once) */
+    uint32_t all;      /* bits of every hit */
+    uint32_t before;   /* bits of the chain stages before the last one */
 };
 
+/* An open instance: this header, then its latrec_instance (hits[]
+ * inline), then for a discovery group its stage list (struct disc). Nodes
+ * are cut from 64-byte aligned slabs in sizes of whole lines, so the
+ * E3 outbound leg's node (4 chain stages, 2 extras) is four lines. While
+ * open, inst->leg holds the table key's leg (-(component + 1) for
+ * discovery) and inst->n_hits the hits allocated (the node's size class). */
 struct node {
-    struct node *prev, *next; /* open list, in order of creation */
-    uint64_t gpos;            /* in grace: its entry's position in the queue */
-    int      in_grace;
-    int32_t  legkey;          /* leg index, or -(component + 1) for discovery */
-    uint8_t  n_disc;
-    uint8_t  disc_stage[DISC_HITS];
-    int      n_slots;         /* hits allocated */
+    struct node *prev, *next; /* open list, in order of creation (next: the free list) */
+    uint32_t gpos;            /* in grace: its entry's position in the queue (mod 2^32) */
+    uint32_t have;            /* bit i: hits[i] holds a stamp (t_ns != 0); NODE_GRACE, NODE_ZEROED */
 };
 
+/* A node's hits are not zeroed when it opens: its absent hits are when it
+ * ends (an instance shows absent stages as zero hits). A record stamped
+ * 0 (written, yet absent) zeroes the node's unwritten hits at once instead,
+ * and NODE_ZEROED says so. */
+#define NODE_HITS ((1u << (LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS)) - 1)
+#define NODE_ZEROED (1u << 30)
+#define NODE_GRACE (1u << 31) /* waiting in the grace queue */
 #define NODE_INST(n) ((latrec_instance *)((char *)(n) + sizeof(struct node)))
+
+/* A discovery group's stages, after its DISC_HITS hits. */
+struct disc {
+    uint8_t n;
+    uint8_t stage[DISC_HITS];
+};
+#define NODE_DISC(n) \
+    ((struct disc *)((char *)(n) + sizeof(struct node) + sizeof(latrec_instance) + DISC_HITS * sizeof(latrec_hit)))
 
 struct grace {
     struct node *node; /* NULL: a hole */
@@ -42,11 +67,30 @@ struct grace {
 /* Fetch the nodes this many entries behind the grace queue's front. */
 #define GRACE_AHEAD 8
 
-/* A table slot: the key's hash (its home, and most misses told apart
- * without reading the node) and the node, which holds the key itself. */
+/* A table slot is a bucket of SLOT_LANES consecutive seqs of one (process,
+ * leg key): a seq counter's messages in flight and those waiting in grace
+ * share a few buckets, so a new message's bucket is usually the one its
+ * predecessor just used, and ending instances in grace order walks the
+ * buckets in order. The bucket holds the whole key (a probe never reads a
+ * node) and its hash (moving it never rehashes). One line each. */
+#define SLOT_LANES 4
 struct slot {
-    uint64_t hash;
-    struct node *node; /* NULL: empty */
+    uint64_t seq_hi;  /* seq / SLOT_LANES */
+    uint64_t pl;      /* SLOT_PL(process, legkey) */
+    uint64_t hash;    /* hash_key(seq_hi, pl) */
+    uint32_t used;    /* lanes holding a node; 0: an empty slot */
+    uint32_t unused_;
+    struct node *node[SLOT_LANES]; /* by seq % SLOT_LANES; NULL: none */
+};
+#define SLOT_PL(process, legkey) ((uint64_t)(process) << 32 | (uint32_t)(legkey))
+#define SLOT_NODE(s, seq) ((s)->node[(seq) & (SLOT_LANES - 1)])
+
+/* Nodes of one size class: a free list, and slabs cut in creation order. */
+#define SLAB_NODES 64
+struct node_class {
+    struct node *free;
+    char *slab;        /* the current slab's next unused node, or NULL */
+    size_t slab_left;  /* nodes left in it */
 };
 
 struct latrec_legs {
@@ -85,7 +129,7 @@ struct latrec_legs {
     int guessed;
 
     struct slot *table;
-    size_t table_cap, n_open, max_open;
+    size_t table_cap, n_slots, n_open, max_open; /* slots: buckets in use */
     unsigned table_shift; /* 64 - log2(table_cap) */
     struct node *head, *tail;
     /* Complete instances waiting for late extras, in order of completion:
@@ -97,8 +141,14 @@ struct latrec_legs {
     struct grace *gq;
     uint64_t gq_head, gq_len, gq_cap; /* absolute position of the front; entries; a power of two */
     size_t n_grace;
-    struct node *free_nodes[DISC_HITS + LATREC_MAX_EXTRAS + 1];
+    struct node_class classes[DISC_HITS + LATREC_MAX_EXTRAS + 1]; /* by hits allocated */
+    void **slabs;                                                  /* every slab, to free them */
+    size_t n_slabs, cap_slabs;
     uint64_t horizon, grace;
+    /* No instance is due to end (grace over, horizon passed) while stream
+     * time stays at or below this: a lower bound of the grace queue front's
+     * and the open list head's deadlines (0: look again). */
+    uint64_t due;
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
 
     /* Seq counters belong to a thread family: ring_role[ring] indexes the
@@ -111,5 +161,8 @@ struct latrec_legs {
     latrec_emit_fn emit;
     void *ctx;
 };
+
+/* A zeroed table of cap slots, line-aligned; NULL when out of memory. */
+struct slot *latrec_legs_table_new(size_t cap);
 
 #endif

@@ -61,14 +61,20 @@ static int role_index(latrec_legs *b, const latrec_ringset *set, size_t ring)
     return b->n_roles++;
 }
 
-static void add_cand(latrec_legs *b, int c, unsigned stage, int leg, int pos, int extra)
+static void add_cand(latrec_legs *b, int c, unsigned stage, int g, const latrec_leg *leg, int pos, int extra)
 {
     if (!extra) b->n_chain_cands[c][stage]++;
     if (b->n_cands[c][stage] == MAX_CANDS) return;
     struct cand *cd = &b->cands[c][stage][b->n_cands[c][stage]++];
-    cd->leg = (int16_t)leg;
+    cd->leg = (int16_t)g;
     cd->pos = (int8_t)pos;
     cd->extra = (int8_t)extra;
+    cd->idx = (uint8_t)(extra ? leg->n_chain + pos : pos);
+    cd->last = !extra && pos == leg->n_chain - 1;
+    cd->n_slots = (uint8_t)(leg->n_chain + leg->n_extras);
+    cd->no_extras = leg->n_extras == 0;
+    cd->all = (1u << cd->n_slots) - 1;
+    cd->before = leg->n_chain ? (1u << (leg->n_chain - 1)) - 1 : 0;
 }
 
 /* Copy the catalogs' legs and index their stages: per catalog and stage,
@@ -102,9 +108,9 @@ static int index_catalogs(latrec_legs *b)
                 const latrec_leg *leg = &cat->legs[l];
                 const int g = b->cat_base[c] + l;
                 if (pass == 0)
-                    for (int i = 0; i < leg->n_chain; i++) add_cand(b, c, leg->chain[i], g, i, 0);
+                    for (int i = 0; i < leg->n_chain; i++) add_cand(b, c, leg->chain[i], g, leg, i, 0);
                 else
-                    for (int i = 0; i < leg->n_extras; i++) add_cand(b, c, leg->extras[i], g, i, 1);
+                    for (int i = 0; i < leg->n_extras; i++) add_cand(b, c, leg->extras[i], g, leg, i, 1);
             }
     }
     b->cat_base[b->n_cats] = b->n_cat_legs = b->n_legs;
@@ -156,7 +162,7 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     b->ring_role = calloc(set->n + 1, sizeof(int));
     b->table_cap = 1024;
     b->table_shift = 64 - 10;
-    b->table = calloc(b->table_cap, sizeof(*b->table));
+    b->table = latrec_legs_table_new(b->table_cap);
     if (!b->ring_cat || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
         !b->ring_role || !b->table || index_catalogs(b) < 0) {
         latrec_legs_free(b);
@@ -215,17 +221,8 @@ int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *
 void latrec_legs_free(latrec_legs *b)
 {
     if (!b) return;
-    for (struct node *n = b->head; n;) {
-        struct node *next = n->next;
-        free(n);
-        n = next;
-    }
-    for (size_t i = 0; i < sizeof(b->free_nodes) / sizeof(b->free_nodes[0]); i++)
-        for (struct node *n = b->free_nodes[i]; n;) {
-            struct node *next = n->next;
-            free(n);
-            n = next;
-        }
+    for (size_t i = 0; i < b->n_slabs; i++) free(b->slabs[i]);
+    free(b->slabs);
     free(b->legs);
     free(b->leg_cat);
     for (int i = 0; i < b->n_retired; i++) free(b->retired[i]);
