@@ -271,6 +271,7 @@ static void on_instance(void *ctx, const latrec_instance *inst)
         p->warm_skipped++;
         return;
     }
+    if (p->opts.no_legs) return; /* no tables (table_for would say so, a look-up later) */
     latrec_leg_table *t = table_for(p, inst->component, inst->leg);
     if (!t) return;
     t->instances++;
