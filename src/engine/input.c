@@ -326,38 +326,88 @@ void latrec_input_lapped_get(latrec_input *in, latrec_merge *m)
     for (size_t i = 0; i < in->set.n && i < m->n; i++) in->lapped[i] = latrec_merge_cursor(m, i)->lapped;
 }
 
-/* Live: the next record is at or below the watermark. */
-static int ready(const latrec_input *in, const latrec_merge *m)
+/* The end of a pass (the stream ran dry): the lapped counts, and for a
+ * finished input every window back to normal and the truncated rings
+ * named. */
+static void at_end(latrec_input *in, latrec_merge *m)
 {
-    uint64_t key;
-    return latrec_merge_peek(m, &key) && key <= in->watermark;
+    if (in->pass == 1) latrec_input_lapped_get(in, m);
+    if (in->live) return; /* idle for now: the windows stay where they are */
+    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
+    latrec_input_say_truncated(in, stderr);
+}
+
+static uint64_t ring_start(const latrec_input *in, uint32_t r)
+{
+    const int d = in->ring_dir[r];
+    return in->dir_have_start[d] ? in->dir_start_ns[d] : 0;
+}
+
+/* Each ring's start stamp (its directory's; 0: none), for the rings there
+ * are now (live rings join): 0, or -1 when out of memory (then each record
+ * looks its directory up). */
+static int ring_starts(latrec_input *in)
+{
+    if (in->n_ring_start == in->set.n) return 0;
+    uint64_t *t = realloc(in->ring_start_ns, (in->set.n + 1) * sizeof(*t));
+    if (!t) return -1;
+    in->ring_start_ns = t;
+    for (size_t i = 0; i < in->set.n; i++) t[i] = ring_start(in, (uint32_t)i);
+    in->n_ring_start = in->set.n;
+    return 0;
+}
+
+/* Keep the records of out[0..n) at or after their directory's start stamp
+ * (counting the others in dropped on the first pass), moving the rings'
+ * windows along and counting what is kept: how many are kept. */
+static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, size_t n)
+{
+    const int first = in->pass == 1, sched = in->sched_ring;
+    size_t k = 0, n_sched = 0;
+    for (size_t j = 0; j < n; j++) {
+        const uint32_t r = out[j].ring;
+        latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos);
+        const uint64_t from = start ? start[r] : ring_start(in, r);
+        if (__builtin_expect(out[j].rec.t_ns < from, 0)) {
+            if (first) in->dropped[r]++;
+            continue;
+        }
+        if (first) {
+            in->fed[r]++;
+            n_sched += (int)r == sched;
+        }
+        if (in->live && (int)r != sched) {
+            if (out[j].t_ns < in->last_key) in->late++;
+            else in->last_key = out[j].t_ns;
+        }
+        if (k != j) out[k] = out[j];
+        k++;
+    }
+    if (first) {
+        in->sched_records += n_sched;
+        in->records += k - n_sched;
+    }
+    return k;
+}
+
+size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max)
+{
+    if (max == 0) return 0;
+    const uint64_t limit = in->live ? in->watermark : UINT64_MAX;
+    const uint64_t *start = ring_starts(in) == 0 ? in->ring_start_ns : NULL;
+    for (;;) {
+        const size_t got = latrec_merge_fill(m, out, max, limit);
+        if (got == 0) break;
+        const size_t k = keep(in, start, out, got);
+        if (k) return k;
+    }
+    at_end(in, m);
+    return 0;
 }
 
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)
 {
-    while ((!in->live || ready(in, m)) && latrec_merge_next(m, out)) {
-        latrec_ring_window_at(&in->set.rings[out->ring], &in->released[out->ring], out->pos);
-        const int d = in->ring_dir[out->ring];
-        if (in->dir_have_start[d] && out->rec.t_ns < in->dir_start_ns[d]) {
-            if (in->pass == 1) in->dropped[out->ring]++;
-            continue;
-        }
-        if (in->pass == 1) {
-            in->fed[out->ring]++;
-            if ((int)out->ring == in->sched_ring) in->sched_records++;
-            else in->records++;
-        }
-        if (in->live && (int)out->ring != in->sched_ring) {
-            if (out->t_ns < in->last_key) in->late++;
-            else in->last_key = out->t_ns;
-        }
-        return 1;
-    }
-    if (in->pass == 1) latrec_input_lapped_get(in, m);
-    if (in->live) return 0; /* idle for now: the windows stay where they are */
-    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
-    latrec_input_say_truncated(in, stderr);
-    return 0;
+    return latrec_input_fill(in, m, out, 1) != 0;
 }
 
 void latrec_input_close(latrec_input *in)
@@ -377,6 +427,7 @@ void latrec_input_close(latrec_input *in)
     free(in->lapped);
     free(in->dir_have_start);
     free(in->dir_start_ns);
+    free(in->ring_start_ns);
     memset(in, 0, sizeof(*in));
 }
 

@@ -81,6 +81,9 @@ typedef struct latrec_input {
     uint64_t      *dir_start_ns;  /* per directory: its start stamp; a ring's records
                                      before its own directory's stamp are dropped */
     uint64_t      *dropped;       /* per ring: records before the start stamp */
+    uint64_t      *ring_start_ns; /* per ring: its directory's start stamp (0: none),
+                                     for the first n_ring_start rings */
+    size_t         n_ring_start;
     latrec_ring_window *released; /* per ring: the pass's resident pages
                                      (read/ring_window.h) */
     unsigned char *truncated;     /* per ring: 1 once said truncated while read */
@@ -136,6 +139,12 @@ int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
  * does at the end; mark it in in->truncated and count it in n_rejected.
  * Returns the number named now. A live reader asks as it goes. */
 int latrec_input_say_truncated(latrec_input *in, FILE *out);
+
+/* Up to max such records into out[0..) (what as many latrec_input_next
+ * calls would give): how many, at least 1 while the stream has more, 0 at
+ * the end (with what latrec_input_next does there). The cheap way to read
+ * the stream: a record costs the merge and the filter only. */
+size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max);
 
 /* Copy each ring's lapped count from the pass's merge into in->lapped
  * (latrec_input_next does at the end of the first pass). */

@@ -40,6 +40,10 @@ struct disc_stamp {
     int      component, leg;
 };
 
+/* Records pulled from the stream at a time: enough to keep the merge in
+ * its loop, few enough to stay in the first-level cache (14 KiB). */
+#define PASS_BATCH 256
+
 struct latrec_pass {
     latrec_input *in;
     latrec_pass_opts opts;
@@ -60,6 +64,7 @@ struct latrec_pass {
     uint64_t path_warm_skipped;
     latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
     latrec_merge m;           /* the time-ordered record stream (have_merge) */
+    latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
     int have_merge, ended, failed;
     uint64_t fed, last_t_ns;  /* program records fed; the newest one's time */
     /* The leg builder's side of a pass on threads (pipeline.h, below):
@@ -374,35 +379,47 @@ static void flush_to(latrec_pass *p, uint64_t t_ns)
     if (p->n_disc && p->disc[0].t_ns + h < t_ns) disc_flush(p, t_ns - h);
 }
 
+/* One record of the stream into the leg builder, the record tap and the
+ * first-stage stamps: 0, or -1 when the builder is out of memory. */
+static inline int feed(latrec_pass *p, latrec_merged *ev, int sched)
+{
+    if ((int)ev->ring == sched) {
+        if (p->taps.record) p->taps.record(p->taps.ctx, ev, -1);
+        return 0;
+    }
+    /* The builder runs on the merge's clock (wall-clock with --wall:
+     * monotonic clocks of two hosts are unrelated). */
+    const uint64_t stamped = ev->rec.t_ns;
+    ev->rec.t_ns = ev->t_ns;
+    p->fed++;
+    p->last_t_ns = ev->t_ns;
+    int leg = latrec_legs_feed(p->legs, ev->ring, &ev->rec);
+    if (leg == -2) {
+        p->feed_failed = 1;
+        return -1;
+    }
+    if (p->taps.record) {
+        ev->rec.t_ns = stamped;
+        p->taps.record(p->taps.ctx, ev, leg);
+        ev->rec.t_ns = ev->t_ns;
+    }
+    if (first_stage_of(p, leg, &ev->rec)) on_first_stage(p, ev->ring, leg, ev->rec.t_ns);
+    flush_to(p, ev->rec.t_ns);
+    return 0;
+}
+
 int latrec_pass_step(latrec_pass *p, uint64_t budget)
 {
     latrec_input *in = p->in;
-    latrec_merged ev;
     if (p->ended) return 0;
-    for (uint64_t n = 0; n < budget; n++) {
-        if (!latrec_input_next(in, &p->m, &ev)) return 0;
-        if ((int)ev.ring == in->sched_ring) {
-            if (p->taps.record) p->taps.record(p->taps.ctx, &ev, -1);
-            continue;
-        }
-        /* The builder runs on the merge's clock (wall-clock with --wall:
-         * monotonic clocks of two hosts are unrelated). */
-        const uint64_t stamped = ev.rec.t_ns;
-        ev.rec.t_ns = ev.t_ns;
-        p->fed++;
-        p->last_t_ns = ev.t_ns;
-        int leg = latrec_legs_feed(p->legs, ev.ring, &ev.rec);
-        if (leg == -2) {
-            p->feed_failed = 1;
-            return -1;
-        }
-        if (p->taps.record) {
-            ev.rec.t_ns = stamped;
-            p->taps.record(p->taps.ctx, &ev, leg);
-            ev.rec.t_ns = ev.t_ns;
-        }
-        if (first_stage_of(p, leg, &ev.rec)) on_first_stage(p, ev.ring, leg, ev.rec.t_ns);
-        flush_to(p, ev.rec.t_ns);
+    while (budget) {
+        const size_t want = budget < PASS_BATCH ? (size_t)budget : PASS_BATCH;
+        const size_t got = latrec_input_fill(in, &p->m, p->batch, want);
+        if (got == 0) return 0;
+        budget -= got;
+        const int sched = in->sched_ring;
+        for (size_t k = 0; k < got; k++)
+            if (feed(p, &p->batch[k], sched) < 0) return -1;
     }
     return p->failed ? -1 : 1;
 }
@@ -510,15 +527,20 @@ static int pipe_merge(void *ctx, void *batch)
 {
     latrec_pass *p = ctx;
     struct pipe_batch *b = batch;
-    latrec_merged ev;
+    latrec_merged ev[128];
     b->n_recs = 0;
     while (b->n_recs < PIPE_BATCH_RECS) {
-        if (!latrec_input_next(p->in, &p->m, &ev)) return 0;
-        if ((int)ev.ring == p->in->sched_ring) continue;
-        struct pipe_rec *r = &b->recs[b->n_recs++];
-        r->rec = ev.rec;
-        r->rec.t_ns = ev.t_ns; /* as latrec_pass_step */
-        r->ring = ev.ring;
+        const size_t room = PIPE_BATCH_RECS - b->n_recs;
+        const size_t got = latrec_input_fill(p->in, &p->m, ev, room < 128 ? room : 128);
+        if (!got) return 0;
+        const int sched = p->in->sched_ring;
+        for (size_t k = 0; k < got; k++) {
+            if ((int)ev[k].ring == sched) continue;
+            struct pipe_rec *r = &b->recs[b->n_recs++];
+            r->rec = ev[k].rec;
+            r->rec.t_ns = ev[k].t_ns; /* as latrec_pass_step */
+            r->ring = ev[k].ring;
+        }
     }
     return 1;
 }

@@ -8,14 +8,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct latrec_merge_src {
-    latrec_cursor  cur;
-    latrec_rec     head; /* the ring's next record, not yet emitted */
-    uint64_t       key;  /* head's merge key */
-    uint64_t       pos;  /* head's write-order position */
-    latrec_wallmap wall;
-    int            no_wall; /* left out: no wall-clock mapping (add_rings) */
+/* A ring's place in the merge. The record after the head is read ahead
+ * (`next`), so that when the head goes out the key that replays the
+ * ring's matches is already at hand: the read of the ring's mapping is
+ * off the path from one winner to the next. The ring's iteration fields
+ * are a copy (a ring struct is kilobytes, its fields lines apart), taken
+ * again whenever the ring may have been polled. It is padded to a power
+ * of two bytes, so that a ring index becomes its address with a shift. */
+struct latrec_merge_rec {
+    latrec_rec rec;
+    uint64_t   key; /* rec's merge key */
+    uint64_t   pos; /* rec's write-order position */
 };
+
+struct latrec_merge_src {
+    union {
+        struct {
+            latrec_ring_iter        it; /* the ring's, as of init or the last repoll */
+            latrec_cursor           cur;
+            struct latrec_merge_rec head; /* the next record out (when the leaf is not exhausted) */
+            struct latrec_merge_rec next; /* the one after it (when has_next) */
+            int                     has_next;
+            int                     no_wall; /* left out: no wall-clock mapping (add_rings) */
+            latrec_wallmap          wall;
+        };
+        char size[256];
+    };
+};
+_Static_assert(sizeof(struct latrec_merge_src) == 256, "a merge source is a power of two bytes");
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -43,30 +63,46 @@ struct latrec_merge_ent {
 };
 
 #define EXHAUSTED (1ull << 32)
+#ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 64 /* records: 32 cache lines, half a page */
+#endif
 
 static inline key128 key_of(uint64_t key, uint64_t tie) { return (key128)key << 64 | tie; }
 static inline uint32_t ring_of(key128 k) { return (uint32_t)k; }
 static inline int exhausted(key128 k) { return ((uint64_t)k & EXHAUSTED) != 0; }
 
-/* Load ring i's next record as its head; its key, or an exhausted key when
- * the ring has no more records. */
-static inline key128 advance(latrec_merge *m, uint32_t i)
+/* A wall-clock key, out of line: the merge's loop keeps its registers. */
+static __attribute__((noinline)) uint64_t wall_key(const struct latrec_merge_src *s, uint64_t t_ns)
 {
-    struct latrec_merge_src *s = &m->src[i];
-    const latrec_ring *r = &m->rings[i];
+    return latrec_wallmap_apply(&s->wall, t_ns);
+}
+
+/* Read ring i's next record into *d: 1, or 0 when the ring has no more. */
+static inline __attribute__((always_inline)) int read_one(const latrec_merge *m, struct latrec_merge_src *s,
+                                                          struct latrec_merge_rec *d)
+{
     /* Rings are read a record at a time in turn, too many streams for the
      * hardware prefetcher to follow: ask for the line PREFETCH_AHEAD
      * records on (wrapping within the mapping; past the end it is only
      * a hint). */
-    __builtin_prefetch(&r->recs[(r->start_slot + s->cur.pos + PREFETCH_AHEAD) & r->mask]);
-    if (!latrec_ring_next(r, &s->cur, &s->head))
+    __builtin_prefetch(&s->it.recs[(s->it.start + s->cur.pos + PREFETCH_AHEAD) & s->it.mask]);
+    if (!latrec_ring_iter_next(&s->it, &s->cur, &d->rec)) return 0;
+    d->pos = s->cur.pos - 1;
+    d->key = __builtin_expect(m->flags & LATREC_MERGE_WALL, 0) ? wall_key(s, d->rec.t_ns) : d->rec.t_ns;
+    return 1;
+}
+
+/* Ring i's head and the record after it, read afresh (init, repoll): the
+ * head's key, or an exhausted key when the ring has no more records. */
+static key128 load_head(latrec_merge *m, uint32_t i)
+{
+    struct latrec_merge_src *s = &m->src[i];
+    if (!read_one(m, s, &s->head)) {
+        s->has_next = 0;
         return key_of(UINT64_MAX, EXHAUSTED + i);
-    s->pos = s->cur.pos - 1;
-    s->key = (m->flags & LATREC_MERGE_WALL)
-                 ? latrec_wallmap_apply(&s->wall, s->head.t_ns)
-                 : s->head.t_ns;
-    return key_of(s->key, i);
+    }
+    s->has_next = read_one(m, s, &s->next);
+    return key_of(s->head.key, i);
 }
 
 /* Play the matches below `node` (node j plays 2j and 2j + 1; node leaves + i
@@ -83,7 +119,7 @@ static key128 play(latrec_merge *m, size_t node)
 
 /* The winner's ring has a new key k: replay its matches from its leaf to
  * the root, the losers' keys staying in the nodes. */
-static inline void replay(latrec_merge *m, uint32_t ring, key128 k)
+static inline key128 replay(latrec_merge *m, uint32_t ring, key128 k)
 {
     struct latrec_merge_ent *t = m->heap;
     for (size_t node = (m->leaves + ring) >> 1; node >= 1; node >>= 1) {
@@ -92,6 +128,7 @@ static inline void replay(latrec_merge *m, uint32_t ring, key128 k)
         k = lo;
     }
     t[0].k = k;
+    return k;
 }
 
 int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
@@ -147,28 +184,50 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
             }
         }
         latrec_ring_cursor_init(&m->src[i].cur);
-        m->heap[k + i].k = advance(m, (uint32_t)i);
+        latrec_ring_iter_of(&rings[i], &m->src[i].it);
+        m->heap[k + i].k = load_head(m, (uint32_t)i);
         m->heap_len += !exhausted(m->heap[k + i].k);
     }
     m->heap[0].k = play(m, 1);
     return 0;
 }
 
-int latrec_merge_next(latrec_merge *m, latrec_merged *out)
+size_t latrec_merge_fill(latrec_merge *m, latrec_merged *out, size_t max, uint64_t limit)
 {
     if (m->heap_len == 0)
         return 0;
-    uint32_t i = ring_of(m->heap[0].k);
-    struct latrec_merge_src *s = &m->src[i];
-    out->t_ns = s->key;
-    out->ring = i;
-    out->pos = s->pos;
-    out->rec = s->head;
-    key128 k = advance(m, i);
-    m->heap[m->leaves + i].k = k;
-    m->heap_len -= exhausted(k);
-    replay(m, i, k);
-    return 1;
+    struct latrec_merge_src *const src = m->src;
+    struct latrec_merge_ent *const t = m->heap;
+    key128 w = t[0].k;
+    size_t n = 0;
+    while (n < max && !exhausted(w) && (uint64_t)(w >> 64) <= limit) {
+        const uint32_t i = ring_of(w);
+        struct latrec_merge_src *s = &src[i];
+        latrec_merged *o = &out[n++];
+        o->t_ns = s->head.key;
+        o->ring = i;
+        o->pos = s->head.pos;
+        o->rec = s->head.rec;
+        /* The record after the head (read ahead) is the ring's new head:
+         * its matches are played first, and the one after it read while
+         * the next winner's record goes out. */
+        const int more = s->has_next;
+        key128 k = key_of(UINT64_MAX, EXHAUSTED + i);
+        if (__builtin_expect(more, 1)) {
+            k = key_of(s->next.key, i);
+            s->head = s->next;
+        }
+        t[m->leaves + i].k = k; /* the leaves are what play() starts from */
+        m->heap_len -= !more;
+        w = replay(m, i, k);
+        if (__builtin_expect(more, 1)) s->has_next = read_one(m, s, &s->next);
+    }
+    return n;
+}
+
+int latrec_merge_next(latrec_merge *m, latrec_merged *out)
+{
+    return latrec_merge_fill(m, out, 1, UINT64_MAX) != 0;
 }
 
 /* ---- live rings ---------------------------------------------------------- */
@@ -195,7 +254,8 @@ static int repoll_leaf(latrec_merge *m, size_t i)
     struct latrec_merge_ent *leaf = &m->heap[m->leaves + i];
     if (!exhausted(leaf->k)) return 1;
     if (m->rings[i].status != LATREC_RING_OK || m->src[i].no_wall) return 0;
-    leaf->k = advance(m, (uint32_t)i);
+    latrec_ring_iter_of(&m->rings[i], &m->src[i].it); /* a poll may have moved them */
+    leaf->k = load_head(m, (uint32_t)i);
     if (exhausted(leaf->k)) return 0;
     m->heap_len++;
     return 1;

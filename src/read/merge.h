@@ -72,6 +72,13 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
  * exhausted. No allocation, O(log n) per record. */
 int latrec_merge_next(latrec_merge *m, latrec_merged *out);
 
+/* Up to max records in merged time order into out[0..), each with a merge
+ * key <= limit (UINT64_MAX: no limit): what max calls of latrec_merge_next
+ * would give, stopping before the first record above limit. Returns the
+ * number stored, 0 when every ring is exhausted or the next key is above
+ * limit. No allocation. */
+size_t latrec_merge_fill(latrec_merge *m, latrec_merged *out, size_t max, uint64_t limit);
+
 /* Following live rings (engine/live.c). */
 
 /* The key of the next record (what latrec_merge_next would give): 1 with

@@ -241,56 +241,106 @@ static inline uint64_t ring_ns(const latrec_ring *r, uint64_t raw)
     return r->tsc ? latrec_tsc_to_mono(r->tsc, raw) : raw;
 }
 
-/* The slots read in order through a small buffer with pread() rather than
- * through the mapping, so a scan at open maps none of the ring's pages (a
- * pass then maps each page once, as it goes, and gives it back behind it:
- * read/ring_window.h). */
-enum { SCAN_CHUNK = 2048 };
+/* The slots are read in order straight from the mapping, a chunk at a
+ * time, and each chunk's pages are given back once it is read
+ * (MADV_DONTNEED: the page cache keeps them), so a scan at open holds
+ * about one chunk of the ring mapped, and the pass after it maps each page
+ * again as it goes (read/ring_window.h). A copy through pread() costs the
+ * kernel more than the faults do. A file that shrinks meanwhile reads as
+ * empty slots past its end (read/shrink_guard.h). */
+enum { SCAN_CHUNK = 1u << 15 }; /* slots: 1 MiB */
 
-struct slot_scan {
-    const latrec_ring *r;
-    int fd;
-    uint64_t base, got; /* buf holds slots [base, base + got) */
-    latrec_rec buf[SCAN_CHUNK];
+static void scan_done(const latrec_ring *r, uint64_t from, uint64_t to)
+{
+    const uintptr_t page = 4096, lo = (uintptr_t)r->map;
+    uintptr_t a = (uintptr_t)(r->recs + from) & ~(page - 1), b = (uintptr_t)(r->recs + to) & ~(page - 1);
+    if (to == r->entries) b = (lo + r->map_len + page - 1) & ~(page - 1);
+    if (a < lo) a = lo;
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* What the derivation pass gathers over the slots in slot order. */
+struct scan_state {
+    uint64_t valid, descents, torn;
+    uint64_t first_slot, last_slot, prev, prev_slot;
+    uint64_t max_drop, max_drop_slot;
+    uint64_t min_t, max_t, min_seq, max_seq;
+    uint64_t hole_slot; /* first slot without a valid record (entries: none) */
+    uint64_t stages[2][256]; /* per stage id, two tables by slot parity (no
+                                store-to-load chain between neighbours) */
 };
 
-/* Slot i (read in increasing order) as stored: raw t_ns. */
-static const latrec_rec *scan_slot(struct slot_scan *s, uint64_t i)
+/* Slots [i0, i1) into st; tsc: convert the stamps (a TSC ring). */
+static inline __attribute__((always_inline)) void scan_slots(const latrec_ring *r, struct scan_state *st,
+                                                            uint64_t i0, uint64_t i1, int tsc)
 {
-    if (i - s->base < s->got)
-        return &s->buf[i - s->base];
-    const latrec_ring *r = s->r;
     const latrec_rec *recs = r->recs;
-    s->base = i;
-    uint64_t want = r->entries - i < SCAN_CHUNK ? r->entries - i : SCAN_CHUNK;
-    ssize_t n = s->fd >= 0 ? pread(s->fd, s->buf, want * sizeof(latrec_rec),
-                                   (off_t)(LATREC_HDR_LEN + i * sizeof(latrec_rec)))
-                           : -1;
-    if (n >= (ssize_t)sizeof(latrec_rec)) {
-        s->got = (uint64_t)n / sizeof(latrec_rec);
-    } else { /* no fd, a read error or a file that shrank: through the
-              * mapping (the shrink guard makes a cut page empty) */
-        s->got = want;
-        for (uint64_t k = 0; k < want; k++) {
-            s->buf[k].t_ns = __atomic_load_n(&recs[i + k].t_ns, __ATOMIC_ACQUIRE);
-            s->buf[k].sc = recs[i + k].sc;
-            s->buf[k].aux = recs[i + k].aux;
-            s->buf[k].aux2 = recs[i + k].aux2;
+    uint64_t valid = st->valid, descents = st->descents, prev = st->prev, prev_slot = st->prev_slot;
+    uint64_t min_t = st->min_t, max_t = st->max_t, min_seq = st->min_seq, max_seq = st->max_seq;
+    for (uint64_t i = i0; i < i1; i++) {
+        const latrec_rec *cur = &recs[i];
+        uint64_t t = __atomic_load_n(&cur->t_ns, __ATOMIC_RELAXED);
+        const uint64_t sc = cur->sc;
+        if (__builtin_expect(t == 0, 0)) {
+            if (st->hole_slot == r->entries) st->hole_slot = i;
+            st->torn += (sc | cur->aux | cur->aux2) != 0;
+            continue;
         }
+        if (tsc) t = latrec_tsc_to_mono(r->tsc, t);
+        if (__builtin_expect(valid == 0, 0)) {
+            st->first_slot = i;
+        } else if (__builtin_expect(t < prev, 0)) {
+            descents++;
+            if (prev - t > st->max_drop) {
+                st->max_drop = prev - t;
+                st->max_drop_slot = prev_slot;
+            }
+        }
+        valid++;
+        prev = t;
+        prev_slot = i;
+        min_t = t < min_t ? t : min_t;
+        max_t = t > max_t ? t : max_t;
+        const uint64_t seq = latrec_rec_seq(sc);
+        min_seq = seq < min_seq ? seq : min_seq;
+        max_seq = seq > max_seq ? seq : max_seq;
+        st->stages[i & 1][latrec_rec_stage(sc)]++;
     }
-    return &s->buf[0];
+    st->valid = valid;
+    st->descents = descents;
+    st->prev = prev;
+    st->prev_slot = prev_slot;
+    st->last_slot = valid ? prev_slot : 0;
+    st->min_t = min_t;
+    st->max_t = max_t;
+    st->min_seq = min_seq;
+    st->max_seq = max_seq;
+}
+
+/* The derivation pass over every slot. */
+static void scan_ring(const latrec_ring *r, struct scan_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->min_t = st->min_seq = UINT64_MAX;
+    st->hole_slot = r->entries;
+    for (uint64_t i = 0; i < r->entries; i += SCAN_CHUNK) {
+        const uint64_t end = r->entries - i < SCAN_CHUNK ? r->entries : i + SCAN_CHUNK;
+        if (r->tsc)
+            scan_slots(r, st, i, end, 1);
+        else
+            scan_slots(r, st, i, end, 0);
+        scan_done(r, i, end);
+    }
 }
 
 /* Descents with drop > tol, skipping slot `skip` (the wrap candidate, or
  * UINT64_MAX for none). Slot order over valid records. */
-static uint64_t count_large_descents(struct slot_scan *s, uint64_t tol, uint64_t skip)
+static uint64_t count_large_descents(const latrec_ring *r, uint64_t tol, uint64_t skip)
 {
-    const latrec_ring *r = s->r;
     uint64_t n = 0, prev = 0, prev_slot = 0;
     int have = 0;
-    s->base = s->got = 0;
     for (uint64_t i = 0; i < r->entries; i++) {
-        uint64_t t = scan_slot(s, i)->t_ns;
+        uint64_t t = __atomic_load_n(&r->recs[i].t_ns, __ATOMIC_RELAXED);
         if (t == 0)
             continue;
         t = ring_ns(r, t);
@@ -299,7 +349,10 @@ static uint64_t count_large_descents(struct slot_scan *s, uint64_t tol, uint64_t
         prev = t;
         prev_slot = i;
         have = 1;
+        if ((i + 1) % SCAN_CHUNK == 0)
+            scan_done(r, i + 1 - SCAN_CHUNK, i + 1);
     }
+    scan_done(r, r->entries - r->entries % SCAN_CHUNK, r->entries);
     return n;
 }
 
@@ -334,57 +387,18 @@ static void saturate(latrec_ring *r)
 
 /* One pass over the slots: counts, extremes, descents; then wrap and loss
  * as ring.h describes. */
-static void derive(latrec_ring *r, int fd)
+static void derive(latrec_ring *r)
 {
     const latrec_rec *recs = r->recs;
     uint64_t entries = r->entries;
-    uint64_t valid = 0, descents = 0;
-    uint64_t first_slot = 0, last_slot = 0;
-    uint64_t prev = 0, prev_slot = 0;
-    uint64_t max_drop = 0, max_drop_slot = 0;
-    uint64_t min_t = UINT64_MAX, max_t = 0;
-    uint64_t min_seq = UINT64_MAX, max_seq = 0;
-    uint64_t hole_slot = entries; /* first slot without a valid record */
-    struct slot_scan scan_buf, *scan = &scan_buf; /* 64 KiB */
-    scan->r = r;
-    scan->fd = fd;
-    scan->base = scan->got = 0;
-
-    for (uint64_t i = 0; i < entries; i++) {
-        const latrec_rec *cur = scan_slot(scan, i);
-        uint64_t t = cur->t_ns;
-        if (t == 0) {
-            if (hole_slot == entries)
-                hole_slot = i;
-            r->torn += (cur->sc | cur->aux | cur->aux2) != 0;
-            continue;
-        }
-        t = ring_ns(r, t);
-        uint64_t sc = cur->sc;
-        if (valid == 0) {
-            first_slot = i;
-        } else if (t < prev) {
-            descents++;
-            if (prev - t > max_drop) {
-                max_drop = prev - t;
-                max_drop_slot = prev_slot;
-            }
-        }
-        valid++;
-        last_slot = i;
-        prev = t;
-        prev_slot = i;
-        if (t < min_t)
-            min_t = t;
-        if (t > max_t)
-            max_t = t;
-        uint64_t seq = latrec_rec_seq(sc);
-        if (seq < min_seq)
-            min_seq = seq;
-        if (seq > max_seq)
-            max_seq = seq;
-        r->stage_counts[latrec_rec_stage(sc)]++;
-    }
+    struct scan_state scan, *st = &scan; /* 4 KiB */
+    scan_ring(r, st);
+    for (int k = 0; k < 256; k++) r->stage_counts[k] = st->stages[0][k] + st->stages[1][k];
+    r->torn = st->torn;
+    const uint64_t valid = st->valid, descents = st->descents, first_slot = st->first_slot,
+                   last_slot = st->last_slot, max_drop = st->max_drop, max_drop_slot = st->max_drop_slot,
+                   min_t = st->min_t, max_t = st->max_t, min_seq = st->min_seq, max_seq = st->max_seq,
+                   hole_slot = st->hole_slot;
 
     r->valid = valid;
     r->descents = descents;
@@ -418,15 +432,15 @@ static void derive(latrec_ring *r, int fd)
     uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
     uint64_t significant;
     if (in_progress)
-        significant = descents ? count_large_descents(scan, tol, hole_newest) : 0;
+        significant = descents ? count_large_descents(r, tol, hole_newest) : 0;
     else if (descents == 0)
         significant = 0;
     else if (candidate)
         significant = 1 + (descents > 1
-                               ? count_large_descents(scan, tol, max_drop_slot)
+                               ? count_large_descents(r, tol, max_drop_slot)
                                : 0);
     else
-        significant = descents > 1 ? count_large_descents(scan, tol, UINT64_MAX)
+        significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
                                    : (max_drop > tol);
     r->significant_descents = significant + (in_progress && hole_slot > 0);
 
@@ -529,11 +543,12 @@ static int open_on_fd(latrec_ring *r, int fd)
     r->guard = latrec_shrink_guard_add(map, len);
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
-    derive(r, fd);
-    /* derive read a few slots through the mapping (the first and the last
-     * record, the neighbours of an empty slot), and a fault may map a
-     * whole large folio (read/ring_window.h): give them back, so an open
-     * ring holds no record pages until a pass reads it. */
+    derive(r);
+    /* derive gave its chunks back as it went, but then read a few slots
+     * again (the first and the last record, the neighbours of an empty
+     * slot), and a fault may map a whole large folio (read/ring_window.h):
+     * give them back, so an open ring holds no record pages until a pass
+     * reads it. */
     madvise(map, len, MADV_DONTNEED);
     r->status = LATREC_RING_OK;
     return 0;

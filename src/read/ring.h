@@ -289,13 +289,37 @@ static inline void latrec_ring_cursor_init(latrec_cursor *c)
  * live writer is publishing is either skipped (t_ns still 0) or seen whole,
  * and a slot it rewrites meanwhile is skipped and counted in c->lapped
  * (see "Lapped slots" above). */
-static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
-                                   latrec_rec *out)
+/* What latrec_ring_next() reads of a ring, apart: a reader that holds a
+ * copy of them (read/merge.c keeps one per ring, next to its head, and
+ * takes it again whenever a poll may have changed them) visits the same
+ * records in the same way. */
+typedef struct latrec_ring_iter {
+    const latrec_rec     *recs;   /* r->recs */
+    uint64_t              start;  /* r->start_slot */
+    uint64_t              mask;   /* r->mask */
+    uint64_t              len;    /* r->iter_len */
+    uint64_t              max_t;  /* r->max_t_ns (0: no bound) */
+    const latrec_tsc_map *tsc;    /* r->tsc */
+} latrec_ring_iter;
+
+static inline void latrec_ring_iter_of(const latrec_ring *r, latrec_ring_iter *it)
 {
-    const latrec_rec *recs = r->recs;
+    it->recs = r->recs;
+    it->start = r->start_slot;
+    it->mask = r->mask;
+    it->len = r->iter_len;
+    it->max_t = r->max_t_ns;
+    it->tsc = r->tsc;
+}
+
+/* latrec_ring_next() on the fields of `it`. */
+static inline __attribute__((always_inline)) int latrec_ring_iter_next(const latrec_ring_iter *it, latrec_cursor *c,
+                                                                   latrec_rec *out)
+{
+    const latrec_rec *recs = it->recs;
     uint64_t pos = c->pos;
-    while (pos < r->iter_len) {
-        const latrec_rec *s = &recs[(r->start_slot + pos) & r->mask];
+    while (pos < it->len) {
+        const latrec_rec *s = &recs[(it->start + pos) & it->mask];
         uint64_t t = __atomic_load_n(&s->t_ns, __ATOMIC_ACQUIRE);
         pos++;
         if (t == 0)
@@ -308,9 +332,9 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
             c->lapped++;
             continue;
         }
-        if (__builtin_expect(r->tsc != NULL, 0))
-            t = latrec_tsc_to_mono(r->tsc, t);
-        if (__builtin_expect(t > r->max_t_ns, 0) && r->max_t_ns) {
+        if (__builtin_expect(it->tsc != NULL, 0))
+            t = latrec_tsc_to_mono(it->tsc, t);
+        if (__builtin_expect(t > it->max_t, 0) && it->max_t) {
             c->lapped++;
             continue;
         }
@@ -323,6 +347,14 @@ static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
     }
     c->pos = pos;
     return 0;
+}
+
+static inline int latrec_ring_next(const latrec_ring *r, latrec_cursor *c,
+                                   latrec_rec *out)
+{
+    latrec_ring_iter it;
+    latrec_ring_iter_of(r, &it);
+    return latrec_ring_iter_next(&it, c, out);
 }
 
 /* Follow a ring a writer is still stamping (read/ring_live.c). Call it
