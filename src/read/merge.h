@@ -49,11 +49,15 @@ typedef struct latrec_merge {
     size_t                   n;
     unsigned                 flags;
     struct latrec_merge_src *src;  /* n entries */
-    struct latrec_merge_ent *heap; /* 2 * leaves keys, a tree of losers: [0]
-                                      the winner, [1, leaves) the loser of
-                                      each match (node j plays 2j and
-                                      2j + 1), [leaves + i] ring i's head */
+    struct latrec_merge_ent *heap; /* the wide tree: 2 * leaves keys of 128 bits
+                                      ([0] the winner, [1, leaves) the loser of
+                                      each match; merge.c) */
+    uint64_t                *tree; /* the narrow tree, the same in 64 bits */
     size_t                   leaves;   /* n rounded up to a power of two */
+    unsigned                 shift;    /* log2(leaves) */
+    int                      narrow;   /* the narrow tree is the one played */
+    int                      widen;    /* a key fell outside it: wide from now on */
+    uint64_t                 base, span; /* narrow keys: key - base in [0, span] */
     size_t                   heap_len; /* rings not exhausted */
 } latrec_merge;
 

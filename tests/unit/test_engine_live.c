@@ -217,8 +217,9 @@ static void test_writer_stamps_while_engine_steps(void **state)
 /* ---- lapping on purpose ----------------------------------------------------- */
 
 /* A 16-slot ring holding 16 records when the engine opens it. The engine
- * takes `k` of them (k < 16: the merge has read one more, its head), the
- * writer then stamps `m` more, the engine reads on. */
+ * takes `k` of them (k < 15: the merge has read two more, its head and
+ * the record after it, read/merge.c), the writer then stamps `m` more, the
+ * engine reads on. */
 static void lap(int k, uint64_t m, uint64_t want_read, uint64_t want_lapped)
 {
     char dir[512];
@@ -260,12 +261,12 @@ static void test_lap_after_a_whole_read(void **state)
 static void test_lap_in_the_middle_of_a_read(void **state)
 {
     (void)state;
-    /* 6 positions read (5 fed, the merge's head), the writer rewrites
-     * slots 0..8: positions 6..8 were still unread */
-    lap(5, 9, 22, 3);
-    /* slots 6..15 rewritten (10), then the writer is a ring and a half
+    /* 7 positions read (5 fed, the merge's head and the record after it),
+     * the writer rewrites slots 0..8: positions 7..8 were still unread */
+    lap(5, 9, 23, 2);
+    /* slots 7..15 rewritten (9), then the writer is a ring and a half
      * ahead: records 16..39 never reachable (24) */
-    lap(5, 40, 22, 34);
+    lap(5, 40, 23, 33);
 }
 
 /* ---- the watermark ---------------------------------------------------------- */

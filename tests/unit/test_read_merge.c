@@ -151,7 +151,7 @@ static void test_interleave_and_ties(void **state)
 
 /* Many rings, many equal times: keys never decrease, ties come out in ring
  * index order, every record comes out once, and merging allocates nothing
- * beyond init's two arrays. */
+ * beyond init's two blocks (the rings' places, the trees). */
 static void test_many_rings_bounded(void **state)
 {
     (void)state;
@@ -172,7 +172,7 @@ static void test_many_rings_bounded(void **state)
     latrec_merge m;
     size_t before = n_allocs;
     assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
-    assert_int_equal(n_allocs - before, 2); /* src and heap; proves the wrap works */
+    assert_int_equal(n_allocs - before, 2); /* src and the trees; proves the wrap works */
 
     before = n_allocs;
     latrec_merged out;
@@ -280,12 +280,101 @@ static void test_wall_and_boots(void **state)
     latrec_ringset_close(&set);
 }
 
+/* The whole merged order of rings[0..n) one record at a time, into want
+ * (ring << 32 | pos per record): how many. */
+static size_t order_of(const latrec_ring *rings, size_t n, uint64_t *want, size_t cap)
+{
+    latrec_merge m;
+    latrec_merged out;
+    char err[256];
+    size_t k = 0;
+    assert_int_equal(latrec_merge_init(&m, rings, n, 0, err, sizeof err), 0);
+    while (latrec_merge_next(&m, &out)) {
+        assert_true(k < cap);
+        want[k++] = (uint64_t)out.ring << 32 | out.pos;
+    }
+    latrec_merge_free(&m);
+    return k;
+}
+
+/* Batches give the order one record at a time gives, whatever their size;
+ * a limit stops before the first key above it, and the records above it
+ * come with the next batch; a key outside the 64-bit tree's bound (a ring
+ * struct whose min_t_ns says more than its records) turns the merge to
+ * 128-bit keys in the middle of a batch, and the order stays. */
+static void test_fill_batches_limit_and_wide(void **state)
+{
+    (void)state;
+    enum { RINGS = 5, N = 500 };
+    static uint64_t t[N], want[RINGS * N];
+    for (unsigned r = 0; r < RINGS; r++) {
+        char file[32];
+        for (unsigned i = 0; i < N; i++) t[i] = 5000 + (uint64_t)i * 10 + (r * 3 + i) % 7;
+        if (r == 2) t[50] = 4000; /* stamped late (stamp_at), before every ring's first */
+        snprintf(file, sizeof file, "f%u.latrec", r);
+        put("fill", file, 1024, t, N, r + 1);
+    }
+    latrec_ringset set;
+    char err[256];
+    assert_int_equal(latrec_ringset_open_dir(&set, P("fill"), err, sizeof err), 0);
+    const size_t total = order_of(set.rings, set.n, want, RINGS * N);
+    assert_int_equal(total, RINGS * N);
+
+    latrec_merge m;
+    latrec_merged out[7];
+    for (size_t batch = 1; batch <= 7; batch++) {
+        assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+        assert_int_equal(m.narrow, 1);
+        size_t k = 0, got;
+        while ((got = latrec_merge_fill(&m, out, batch, UINT64_MAX)) > 0) {
+            assert_true(got <= batch);
+            for (size_t j = 0; j < got; j++, k++) assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+        }
+        assert_int_equal(k, total);
+        latrec_merge_free(&m);
+    }
+
+    /* limit 5995: the records up to t = 5995 (the stamps of i < 99 and
+     * some of i = 99), then the rest */
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    size_t k = 0, got;
+    while ((got = latrec_merge_fill(&m, out, 7, 5995)) > 0)
+        for (size_t j = 0; j < got; j++, k++) {
+            assert_true(out[j].t_ns <= 5995);
+            assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+        }
+    assert_true(k > RINGS * 98 && k < RINGS * 100);
+    uint64_t key;
+    assert_int_equal(latrec_merge_peek(&m, &key), 1);
+    assert_true(key > 5995);
+    while ((got = latrec_merge_fill(&m, out, 7, UINT64_MAX)) > 0)
+        for (size_t j = 0; j < got; j++, k++) assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+    assert_int_equal(k, total);
+    latrec_merge_free(&m);
+
+    /* ring 2 claims no stamp below 8000: the tree's base is then its
+     * first records' 5000, too high for its late 4000, and the merge goes
+     * wide at that record */
+    set.rings[2].min_t_ns = 8000;
+    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+    assert_int_equal(m.narrow, 1);
+    k = 0;
+    while ((got = latrec_merge_fill(&m, out, 7, UINT64_MAX)) > 0)
+        for (size_t j = 0; j < got; j++, k++) assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+    assert_int_equal(k, total);
+    assert_int_equal(m.narrow, 0);
+    assert_int_equal(m.widen, 1);
+    latrec_merge_free(&m);
+    latrec_ringset_close(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interleave_and_ties),
         cmocka_unit_test(test_many_rings_bounded),
         cmocka_unit_test(test_wall_and_boots),
+        cmocka_unit_test(test_fill_batches_limit_and_wide),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
