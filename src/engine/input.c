@@ -363,10 +363,21 @@ static int ring_starts(latrec_input *in)
 static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, size_t n)
 {
     const int first = in->pass == 1, sched = in->sched_ring;
-    size_t k = 0, n_sched = 0;
-    for (size_t j = 0; j < n; j++) {
+    size_t j = 0, k = 0, n_sched = 0;
+    if (first && !in->live && start) {
+        /* the common case, in a loop of its own: nothing dropped yet */
+        for (; j < n; j++) {
+            const uint32_t r = out[j].ring;
+            latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos);
+            if (__builtin_expect(out[j].rec.t_ns < start[r], 0)) break;
+            in->fed[r]++;
+            n_sched += (int)r == sched;
+        }
+        k = j;
+    }
+    for (; j < n; j++) {
         const uint32_t r = out[j].ring;
-        latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos);
+        latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos); /* again: a no-op */
         const uint64_t from = start ? start[r] : ring_start(in, r);
         if (__builtin_expect(out[j].rec.t_ns < from, 0)) {
             if (first) in->dropped[r]++;

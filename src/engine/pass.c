@@ -375,8 +375,9 @@ static int first_stage_of(const latrec_pass *p, int leg, const latrec_rec *rec)
 /* The discovered legs' stamps a horizon older than the stream at t_ns. */
 static void flush_to(latrec_pass *p, uint64_t t_ns)
 {
+    if (!p->n_disc) return; /* the common case: no call per record */
     const uint64_t h = latrec_legs_horizon(p->legs);
-    if (p->n_disc && p->disc[0].t_ns + h < t_ns) disc_flush(p, t_ns - h);
+    if (p->disc[0].t_ns + h < t_ns) disc_flush(p, t_ns - h);
 }
 
 /* One record of the stream into the leg builder, the record tap and the
