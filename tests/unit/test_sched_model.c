@@ -1024,6 +1024,24 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
     }
 }
 
+/* n random splits, the same in both models: windows up to 20 us ending
+ * in (b_max - b_span, b_max] (no earlier than 0). */
+static void same_splits(const latrec_sched_model *x, const latrec_sched_model *y, int n, uint64_t b_max,
+                        uint64_t b_span)
+{
+    for (int q = 0; q < n; q++) {
+        uint32_t tid = 100 + (uint32_t)(rng() % RTIDS);
+        uint64_t b = b_max - rng() % (b_span < b_max ? b_span : b_max);
+        uint64_t a = b - rng() % (b < 20000 ? b + 1 : 20000);
+        latrec_sched_breakdown o1, o2;
+        memset(&o1, 0, sizeof o1);
+        memset(&o2, 0, sizeof o2);
+        split_ok(x, tid, a, b, &o1);
+        split_ok(y, tid, a, b, &o2);
+        assert_memory_equal(&o1, &o2, sizeof o1);
+    }
+}
+
 static void test_random_sum_invariant(void **state)
 {
     (void)state;
@@ -1059,16 +1077,7 @@ static void test_random_sum_invariant(void **state)
             latrec_sched_thread_info(m2, k, &t2);
             assert_memory_equal(&t1, &t2, sizeof t1);
         }
-        for (int q = 0; q < 500; q++) {
-            uint32_t tid = 100 + (uint32_t)(rng() % RTIDS);
-            uint64_t a = rng() % v[N - 1].t_ns, b = a + rng() % 20000;
-            latrec_sched_breakdown o1, o2;
-            memset(&o1, 0, sizeof o1);
-            memset(&o2, 0, sizeof o2);
-            split_ok(m, tid, a, b, &o1);
-            split_ok(m2, tid, a, b, &o2);
-            assert_memory_equal(&o1, &o2, sizeof o1);
-        }
+        same_splits(m, m2, 500, v[N - 1].t_ns, v[N - 1].t_ns);
         const latrec_sched_counts *c = latrec_sched_counters(m);
         assert_true(c->intervals > 1000);
         assert_true(c->waits > 100);
@@ -1113,30 +1122,12 @@ static void test_settle_live(void **state)
             const uint64_t upto = v[known - 1].t_ns;
             assert_int_equal(latrec_sched_settle(live, mark), 0);
             latrec_sched_model *so_far = build(v, known);
-            for (int q = 0; q < 40 && upto > 60000; q++) {
-                uint32_t tid = 100 + (uint32_t)(rng() % RTIDS);
-                uint64_t b = upto - rng() % 30000, a = b - rng() % 20000;
-                latrec_sched_breakdown o1, o2;
-                memset(&o1, 0, sizeof o1);
-                memset(&o2, 0, sizeof o2);
-                split_ok(so_far, tid, a, b, &o1);
-                split_ok(live, tid, a, b, &o2);
-                assert_memory_equal(&o1, &o2, sizeof o1);
-            }
+            same_splits(so_far, live, 40, upto, 30000);
             latrec_sched_model_free(so_far);
         }
         assert_int_equal(latrec_sched_finish(live), 0);
         assert_int_equal(latrec_sched_settle(live, v[N - 1].t_ns + 1), -1); /* finished */
-        for (int q = 0; q < 200; q++) {
-            uint32_t tid = 100 + (uint32_t)(rng() % RTIDS);
-            uint64_t a = rng() % v[N - 1].t_ns, b = a + rng() % 20000;
-            latrec_sched_breakdown o1, o2;
-            memset(&o1, 0, sizeof o1);
-            memset(&o2, 0, sizeof o2);
-            split_ok(full, tid, a, b, &o1);
-            split_ok(live, tid, a, b, &o2);
-            assert_memory_equal(&o1, &o2, sizeof o1);
-        }
+        same_splits(full, live, 200, v[N - 1].t_ns, v[N - 1].t_ns);
         latrec_sched_model_free(full);
         latrec_sched_model_free(live);
     }
