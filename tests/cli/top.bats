@@ -134,6 +134,12 @@ for l in report["legs"]:
         assert abs(t[k] - h["sched"][k]) <= tol * max(t["hop_us"], 1), (l["leg"], k, t, h["sched"])
     assert t["preemptions"] == h["sched"]["preemptions"] or late, (l["leg"], t, h["sched"])
 EOF
+    # text: the scheduler table in a block before the final one, its WAITING column there
+    run --separate-stderr "$LATREC" top --interval 300ms -o "$D/lst" -- "$E3LOOP" --duration 2 --rate 500
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    awk '/^latrec top  recording /{ live = 1 } /^latrec top  final /{ live = 0 }
+         live && /^scheduler, since the start/{ found = 1 } END { exit !found }' <<<"$output" || { echo "$output"; return 1; }
+    grep -q '^LEG  *HOP  *SPLIT .* WAITING$' <<<"$output"
 }
 
 @test "launching: one block per interval, the counts growing, record's status" {
