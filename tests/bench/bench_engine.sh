@@ -8,19 +8,32 @@
 # processes of T threads, one process-wide seq counter per process, the E3
 # outbound leg's four stages on different threads, libE3's ring names),
 # checks that `latrec report` reads it as built (every record, one complete
-# outbound instance per seq), then REPEAT (default 3) times runs, in turn:
-#   bare      tests/bench/bench_bare.c: map, validate, histogram the
-#             consecutive-stage deltas per seq (the reference)
-#   hist      latrec hist -q DIR
-#   report    latrec report -q DIR
-#   convert   latrec convert -q DIR -o TMP (all CSV outputs)
-# so every command runs between two reference passes under the same load.
+# outbound instance per seq), then REPEAT (default 3) times runs, in turn,
+# each command after a reference pass:
+#   bare         tests/bench/bench_bare.c: map, validate, histogram the
+#                consecutive-stage deltas per seq (the reference)
+#   hist         latrec hist -q --threads=1 DIR (the legs)
+#   hist_paths   latrec hist -q --threads=1 --path e3/loop DIR (paths on: every
+#                ended instance goes to the path assemblers)
+#   report_legs  latrec report -q --threads=1 --leg outbound DIR (paths off)
+#   report       latrec report -q --threads=1 DIR (paths on, as by default)
+#   hist_t2      latrec hist -q --threads=2 DIR
+#   report_t2    latrec report -q --threads=2 DIR
+#   convert      latrec convert -q DIR -o TMP (all CSV outputs)
+# so every command runs between two reference passes under the same load
+# (COMMANDS picks some, e.g. COMMANDS="hist report").
+# gen_rings writes the outbound leg only: with paths on, every instance
+# goes through path assembly and none completes a path (the rows show what
+# assembling costs, not what a complete path's figures cost). It writes no
+# sched.latrec either: the scheduler split's cost is measured by
+# bench_sched.sh and bench_report.sh on recorded runs, not here.
 # Prints per shape and command the best records/s on CPU time (user + sys:
 # the machines are shared, and CPU time is what a busy neighbour steals
-# least of), the same on wall time, the CPU-time ratio to the best
-# reference pass of the same shape, peak RSS (/usr/bin/time -v, which
-# counts the ring pages mapped as well as the heap), that per ring, and
-# peak RSS as a share of the goal 64 MiB + 1 MiB per ring (budget <= 1).
+# least of; with two threads it is both threads' time), the same on wall
+# time, the CPU-time ratio to the best reference pass of the same shape,
+# peak RSS (/usr/bin/time -v, which counts the ring pages mapped as well as
+# the heap), that per ring, and peak RSS as a share of the goal 64 MiB +
+# 1 MiB per ring (budget <= 1).
 #
 # Needs /usr/bin/time (Debian package `time`) and a built tree.
 set -euo pipefail
@@ -32,6 +45,7 @@ repeat=${REPEAT:-3}
 rings_list=${RINGS:-"1 16 64"}
 log2_list=${LOG2S:-"16 20"}
 [ "${BENCH_LARGE:-0}" = 1 ] && log2_list="$log2_list 24"
+commands=${COMMANDS:-"hist hist_paths report_legs report hist_t2 report_t2 convert"}
 latrec=${LATREC:-$build/src/cli/latrec}
 work=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/latrec-bench-engine.XXXXXX")}
 trap 'rm -rf "$work"' EXIT
@@ -57,7 +71,7 @@ shape() { # RINGS -> "PROCS THREADS"
     case $1 in 1) echo "1 1" ;; 16) echo "4 4" ;; 64) echo "16 4" ;; *) echo "$(( $1 / 4 )) 4" ;; esac
 }
 
-printf '%-8s %5s %5s %11s %8s %12s %12s %7s %10s %9s %7s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio \
+printf '%-11s %5s %5s %11s %8s %12s %12s %7s %10s %9s %7s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio \
     peak_RSS RSS/ring budget
 for l in $log2_list; do
     for n in $rings_list; do
@@ -76,26 +90,34 @@ for l in $log2_list; do
         fi
         declare -A best=() wall=() rss=()
         for _ in $(seq "$repeat"); do
-            for cmd in bare hist bare report bare convert; do
-                case $cmd in
-                    bare) measure "$work/bench_bare" "$d" ;;
-                    convert) rm -rf "$work/csv"; measure "$latrec" convert -q "$d" -o "$work/csv" ;;
-                    *) measure "$latrec" "$cmd" -q "$d" ;;
-                esac
-                if [ -z "${best[$cmd]:-}" ] || awk -v a="$SECS" -v b="${best[$cmd]}" 'BEGIN { exit !(a < b) }'; then
-                    best[$cmd]=$SECS
-                fi
-                if [ -z "${wall[$cmd]:-}" ] || awk -v a="$WALL" -v b="${wall[$cmd]}" 'BEGIN { exit !(a < b) }'; then
-                    wall[$cmd]=$WALL
-                fi
-                [ "$RSS_KB" -gt "${rss[$cmd]:-0}" ] && rss[$cmd]=$RSS_KB
+            for cmd in $commands; do
+                for c in bare "$cmd"; do
+                    case $c in
+                        bare) measure "$work/bench_bare" "$d" ;;
+                        hist) measure "$latrec" hist -q --threads=1 "$d" ;;
+                        hist_paths) measure "$latrec" hist -q --threads=1 --path e3/loop "$d" ;;
+                        report_legs) measure "$latrec" report -q --threads=1 --leg outbound "$d" ;;
+                        report) measure "$latrec" report -q --threads=1 "$d" ;;
+                        hist_t2) measure "$latrec" hist -q --threads=2 "$d" ;;
+                        report_t2) measure "$latrec" report -q --threads=2 "$d" ;;
+                        convert) rm -rf "$work/csv"; measure "$latrec" convert -q "$d" -o "$work/csv" ;;
+                        *) echo "bench_engine: unknown command $c" >&2; exit 2 ;;
+                    esac
+                    if [ -z "${best[$c]:-}" ] || awk -v a="$SECS" -v b="${best[$c]}" 'BEGIN { exit !(a < b) }'; then
+                        best[$c]=$SECS
+                    fi
+                    if [ -z "${wall[$c]:-}" ] || awk -v a="$WALL" -v b="${wall[$c]}" 'BEGIN { exit !(a < b) }'; then
+                        wall[$c]=$WALL
+                    fi
+                    [ "$RSS_KB" -gt "${rss[$c]:-0}" ] && rss[$c]=$RSS_KB
+                done
             done
         done
-        for cmd in bare hist report convert; do
+        for cmd in bare $commands; do
             awk -v c="$cmd" -v n="$n" -v l="$l" -v r="$records" -v s="${best[$cmd]}" -v w="${wall[$cmd]}" \
                 -v b="${best[bare]}" -v k="${rss[$cmd]}" \
                 'BEGIN { s = s > 0 ? s : 0.005; b = b > 0 ? b : 0.005; w = w > 0 ? w : 0.005;
-                         printf "%-8s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB %7.2fMB %7.2f\n",
+                         printf "%-11s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB %7.2fMB %7.2f\n",
                                 c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024, k / 1024 / n,
                                 k / 1024 / (64 + n) }'
         done
