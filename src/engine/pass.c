@@ -487,23 +487,28 @@ struct pipe_first {
     uint64_t t_ns;
 };
 
+/* Room for `size` more bytes of events: 0, or -1 (out of memory). */
+static int ev_grow(latrec_pass *p, struct pipe_batch *b, size_t size)
+{
+    size_t cap = b->ev_cap ? b->ev_cap : 64 * 1024;
+    while (cap < b->ev_len + size) cap *= 2;
+    unsigned char *ev = realloc(b->ev, cap);
+    if (!ev) {
+        p->feed_failed = 1;
+        return -1;
+    }
+    b->ev = ev;
+    b->ev_cap = cap;
+    return 0;
+}
+
 /* Room for an event of `payload` bytes in the batch stage 2 fills: its
  * payload, or NULL when out of memory. */
-static void *ev_put(latrec_pass *p, uint32_t kind, size_t payload)
+static inline void *ev_put(latrec_pass *p, uint32_t kind, size_t payload)
 {
     struct pipe_batch *b = p->out;
     const size_t size = (sizeof(struct pipe_ev) + payload + 7) & ~(size_t)7;
-    if (b->ev_len + size > b->ev_cap) {
-        size_t cap = b->ev_cap ? b->ev_cap : 64 * 1024;
-        while (cap < b->ev_len + size) cap *= 2;
-        unsigned char *ev = realloc(b->ev, cap);
-        if (!ev) {
-            p->feed_failed = 1;
-            return NULL;
-        }
-        b->ev = ev;
-        b->ev_cap = cap;
-    }
+    if (b->ev_len + size > b->ev_cap && ev_grow(p, b, size) < 0) return NULL;
     struct pipe_ev *e = (struct pipe_ev *)(b->ev + b->ev_len);
     *e = (struct pipe_ev){ kind, (uint32_t)size, p->flush_pending ? p->flush_t : 0 };
     p->flush_pending = 0;
@@ -552,10 +557,10 @@ static int pipe_feed(void *ctx, void *batch, int last)
     struct pipe_batch *b = batch;
     p->out = b;
     b->ev_len = 0;
+    p->fed += b->n_recs;
+    if (b->n_recs) p->last_t_ns = b->recs[b->n_recs - 1].rec.t_ns;
     for (size_t i = 0; i < b->n_recs && !p->feed_failed; i++) {
         const struct pipe_rec *r = &b->recs[i];
-        p->fed++;
-        p->last_t_ns = r->rec.t_ns;
         const int leg = latrec_legs_feed(p->legs, r->ring, &r->rec);
         if (leg == -2) p->feed_failed = 1;
         if (first_stage_of(p, leg, &r->rec)) {
