@@ -314,10 +314,52 @@ static void threads_give_the_figures_of_one(void **state)
     free(eng.log.c);
 }
 
+/* A sink that fails mid-run (no room for the first discovered leg's
+ * table) ends the pass on every thread count: NULL, the calls up to the
+ * failure those of one thread, the other threads stopped and joined (no
+ * hang; ASan: nothing leaks). */
+static int table_new_fails_on_discovered(void *ctx, latrec_leg_table *t)
+{
+    struct log *l = ctx;
+    if (!t->legdef.discovered) return table_new(ctx, t);
+    if (!l->first_disc_table) l->first_disc_table = l->n;
+    return -1;
+}
+
+static void a_failing_sink_ends_the_pass(void **state)
+{
+    (void)state;
+    struct log l[4];
+    memset(l, 0, sizeof(l));
+    for (int threads = 1; threads <= 3; threads++) {
+        latrec_input_opts io;
+        memset(&io, 0, sizeof(io));
+        io.quiet = 1;
+        io.threads = threads;
+        io.leg_horizon_ns = HORIZON;
+        latrec_input_add_dir(&io, dir);
+        latrec_pass_opts po;
+        memset(&po, 0, sizeof(po));
+        latrec_pass_sinks sinks = { &l[threads], table_new_fails_on_discovered, on_value, on_instance,
+                                    on_first_stage, NULL };
+        latrec_input in;
+        assert_int_equal(latrec_input_open(&in, &io, "test"), 0);
+        assert_null(latrec_pass_run(&in, &po, &sinks));
+        latrec_input_close(&in);
+        assert_true(l[threads].first_disc_table > 20000); /* the outbound instances before it */
+    }
+    for (int threads = 2; threads <= 3; threads++) {
+        assert_true(l[threads].first_disc_table == l[1].first_disc_table);
+        assert_memory_equal(l[threads].c, l[1].c, l[1].first_disc_table * sizeof(struct call));
+    }
+    for (int threads = 1; threads <= 3; threads++) free(l[threads].c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_give_the_figures_of_one),
+        cmocka_unit_test(a_failing_sink_ends_the_pass),
     };
     return cmocka_run_group_tests(tests, write_rings, remove_rings);
 }
