@@ -24,16 +24,21 @@ struct worker {
     int roles;
 };
 
-/* The next task for a thread that can do `roles`, or 0. Stage 3 first,
- * unless stage 2 is about to run dry: then a record batch first (with two
- * threads, stage 2 is the one that must never wait). */
+/* The next task for a thread that can do `roles`, or 0. Stage 2 first
+ * (its thread does nothing else while it can); stage 3 while stage 2 is
+ * idle (its thread takes the record batches then); a record batch when
+ * stage 2 is about to run dry; else stage 3, else a record batch. So
+ * whichever of stage 2 and stage 3 is the heavier, the lighter one's
+ * thread makes most of the record batches. */
 static int pick(const struct pipe *p, int roles)
 {
     const int can_merge =
         (roles & T_MERGE) && !p->merging && p->merged < p->end && p->merged - p->applied < p->n_batches;
+    const int can_apply = (roles & T_APPLY) && p->applied < p->fed;
     if ((roles & T_FEED) && !p->feeding && p->fed < p->merged) return T_FEED;
+    if (can_apply && !p->feeding && !(roles & T_FEED)) return T_APPLY;
     if (can_merge && p->merged - p->fed < 2) return T_MERGE;
-    if ((roles & T_APPLY) && p->applied < p->fed) return T_APPLY;
+    if (can_apply) return T_APPLY;
     return can_merge ? T_MERGE : 0;
 }
 
