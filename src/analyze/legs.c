@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- the open-instance table ---------------------------------------------- */
 
@@ -18,15 +19,21 @@ static inline uint64_t hash_key(uint64_t seq_hi, uint64_t pl)
 
 static inline size_t home_of(const latrec_legs *b, uint64_t hash) { return (size_t)(hash >> b->table_shift); }
 
-/* The bucket of (seq, pl), or the empty one where it would go. */
-static inline struct slot *find_slot(latrec_legs *b, uint64_t seq, uint64_t pl)
+/* The bucket of (seq, pl) (its hash: hash_key(seq / SLOT_LANES, pl)), or
+ * the empty one where it would go. */
+static inline struct slot *find_slot_hashed(latrec_legs *b, uint64_t hash, uint64_t seq, uint64_t pl)
 {
     const size_t mask = b->table_cap - 1;
     const uint64_t hi = seq / SLOT_LANES;
-    for (size_t i = home_of(b, hash_key(hi, pl));; i = (i + 1) & mask) {
+    for (size_t i = home_of(b, hash);; i = (i + 1) & mask) {
         struct slot *s = &b->table[i];
         if (!s->used || (s->seq_hi == hi && s->pl == pl)) return s;
     }
+}
+
+static inline struct slot *find_slot(latrec_legs *b, uint64_t seq, uint64_t pl)
+{
+    return find_slot_hashed(b, hash_key(seq / SLOT_LANES, pl), seq, pl);
 }
 
 struct slot *latrec_legs_table_new(size_t cap)
@@ -102,6 +109,10 @@ static size_t node_bytes(int n_slots)
     return (sz + 63) & ~(size_t)63;
 }
 
+/* A class's next slab: twice the nodes of its last one, and past 256 KiB a
+ * huge page (2 MiB, asked for with MADV_HUGEPAGE): the thousands of nodes
+ * waiting in grace are ended in an order that walks them, and a TLB entry
+ * covers thousands of them. */
 static int new_slab(latrec_legs *b, struct node_class *c, size_t bytes)
 {
     if (b->n_slabs == b->cap_slabs) {
@@ -111,11 +122,16 @@ static int new_slab(latrec_legs *b, struct node_class *c, size_t bytes)
         b->slabs = slabs;
         b->cap_slabs = cap;
     }
-    char *p = aligned_alloc(64, bytes * SLAB_NODES);
+    size_t nodes = c->slab_nodes ? c->slab_nodes * 2 : SLAB_NODES;
+    const int huge = nodes * bytes > SLAB_HUGE / 8; /* past 256 KiB: whole huge pages */
+    if (huge) nodes = SLAB_HUGE / bytes;
+    char *p = aligned_alloc(huge ? SLAB_HUGE : 64, huge ? SLAB_HUGE : nodes * bytes);
     if (!p) return -1;
+    if (huge) madvise(p, SLAB_HUGE, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
     b->slabs[b->n_slabs++] = p;
+    c->slab_nodes = nodes;
     c->slab = p;
-    c->slab_left = SLAB_NODES;
+    c->slab_left = nodes;
     return 0;
 }
 
@@ -305,8 +321,9 @@ void latrec_legs_finish(latrec_legs *b)
 
 /* ---- feeding -------------------------------------------------------------- */
 
-static struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq, uint32_t process,
-                              int32_t legkey, int n_slots, uint64_t t)
+static inline __attribute__((always_inline)) struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq,
+                                                                    uint32_t process, int32_t legkey, int n_slots,
+                                                                    uint64_t t)
 {
     if ((b->n_slots + 1) * 2 > b->table_cap) {
         if (grow_table(b) < 0) return NULL;
@@ -372,7 +389,8 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
         if (g->node) {
             if (g->done_t + b->grace >= now) break;
-            end_node(b, g->node, NULL); /* leaves a hole here */
+            const latrec_instance *inst = NODE_INST(g->node); /* its slot by the hash kept here */
+            end_node(b, g->node, find_slot_hashed(b, g->hash, inst->seq, SLOT_PL(inst->process, inst->leg)));
         }
         b->gq_head++;
         b->gq_len--;
@@ -461,7 +479,7 @@ static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uin
             return &cands[i];
         }
         if (!SLOT_NODE(s, seq) && free_slot < 0) free_slot = i;
-        if (!SLOT_NODE(s, seq) && learned < 0 && cands[i].extra && b->leg_roles[cands[i].leg * (b->n_roles + 1) + role])
+        if (!SLOT_NODE(s, seq) && learned < 0 && cands[i].extra && b->leg_roles[(size_t)role * b->leg_roles_stride + (size_t)cands[i].leg])
             learned = i;
     }
     int pick = cands[0].extra ? (learned >= 0 ? learned : free_slot >= 0 ? free_slot : 0) : 0;
@@ -486,7 +504,7 @@ static void compact_grace(latrec_legs *b)
 
 /* Room for one more grace entry: compact when holes are most of the queue,
  * else double it. 0, or -1 when out of memory. */
-static int grace_room(latrec_legs *b)
+static __attribute__((noinline)) int grace_room(latrec_legs *b)
 {
     if (b->gq_len < b->gq_cap) return 0;
     if (b->gq_len >= 64 && b->n_grace < b->gq_len / 2) {
@@ -507,15 +525,14 @@ static int grace_room(latrec_legs *b)
 /* Put a complete-so-far instance on the grace queue: it waits there for
  * late extras, and for chain stages a clock regression across two rings
  * put after its last one in time order. 0, or -1 when out of memory. */
-static __attribute__((noinline)) int start_grace(latrec_legs *b, struct node *n, uint64_t t)
+static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t, uint64_t hash)
 {
-    if (grace_room(b) < 0) return -1;
-    const latrec_instance *inst = NODE_INST(n);
+    if (LATREC_UNLIKELY_(b->gq_len == b->gq_cap) && grace_room(b) < 0) return -1;
     const uint64_t pos = b->gq_head + b->gq_len++;
     n->have |= NODE_GRACE;
     n->gpos = (uint32_t)pos;
     if (t + b->grace < b->due) b->due = t + b->grace;
-    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t, hash_key(inst->seq / SLOT_LANES, SLOT_PL(inst->process, inst->leg)) };
+    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t, hash };
     b->n_grace++;
     return 0;
 }
@@ -541,7 +558,7 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
         if ((n->have & c->all) == c->all) end_node(b, n, s);
     } else if (c->last) {
         if ((n->have & c->before) == c->before && c->no_extras) end_node(b, n, s);
-        else if (start_grace(b, n, t) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+        else if (start_grace(b, n, t, s->hash) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
             return -2;
     }
     return c->leg;
@@ -558,7 +575,7 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
     }
     struct node *n = open_node(b, &s, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
-    b->leg_roles[c->leg * (b->n_roles + 1) + b->ring_role[ring]] = 1;
+    b->ring_fast[ring].roles[c->leg] = 1;
     return place(b, n, s, c, ring, rec);
 }
 
@@ -583,7 +600,7 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
         n = NULL;
     }
     if (!n) return feed_open(b, ring, rec, c, s, seq);
-    b->leg_roles[c->leg * (b->n_roles + 1) + role] = 1;
+    b->ring_fast[ring].roles[c->leg] = 1;
     return place(b, n, s, c, ring, rec);
 }
 
@@ -591,16 +608,19 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     if (LATREC_UNLIKELY_(rec->t_ns > b->due)) evict(b, rec->t_ns);
     /* The usual record: a stage of one leg, for an open instance that does
-     * not hold it yet. */
+     * not hold it yet (find_slot spelled out on the ring's figures). */
+    const struct ring_fast *f = &b->ring_fast[ring];
     const unsigned stage = latrec_rec_stage(rec->sc);
-    const int cat = b->ring_cat[ring];
-    if (LATREC_UNLIKELY_(b->n_cands[cat][stage] != 1)) return feed_general(b, ring, rec);
-    const struct cand *c = &b->cands[cat][stage][0];
-    const uint64_t seq = latrec_rec_seq(rec->sc);
-    struct slot *s = find_slot(b, seq, SLOT_PL(b->ring_process[ring], c->leg));
+    if (LATREC_UNLIKELY_(f->n_cands[stage] != 1)) return feed_general(b, ring, rec);
+    const struct cand *c = &f->cands[stage][0];
+    const uint64_t seq = latrec_rec_seq(rec->sc), hi = seq / SLOT_LANES;
+    const uint64_t pl = f->pl_hi | (uint32_t)c->leg, mask = b->table_cap - 1;
+    size_t i = home_of(b, (hi ^ f->pmix ^ (uint64_t)(uint32_t)c->leg << 52) * 0x9E3779B97F4A7C15ull);
+    struct slot *s = &b->table[i];
+    while (s->used && (s->seq_hi != hi || s->pl != pl)) s = &b->table[i = (i + 1) & mask];
     struct node *n = SLOT_NODE(s, seq);
     if (LATREC_UNLIKELY_(!n)) return feed_open(b, ring, rec, c, s, seq);
     if (LATREC_UNLIKELY_(n->have >> c->idx & 1)) return feed_general(b, ring, rec);
-    b->leg_roles[c->leg * (b->n_roles + 1) + b->ring_role[ring]] = 1;
+    f->roles[c->leg] = 1;
     return place(b, n, s, c, ring, rec);
 }

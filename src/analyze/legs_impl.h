@@ -86,11 +86,24 @@ struct slot {
 #define SLOT_NODE(s, seq) ((s)->node[(seq) & (SLOT_LANES - 1)])
 
 /* Nodes of one size class: a free list, and slabs cut in creation order. */
-#define SLAB_NODES 64
+#define SLAB_NODES 64             /* a class's first slab */
+#define SLAB_HUGE (2u << 20)      /* its largest */
 struct node_class {
     struct node *free;
     char *slab;        /* the current slab's next unused node, or NULL */
     size_t slab_left;  /* nodes left in it */
+    size_t slab_nodes; /* nodes of the last slab */
+};
+
+/* What the usual record needs of its ring, in one place: its catalog's
+ * candidates, its process as the table key and hash take it, and the
+ * leg_roles row of its role. */
+struct ring_fast {
+    const uint8_t *n_cands;                 /* n_cands[cat] */
+    const struct cand (*cands)[MAX_CANDS];  /* cands[cat] */
+    uint64_t pl_hi;                         /* process << 32: SLOT_PL without the leg */
+    uint64_t pmix;                          /* process << 40: hash_key's process term */
+    uint8_t *roles;                         /* leg_roles + role * leg_roles_stride */
 };
 
 struct latrec_legs {
@@ -153,14 +166,20 @@ struct latrec_legs {
 
     /* Seq counters belong to a thread family: ring_role[ring] indexes the
      * ring's role (its name without the ".<tid>" suffix), and
-     * leg_roles[leg * n_roles + role] says a leg was stamped by that role. */
+     * leg_roles[role * leg_roles_stride + leg] says a leg was stamped by
+     * that role. */
     int *ring_role;
     int n_roles;
-    uint8_t *leg_roles;
+    uint8_t *leg_roles;       /* [role][leg], rows leg_roles_stride (n_cat_legs + 1) wide */
+    size_t leg_roles_stride;
+    struct ring_fast *ring_fast; /* per ring */
 
     latrec_emit_fn emit;
     void *ctx;
 };
+
+/* Fill ring_fast[i] from ring i's catalog, process and role. */
+void latrec_legs_ring_fast(latrec_legs *b, size_t i);
 
 /* A zeroed table of cap slots, line-aligned; NULL when out of memory. */
 struct slot *latrec_legs_table_new(size_t cap);

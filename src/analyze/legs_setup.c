@@ -160,20 +160,23 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     b->components = calloc(set->n + 1, sizeof(*b->components));
     b->processes = calloc(set->n + 1, sizeof(*b->processes));
     b->ring_role = calloc(set->n + 1, sizeof(int));
+    b->ring_fast = calloc(set->n + 1, sizeof(*b->ring_fast));
     b->table_cap = 1024;
     b->table_shift = 64 - 10;
     b->table = latrec_legs_table_new(b->table_cap);
     if (!b->ring_cat || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
-        !b->ring_role || !b->table || index_catalogs(b) < 0) {
+        !b->ring_role || !b->ring_fast || !b->table || index_catalogs(b) < 0) {
         latrec_legs_free(b);
         return NULL;
     }
     for (size_t i = 0; i < set->n; i++) index_ring(b, set, i, ring_cat, ring_dir);
-    b->leg_roles = calloc((size_t)(b->n_cat_legs + 1) * (size_t)(b->n_roles + 1), 1);
+    b->leg_roles_stride = (size_t)b->n_cat_legs + 1;
+    b->leg_roles = calloc(b->leg_roles_stride * (size_t)(b->n_roles + 1), 1);
     if (!b->leg_roles) {
         latrec_legs_free(b);
         return NULL;
     }
+    for (size_t i = 0; i < set->n; i++) latrec_legs_ring_fast(b, i);
     return b;
 }
 
@@ -196,26 +199,40 @@ int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *
         grow(&b->ring_component, old, n, sizeof(*b->ring_component)) < 0 ||
         grow(&b->ring_process, old, n, sizeof(*b->ring_process)) < 0 ||
         grow(&b->components, old, n, sizeof(*b->components)) < 0 ||
-        grow(&b->processes, old, n, sizeof(*b->processes)) < 0 || grow(&b->ring_role, old, n, sizeof(*b->ring_role)) < 0)
+        grow(&b->processes, old, n, sizeof(*b->processes)) < 0 || grow(&b->ring_role, old, n, sizeof(*b->ring_role)) < 0 ||
+        grow(&b->ring_fast, old, n, sizeof(*b->ring_fast)) < 0)
         return -1;
     const int old_roles = b->n_roles;
     for (size_t i = old; i < n; i++) index_ring(b, set, i, ring_cat, ring_dir);
     b->n_rings = n;
-    if (b->n_roles == old_roles) return 0;
-    /* leg_roles rows are n_roles + 1 wide: copy each into the wider table */
-    uint8_t *lr = calloc((size_t)(b->n_cat_legs + 1) * (size_t)(b->n_roles + 1), 1);
-    if (!lr) {
-        b->n_roles = old_roles; /* the new rings share the last role: a hint lost, nothing broken */
-        for (size_t i = old; i < n; i++)
-            if (b->ring_role[i] >= old_roles) b->ring_role[i] = old_roles ? old_roles - 1 : 0;
-        return -1;
+    int rc = 0;
+    if (b->n_roles > old_roles) {
+        /* leg_roles is a row per role: the new roles' rows, zero */
+        uint8_t *lr = realloc(b->leg_roles, b->leg_roles_stride * (size_t)(b->n_roles + 1));
+        if (!lr) {
+            b->n_roles = old_roles; /* the new rings share the last role: a hint lost, nothing broken */
+            for (size_t i = old; i < n; i++)
+                if (b->ring_role[i] >= old_roles) b->ring_role[i] = old_roles ? old_roles - 1 : 0;
+            rc = -1;
+        } else {
+            memset(lr + b->leg_roles_stride * (size_t)(old_roles + 1), 0,
+                   b->leg_roles_stride * (size_t)(b->n_roles - old_roles));
+            b->leg_roles = lr;
+        }
     }
-    for (int l = 0; l <= b->n_cat_legs; l++)
-        memcpy(lr + (size_t)l * (size_t)(b->n_roles + 1), b->leg_roles + (size_t)l * (size_t)(old_roles + 1),
-               (size_t)old_roles + 1);
-    free(b->leg_roles);
-    b->leg_roles = lr;
-    return 0;
+    for (size_t i = 0; i < n; i++) latrec_legs_ring_fast(b, i); /* leg_roles may have moved */
+    return rc;
+}
+
+void latrec_legs_ring_fast(latrec_legs *b, size_t i)
+{
+    const int cat = b->ring_cat[i];
+    struct ring_fast *f = &b->ring_fast[i];
+    f->n_cands = b->n_cands[cat];
+    f->cands = b->cands[cat];
+    f->pl_hi = (uint64_t)b->ring_process[i] << 32;
+    f->pmix = (uint64_t)b->ring_process[i] << 40;
+    f->roles = b->leg_roles + (size_t)b->ring_role[i] * b->leg_roles_stride;
 }
 
 void latrec_legs_free(latrec_legs *b)
@@ -240,6 +257,7 @@ void latrec_legs_free(latrec_legs *b)
     free(b->processes);
     free(b->ring_role);
     free(b->leg_roles);
+    free(b->ring_fast);
     free(b->table);
     free(b->gq);
     free(b);
