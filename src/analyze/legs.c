@@ -539,6 +539,21 @@ static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t, uint64
 
 /* Record rec of ring `ring` into node n (slot s) as candidate c, then end
  * the instance or start its grace when that stage completes it. */
+/* The stage just placed may complete node n (slot s): end it, or start
+ * its grace. */
+static __attribute__((noinline)) int placed_last(latrec_legs *b, struct node *n, struct slot *s,
+                                                 const struct cand *c, uint64_t t)
+{
+    if (n->have & NODE_GRACE) {
+        if ((n->have & c->all) == c->all) end_node(b, n, s);
+    } else if ((n->have & c->before) == c->before && c->no_extras) {
+        end_node(b, n, s);
+    } else if (start_grace(b, n, t, s->hash) < 0) { /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+        return -2;
+    }
+    return c->leg;
+}
+
 static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, struct slot *s,
                                                         const struct cand *c, uint32_t ring, const latrec_rec *rec)
 {
@@ -554,13 +569,7 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
         inst->first_t = t;
         if (n == b->head) b->due = 0; /* an earlier horizon */
     }
-    if (n->have & NODE_GRACE) {
-        if ((n->have & c->all) == c->all) end_node(b, n, s);
-    } else if (c->last) {
-        if ((n->have & c->before) == c->before && c->no_extras) end_node(b, n, s);
-        else if (start_grace(b, n, t, s->hash) < 0) /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
-            return -2;
-    }
+    if (n->have & NODE_GRACE || c->last) return placed_last(b, n, s, c, t);
     return c->leg;
 }
 
