@@ -269,6 +269,7 @@ struct convert_pass {
     latrec_paths_csv *paths_csv;     /* csv: opened at the first path instance */
     const char *outdir;
     int paths_csv_err;               /* errno of a failed paths.csv */
+    uint64_t n_records, all_records; /* records tapped, of all the rings' (progress) */
 };
 
 /* Every ended instance, before any warm-up or selection: convert shows
@@ -281,10 +282,14 @@ static void on_instance(void *ctx, const latrec_instance *inst)
     if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->paths_lost = 1;
 }
 
+static void progress(const latrec_input *in, uint64_t done, uint64_t total);
+
+/* On the builder's thread when the pass runs on threads (engine/pass.h). */
 static void on_record(void *ctx, const latrec_merged *ev, int leg)
 {
-    const struct convert_pass *p = ctx;
-    latrec_records_csv_add(p->records, ev, leg);
+    struct convert_pass *p = ctx;
+    if (p->records) latrec_records_csv_add(p->records, ev, leg);
+    if (!(++p->n_records & 0xFFFFF)) progress(p->in, p->n_records, p->all_records);
 }
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -326,24 +331,18 @@ static void progress(const latrec_input *in, uint64_t done, uint64_t total)
     if (done >= total) fputc('\n', stderr);
 }
 
-/* The records pass through the engine: every record to the leg builder
- * (whose ended instances go to the component tables or the timeline) and,
- * for csv, to records.csv, whose rows are formatted and written on a
- * thread of their own. 0, or -1 (out of memory, printed). */
+/* The records pass through the engine, on --threads threads: every record
+ * to the leg builder (whose ended instances go to the component tables or
+ * the timeline) and to records.csv (csv), whose rows are formatted and
+ * written on a thread of their own; the record tap shows the progress.
+ * 0, or -1 (printed). */
 static int convert_records(latrec_engine *e, struct convert_pass *p)
 {
-    latrec_input *in = p->in;
     latrec_input_totals tot;
-    latrec_input_totals_get(in, &tot);
-    latrec_pass *pass = latrec_engine_pass(e);
-    int r;
-    while ((r = latrec_engine_step(e, 1u << 20)) == LATREC_ENGINE_MORE) progress(in, latrec_pass_fed(pass), tot.valid);
-    if (r == LATREC_ENGINE_ERROR) {
-        fprintf(stderr, "latrec convert: out of memory\n");
-        return -1;
-    }
-    if (latrec_pass_fed(pass) > 0xFFFFF) progress(in, tot.valid, tot.valid);
-    if (latrec_engine_finish(e) < 0) return -1;
+    latrec_input_totals_get(p->in, &tot);
+    p->all_records = tot.valid + tot.sched.valid;
+    if (latrec_engine_run(e) < 0) return -1;
+    if (p->n_records > 0xFFFFF) progress(p->in, p->all_records, p->all_records);
     if (p->paths) latrec_path_index_finish(p->paths);
     return 0;
 }
@@ -399,7 +398,7 @@ int latrec_cmd_convert(int argc, char **argv)
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { in, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0 };
+    struct convert_pass p = { in, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0 };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
@@ -436,10 +435,11 @@ int latrec_cmd_convert(int argc, char **argv)
         fprintf(stderr, "latrec convert: out of memory\n");
         goto out;
     }
-    /* every record, sched.latrec's too, to records.csv: the builder ran on
-     * the merge's time (the wall-clock mapping with --wall), so the tables
-     * and the timeline show the same clock as its t_ns */
-    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = p.records ? on_record : NULL };
+    /* every record, sched.latrec's too, to records.csv (csv) and the
+     * progress: the builder ran on the merge's time (the wall-clock mapping
+     * with --wall), so the tables and the timeline show the same clock as
+     * records.csv's t_ns */
+    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = on_record };
     latrec_pass_tap(latrec_engine_pass(e), &taps);
     if (convert_records(e, &p) < 0) goto out;
     if (p.records) {

@@ -467,8 +467,15 @@ struct pipe_rec {
     uint32_t ring;
 };
 
+/* What a record tap sees of a record besides its pipe_rec. */
+struct pipe_tapped {
+    uint64_t stamped; /* rec.t_ns as stored */
+    uint64_t pos;
+};
+
 struct pipe_batch {
     struct pipe_rec *recs;
+    struct pipe_tapped *tapped; /* with a record tap: per record (sched.latrec's are in recs too) */
     size_t n_recs;
     unsigned char *ev; /* events, each a pipe_ev and its payload */
     size_t ev_len, ev_cap;
@@ -541,7 +548,8 @@ static int pipe_merge(void *ctx, void *batch)
         if (!got) return 0;
         const int sched = p->in->sched_ring;
         for (size_t k = 0; k < got; k++) {
-            if ((int)ev[k].ring == sched) continue;
+            if ((int)ev[k].ring == sched && !b->tapped) continue;
+            if (b->tapped) b->tapped[b->n_recs] = (struct pipe_tapped){ ev[k].rec.t_ns, ev[k].pos };
             struct pipe_rec *r = &b->recs[b->n_recs++];
             r->rec = ev[k].rec;
             r->rec.t_ns = ev[k].t_ns; /* as latrec_pass_step */
@@ -551,17 +559,36 @@ static int pipe_merge(void *ctx, void *batch)
     return 1;
 }
 
+/* The record tap on stage 2, after the builder (as latrec_pass_step). */
+static void pipe_tap(latrec_pass *p, const struct pipe_rec *r, const struct pipe_tapped *t, int leg)
+{
+    latrec_merged ev = { .t_ns = r->rec.t_ns, .ring = r->ring, .pos = t->pos, .rec = r->rec };
+    ev.rec.t_ns = t->stamped;
+    p->taps.record(p->taps.ctx, &ev, leg);
+}
+
 static int pipe_feed(void *ctx, void *batch, int last)
 {
     latrec_pass *p = ctx;
     struct pipe_batch *b = batch;
     p->out = b;
     b->ev_len = 0;
-    p->fed += b->n_recs;
-    if (b->n_recs) p->last_t_ns = b->recs[b->n_recs - 1].rec.t_ns;
+    if (!b->tapped) { /* the batch is the program's records */
+        p->fed += b->n_recs;
+        if (b->n_recs) p->last_t_ns = b->recs[b->n_recs - 1].rec.t_ns;
+    }
     for (size_t i = 0; i < b->n_recs && !p->feed_failed; i++) {
         const struct pipe_rec *r = &b->recs[i];
+        if (b->tapped) { /* sched.latrec's are there too, for the tap only */
+            if ((int)r->ring == p->in->sched_ring) {
+                pipe_tap(p, r, &b->tapped[i], -1);
+                continue;
+            }
+            p->fed++;
+            p->last_t_ns = r->rec.t_ns;
+        }
         const int leg = latrec_legs_feed(p->legs, r->ring, &r->rec);
+        if (b->tapped) pipe_tap(p, r, &b->tapped[i], leg);
         if (leg == -2) p->feed_failed = 1;
         if (first_stage_of(p, leg, &r->rec)) {
             struct pipe_first *f = ev_put(p, EV_FIRST, sizeof(*f));
@@ -597,12 +624,10 @@ static int pipe_apply(void *ctx, void *batch)
     return p->failed ? -1 : 0;
 }
 
-/* --threads (engine/input.h): 0 is 2 when two CPUs are online. A pass
- * with a record tap (convert's records.csv takes every record between the
- * instances) runs on one. */
+/* --threads (engine/input.h): 0 is 2 when two CPUs are online. A record
+ * tap runs on stage 2, after the builder took each record. */
 static int pass_threads(const latrec_pass *p)
 {
-    if (p->taps.record) return 1;
     int n = p->in->opts.threads;
     if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     return n;
@@ -618,6 +643,7 @@ static int pass_threads_run(latrec_pass *p, int n)
     for (int i = 0; i < PIPE_BATCHES; i++) {
         bp[i] = &b[i];
         ok &= (b[i].recs = malloc(PIPE_BATCH_RECS * sizeof(*b[i].recs))) != NULL;
+        if (p->taps.record) ok &= (b[i].tapped = malloc(PIPE_BATCH_RECS * sizeof(*b[i].tapped))) != NULL;
     }
     if (ok) {
         const latrec_pipe_stages s = { p, pipe_merge, pipe_feed, pipe_apply };
@@ -625,6 +651,7 @@ static int pass_threads_run(latrec_pass *p, int n)
     }
     for (int i = 0; i < PIPE_BATCHES; i++) {
         free(b[i].recs);
+        free(b[i].tapped);
         free(b[i].ev);
     }
     if (r < 0 && !p->feed_failed) p->failed = 1;

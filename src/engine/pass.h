@@ -71,7 +71,8 @@ typedef struct latrec_pass_taps {
      * the builder has taken it: ev as the merge gave it (ev->rec.t_ns as
      * stored, ev->t_ns the merge key), leg the builder's leg index for it
      * (-1: none, and always for sched.latrec). NULL: not wanted.
-     * convert's records.csv. */
+     * convert's records.csv. On threads (latrec_pass_finish) it runs on the
+     * builder's thread, the ended tap on the calling one. */
     void (*record)(void *ctx, const latrec_merged *ev, int leg);
 } latrec_pass_taps;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# --threads: report and hist read a run on 1, 2 or 3 threads (a pipeline of
+# --threads: report, hist and convert read a run on 1, 2 or 3 threads (a pipeline of
 # the record stream, the leg builder and the figures: engine/pipeline.h)
 # and print the same bytes, on rings that span many batches of records.
 #
@@ -83,4 +83,22 @@ same_for_every_n() {
     same_for_every_n hist -q --format json --per-thread "$D/A"
     same_for_every_n hist -q --leg outbound --log2 "$D/A"
     grep -q '^libe3/outbound:ENQUEUE->DEQUEUE (us), count 12000$' "$D/out.1"
+}
+
+# convert's records.csv takes every record from the builder's thread and
+# the component files every instance on the calling one: the same files
+# on 1, 2 and 3 threads, and what the spec wrote (60,224 records; every
+# message an outbound instance of libe3; the discovered legs' instances in
+# app.csv).
+@test "convert: the same files on 1, 2 and 3 threads" {
+    for n in 1 2 3; do
+        rm -rf "$D/conv.$n"
+        run "$LATREC" convert -q --threads "$n" -o "$D/conv.$n" "$D/A"
+        [ "$status" -eq 0 ]
+    done
+    diff -r "$D/conv.1" "$D/conv.2"
+    diff -r "$D/conv.1" "$D/conv.3"
+    [ "$(wc -l < "$D/conv.1/records.csv")" -eq 60225 ]
+    [ "$(awk -F, '$1 == "outbound"' "$D/conv.1/libe3.csv" | wc -l)" -eq 12000 ]
+    [ "$(tail -n +2 "$D/conv.1/app.csv" | wc -l)" -eq 6004 ]
 }
