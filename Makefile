@@ -69,6 +69,8 @@ bench: deps build
 	tests/bench/bench_engine.sh $(BUILD)
 	tests/bench/bench_top.sh $(BUILD)
 	$(BUILD)/tests/bench/bench_paths
+	rm -rf $(BUILD)/bench-legs && $(BUILD)/tests/bench/bench_gen_rings --dir $(BUILD)/bench-legs > /dev/null && \
+	    $(BUILD)/tests/bench/bench_legs $(BUILD)/bench-legs; rc=$$?; rm -rf $(BUILD)/bench-legs; exit $$rc
 	@if [ -x tests/bench/bench_sched.sh ]; then tests/bench/bench_sched.sh $(BUILD); fi
 	tests/bench/bench_python.sh $(BUILD)
 

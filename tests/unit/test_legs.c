@@ -615,6 +615,64 @@ static void test_seq_reuse(void **state)
     run_close(&r);
 }
 
+/* A node is reused once its instance ended: the next instance's absent
+ * stages are all zero (stamp, keys, ring, cpu), not the last one's; a
+ * record stamped 0 is written yet counts as absent. Records fed by hand. */
+static void test_absent_hits_zero(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("absent");
+    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    const unsigned full[] = { EMIT_ENTER, ENQUEUE, DEQUEUE, ENCODE_E3AP_DONE, SEND_DONE };
+    for (unsigned k = 0; k < 5; k++) {
+        latrec_rec rec = { (uint64_t)full[k] << 56 | (uint64_t)5 << 48 | 1, BASE + 100 * k, 90 + k, 190 + k };
+        assert_int_equal(latrec_legs_feed(r.legs, 0, &rec), leg_of(&r, "outbound"));
+    }
+    /* 20 ms on: seq 1's grace is over (ended, its node free), seq 3 opens
+     * in that node; seq 2 gets a record stamped 0 */
+    const latrec_rec later[] = {
+        { (uint64_t)ENQUEUE << 56 | (uint64_t)6 << 48 | 3, BASE + 20 * MS, 11, 12 },
+        { (uint64_t)DEQUEUE << 56 | (uint64_t)6 << 48 | 3, BASE + 20 * MS + 100, 21, 22 },
+        { (uint64_t)ENQUEUE << 56 | (uint64_t)7 << 48 | 2, BASE + 20 * MS + 200, 31, 32 },
+        { (uint64_t)DEQUEUE << 56 | (uint64_t)7 << 48 | 2, 0, 55, 56 },
+    };
+    latrec_legs_feed(r.legs, 0, &later[0]);
+    assert_int_equal(r.n_inst, 1);
+    for (int k = 1; k < 4; k++) latrec_legs_feed(r.legs, 0, &later[k]);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 3);
+    const latrec_instance *a = r.inst[0], *c = r.inst[1], *b = r.inst[2];
+    assert_int_equal(a->seq, 1);
+    assert_int_equal(a->complete, 1);
+    assert_int_equal(a->n_hits, 6); /* 4 chain stages, EMIT_ENTER, DROP */
+    assert_int_equal(a->hits[3].aux, 94);
+    assert_int_equal(a->hits[4].t_ns, BASE);
+    assert_int_equal(a->hits[4].aux2, 190);
+    assert_int_equal(a->hits[4].cpu, 5);
+    const latrec_hit zero = { 0 };
+    assert_memory_equal(&a->hits[5], &zero, sizeof zero); /* no DROP */
+    assert_int_equal(c->seq, 3);
+    assert_int_equal(c->complete, 0);
+    assert_int_equal(c->hits[1].aux, 21);
+    assert_int_equal(c->hits[1].ring, 0);
+    assert_int_equal(c->hits[1].cpu, 6);
+    for (int i = 2; i < 6; i++) assert_memory_equal(&c->hits[i], &zero, sizeof zero);
+    assert_int_equal(b->seq, 2);
+    assert_int_equal(b->complete, 0);
+    assert_int_equal(b->first_t, 0);
+    assert_int_equal(b->hits[0].t_ns, BASE + 20 * MS + 200);
+    assert_int_equal(b->hits[0].aux, 31);
+    assert_int_equal(b->hits[1].t_ns, 0); /* stamped 0: absent, its keys kept */
+    assert_int_equal(b->hits[1].aux, 55);
+    assert_int_equal(b->hits[1].cpu, 7);
+    for (int i = 2; i < 6; i++) assert_memory_equal(&b->hits[i], &zero, sizeof zero);
+    run_close(&r);
+}
+
 /* ---- (f) horizon and max_open --------------------------------------------------------- */
 
 static void test_horizon(void **state)
@@ -996,6 +1054,7 @@ int main(void)
         cmocka_unit_test(test_discovery_names_only),
         cmocka_unit_test(test_discovery_long_names),
         cmocka_unit_test(test_seq_reuse),
+        cmocka_unit_test(test_absent_hits_zero),
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_max_open),
         cmocka_unit_test(test_drop_routing),
