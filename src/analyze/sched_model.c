@@ -383,7 +383,7 @@ static int do_wakeup(latrec_sched_model *m, const latrec_rec *r, uint64_t t, uns
     if (tdi < 0) return -1;
     gen *g = live(m, tdi);
     if (kind == LATREC_K_WAKEUP_NEW) {
-        if (!g || g->woken_new || g->exited || g->state != LATREC_SCHED_UNKNOWN || g->n_iv) {
+        if (!g || g->woken_new || g->exited || g->state != LATREC_SCHED_UNKNOWN || had_state(g)) {
             int32_t gi = new_gen(m, tdi, t, 1);
             if (gi < 0) return -1;
             g = &m->g[gi];
@@ -449,7 +449,7 @@ static int do_fork(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
     int32_t tdi = td_get(m, tid);
     if (tdi < 0) return -1;
     gen *g = live(m, tdi);
-    if (!(g && g->born && g->first_t == t && g->state == LATREC_SCHED_UNKNOWN && g->n_iv == 0)) {
+    if (!(g && g->born && g->first_t == t && g->state == LATREC_SCHED_UNKNOWN && !had_state(g))) {
         int32_t gi = new_gen(m, tdi, t, 1);
         if (gi < 0) return -1;
         g = &m->g[gi];
@@ -504,9 +504,9 @@ static int do_exit(latrec_sched_model *m, const latrec_rec *r, uint64_t t)
     if (!g) return -1;
     g->exited = 1;
     if (r->aux) g->tgid = (uint32_t)r->aux;
-    if (running_on(g, c) || (g->state == LATREC_SCHED_RUNNABLE && g->since == t))
+    if (running_on(g, c) || (g->state == LATREC_SCHED_RUNNABLE && g->state_start == t))
         return 0; /* on its way out: the final switch-out closes it */
-    if (g->state == LATREC_SCHED_BLOCKED && g->since == t)
+    if (g->state == LATREC_SCHED_BLOCKED && g->state_start == t)
         return close_gen(m, g, t, 1); /* switched out for good at this ns */
     /* The exiting task runs on c: whatever the model had was lost. */
     if (g->state != LATREC_SCHED_UNKNOWN) {
@@ -745,15 +745,12 @@ int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns)
         return -1;
     }
     if (m->oom) return fail(m);
-    uint64_t cut = t_ns;
+    const uint64_t cut = t_ns;
     if (t_ns > m->cur_t) {
         /* every record before t_ns is fed: those of cur_t too */
         if (flush(m)) return fail(m);
         m->cur_t = t_ns;
-    } else if (cut == m->cur_t && cut > 0) {
-        cut--; /* records of cur_t may still come: a state cut there would
-                  look begun at their ns (do_exit's test) */
-    }
+    } /* else those of cur_t wait: every state goes on to cur_t at least */
     for (size_t i = 0; i < m->n_g; i++) {
         gen *g = &m->g[i];
         if (g->closed || g->state == LATREC_SCHED_UNKNOWN || g->since >= cut) continue;

@@ -2,4 +2,4 @@
 # and the on-CPU / runqueue / blocked split of hops. libc only.
 # Included by src/analyze/CMakeLists.txt into the latrec_analyze target.
 target_sources(latrec_analyze PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sched_model.c
-  ${CMAKE_CURRENT_LIST_DIR}/sched_query.c)
+  ${CMAKE_CURRENT_LIST_DIR}/sched_query.c ${CMAKE_CURRENT_LIST_DIR}/sched_forget.c)

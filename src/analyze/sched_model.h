@@ -267,14 +267,21 @@ int latrec_sched_finish(latrec_sched_model *m);
  * Each open state is stored as an interval up to t_ns and goes on from
  * there, so queries up to t_ns see the states as after
  * latrec_sched_finish(): the same figures, a timeline cut in more
- * intervals. Records of t_ns itself may still come: when one was fed
- * already, the cut is at t_ns - 1. Feeding goes on after it; a record below
+ * intervals. Feeding goes on after it; a record below
  * t_ns fed later is out_of_order. A later event that shows a state's end
  * was lost takes the pieces stored back (UNKNOWN back to the state's start,
  * as without settling): a query answered before then saw it known. After
  * latrec_sched_finish() the model is the one built without settling.
  * Returns 0; -1 with errno ENOMEM or EINVAL (finished). */
 int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns);
+
+/* Live, over a long run: let go of what ended at or before t_ns (timeline
+ * intervals, CPU occupancy, preemption and migration times, runqueue
+ * waits), so that memory follows the span still asked about, not the run.
+ * A window reaching before t_ns reads UNKNOWN there (and may miss who ran
+ * instead then); after t_ns every figure is as before. Threads,
+ * generations, names and whole-life totals stay. */
+void latrec_sched_forget(latrec_sched_model *m, uint64_t t_ns);
 
 /* Feed every record of `ring` (write order) and finish. The ring must be
  * open (LATREC_RING_OK) with catalog "kernel" (or no catalog: v1/v2).

@@ -1,7 +1,8 @@
 /*
  * analyze/sched_model_impl.h - the scheduler model's private state, shared
- * by its two halves: building (sched_model.c) and queries (sched_query.c).
- * Not a public header: nothing outside those two files includes it.
+ * by its halves: building (sched_model.c), queries (sched_query.c) and
+ * letting go of the past (sched_forget.c). Not a public header: nothing
+ * outside those files includes it.
  */
 #ifndef LATREC_ANALYZE_SCHED_MODEL_IMPL_H
 #define LATREC_ANALYZE_SCHED_MODEL_IMPL_H
@@ -94,6 +95,13 @@ struct latrec_sched_model {
     int      finished, oom;
     latrec_sched_counts c;
 };
+
+/* The generation was ever in a known state (an interval was stored): its
+ * totals, which latrec_sched_forget leaves, not n_iv, which it shrinks. */
+static inline int had_state(const gen *g)
+{
+    return (g->tot[0] | g->tot[1] | g->tot[2]) != 0;
+}
 
 /* ---- look-ups both halves use ---------------------------------------- */
 

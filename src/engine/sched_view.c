@@ -84,6 +84,18 @@ static int attach(latrec_sched_view *v, const latrec_input *in)
     return 0;
 }
 
+/* Memory for the span still split, not the run: a hop starts at most the
+ * leg horizon before it ends (the builder cuts longer instances), so what
+ * ended more than that and a second before the mark is let go, once a
+ * second at most. */
+static void forget(latrec_sched_view *v, const latrec_input *in)
+{
+    const uint64_t keep = (in->opts.leg_horizon_ns ? in->opts.leg_horizon_ns : LATREC_LEGS_HORIZON_NS) + 1000000000ull;
+    if (v->covered_ns <= keep || v->covered_ns - keep < v->forgot_ns + 1000000000ull) return;
+    v->forgot_ns = v->covered_ns - keep;
+    latrec_sched_forget(v->model, v->forgot_ns);
+}
+
 uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in)
 {
     if (!v->live || v->ended) return v->covered_ns;
@@ -107,6 +119,7 @@ uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in)
     } else if (!rc && mark > v->covered_ns) {
         rc = latrec_sched_settle(v->model, mark);
         v->covered_ns = mark;
+        forget(v, in);
     }
     if (rc) {
         fprintf(stderr, "latrec: %s: out of memory: no scheduler split from here on\n", r->path);

@@ -28,6 +28,7 @@ typedef struct latrec_sched_view {
     latrec_ring ring;    /* its own mapping of the file (not the merge's) */
     latrec_cursor cur;   /* lapped: records overwritten before read (lost to the model) */
     uint64_t covered_ns; /* hops ending at or before it can be split; UINT64_MAX: all */
+    uint64_t forgot_ns;  /* the model let go of what ended before it (latrec_sched_forget) */
 } latrec_sched_view;
 
 /* Per hop: sums over the instances split. */
@@ -48,7 +49,9 @@ void latrec_sched_view_close(latrec_sched_view *v);
  * publication mark (t1_mono_ns: every record stamped before it is in the
  * ring), then every record there, feeds them and settles the model up to
  * the mark (latrec_sched_settle); once the ring is closed (the clean-close
- * flag: the run ended; or a finished run's file) everything is. Until
+ * flag: the run ended; or a finished run's file) everything is. What ended
+ * more than the leg horizon and a second before the mark is let go
+ * (latrec_sched_forget), so a long watch holds about that span. Until
  * sched.latrec is there (a run of an older record writes it at its end,
  * one without the collector never), model is NULL and reason says why.
  * Only the monotonic clock (not --wall). 0, or -1 out of memory. */

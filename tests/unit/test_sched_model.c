@@ -1024,6 +1024,22 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
     }
 }
 
+/* The same threads and generations in both models (x finished, y live). */
+static void same_threads(const latrec_sched_model *x, const latrec_sched_model *y)
+{
+    assert_int_equal(latrec_sched_n_threads(x), latrec_sched_n_threads(y));
+    for (size_t k = 0; k < latrec_sched_n_threads(x); k++) {
+        latrec_sched_thread a, b;
+        latrec_sched_thread_info(x, k, &a);
+        latrec_sched_thread_info(y, k, &b);
+        assert_int_equal(a.tid, b.tid);
+        assert_int_equal(a.gen, b.gen);
+        assert_int_equal(a.first_ns, b.first_ns);
+        assert_int_equal(a.exited, b.exited);
+        assert_int_equal(a.tgid, b.tgid);
+    }
+}
+
 /* n random splits, the same in both models: windows up to 20 us ending
  * in (b_max - b_span, b_max] (no earlier than 0). */
 static void same_splits(const latrec_sched_model *x, const latrec_sched_model *y, int n, uint64_t b_max,
@@ -1088,12 +1104,16 @@ static void test_random_sum_invariant(void **state)
     free(w);
 }
 
-/* Live (latrec_sched_settle): a model fed in steps and settled at times
+/* Live (latrec_sched_settle, latrec_sched_forget): a model fed in steps and settled at times
  * the records before which are all in answers every query up to the last
  * record fed as the model of those records, finished, does, while it goes
  * on being fed (a later event may still show a state lost: the full model
  * then has it unknown back to its start); after its own finish it is the
- * model of the whole stream, those states taken back too. */
+ * model of the whole stream, those states taken back too. The marks fall
+ * on records' own times half of the time (a state cut there is not one
+ * begun there). One that lets go of what ended 60 us before each mark has
+ * the same threads, answers the windows after that the same, and holds a
+ * fraction of the intervals. */
 static void test_settle_live(void **state)
 {
     (void)state;
@@ -1104,13 +1124,17 @@ static void test_settle_live(void **state)
         rng_state = seed * 0x7654321ull;
         random_stream(v, N);
         latrec_sched_model *full = build(v, N);
-        latrec_sched_model *live = latrec_sched_model_new();
+        latrec_sched_model *live = latrec_sched_model_new(), *lean = latrec_sched_model_new();
         assert_non_null(live);
+        assert_non_null(lean);
         size_t fed = 0;
         while (fed < N) {
             size_t next = fed + 1 + (size_t)(rng() % 700);
             if (next > N) next = N;
-            for (; fed < next; fed++) assert_int_equal(latrec_sched_feed(live, &v[fed]), 0);
+            for (; fed < next; fed++) {
+                assert_int_equal(latrec_sched_feed(live, &v[fed]), 0);
+                assert_int_equal(latrec_sched_feed(lean, &v[fed]), 0);
+            }
             /* a mark no record before which is missing: the next record's
              * time, or the last fed one's (its ns may still get more) */
             uint64_t mark = fed < N && rng() % 2 ? v[fed].t_ns : v[fed - 1].t_ns;
@@ -1121,10 +1145,27 @@ static void test_settle_live(void **state)
             if (known == 0) continue;
             const uint64_t upto = v[known - 1].t_ns;
             assert_int_equal(latrec_sched_settle(live, mark), 0);
+            assert_int_equal(latrec_sched_settle(lean, mark), 0);
             latrec_sched_model *so_far = build(v, known);
+            same_threads(so_far, live);
             same_splits(so_far, live, 40, upto, 30000);
+            /* lean lets go of what ended 60 us before: the windows after are the same */
+            if (upto > 60000) latrec_sched_forget(lean, upto - 60000);
+            same_threads(so_far, lean);
+            same_splits(so_far, lean, 40, upto, 30000);
             latrec_sched_model_free(so_far);
         }
+        /* lean holds the last stretch only */
+        size_t n_live = 0, n_lean = 0;
+        for (size_t k = 0; k < latrec_sched_n_threads(live); k++) {
+            latrec_sched_thread a, b;
+            latrec_sched_thread_info(live, k, &a);
+            latrec_sched_thread_info(lean, k, &b);
+            n_live += a.n_intervals;
+            n_lean += b.n_intervals;
+        }
+        assert_true(n_lean * 20 < n_live);
+        latrec_sched_model_free(lean);
         assert_int_equal(latrec_sched_finish(live), 0);
         assert_int_equal(latrec_sched_settle(live, v[N - 1].t_ns + 1), -1); /* finished */
         same_splits(full, live, 200, v[N - 1].t_ns, v[N - 1].t_ns);
