@@ -16,10 +16,8 @@
  * again whenever the ring may have been polled. It is padded to a power
  * of two bytes, so that a ring index becomes its address with a shift. */
 struct latrec_merge_rec {
-    latrec_rec rec;
-    uint64_t   key;  /* rec's merge key */
-    uint64_t   pos;  /* rec's write-order position */
-    uint64_t   key64; /* its key in the 64-bit tree (narrow merges) */
+    latrec_merged out;   /* the record as it goes out (out.t_ns: its merge key) */
+    uint64_t      key64; /* its key in the 64-bit tree (narrow merges) */
 };
 
 struct latrec_merge_src {
@@ -96,7 +94,7 @@ static __attribute__((noinline)) uint64_t wall_key(const struct latrec_merge_src
 static inline __attribute__((always_inline)) void set_key64(latrec_merge *m, uint32_t ring,
                                                            struct latrec_merge_rec *d)
 {
-    const uint64_t off = d->key - m->base;
+    const uint64_t off = d->out.t_ns - m->base;
     if (__builtin_expect(off > m->span, 0)) m->widen = 1;
     d->key64 = off << m->shift | ring;
 }
@@ -112,9 +110,10 @@ static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint3
 #ifndef NO_PREFETCH
     __builtin_prefetch(&s->it.recs[(s->it.start + s->cur.pos + PREFETCH_AHEAD) & s->it.mask]);
 #endif
-    if (!latrec_ring_iter_next(&s->it, &s->cur, &d->rec)) return 0;
-    d->pos = s->cur.pos - 1;
-    d->key = __builtin_expect(m->flags & LATREC_MERGE_WALL, 0) ? wall_key(s, d->rec.t_ns) : d->rec.t_ns;
+    if (!latrec_ring_iter_next(&s->it, &s->cur, &d->out.rec)) return 0;
+    d->out.ring = i;
+    d->out.pos = s->cur.pos - 1;
+    d->out.t_ns = __builtin_expect(m->flags & LATREC_MERGE_WALL, 0) ? wall_key(s, d->out.rec.t_ns) : d->out.rec.t_ns;
     if (narrow) set_key64(m, i, d);
     return 1;
 }
@@ -132,7 +131,7 @@ static void load_head(latrec_merge *m, uint32_t i)
 /* Ring i's leaf, from its head. */
 static key128 leaf_wide(const latrec_merge *m, size_t i)
 {
-    return i < m->n && m->src[i].has_head ? key_of(m->src[i].head.key, i) : key_of(UINT64_MAX, EXHAUSTED + i);
+    return i < m->n && m->src[i].has_head ? key_of(m->src[i].head.out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i);
 }
 
 static uint64_t leaf_narrow(const latrec_merge *m, size_t i)
@@ -171,7 +170,7 @@ static int narrow_bound(latrec_merge *m)
         if (!s->has_head) continue; /* a poll that gives it records plays the tree again */
         if (!s->it.max_t) return 0;
         const uint64_t min_t = m->rings[i].min_t_ns;
-        const uint64_t a = min_t && min_t < s->head.rec.t_ns ? min_t : s->head.rec.t_ns;
+        const uint64_t a = min_t && min_t < s->head.out.rec.t_ns ? min_t : s->head.out.rec.t_ns;
         const uint64_t ka = latrec_merge_key(m, i, a), kb = latrec_merge_key(m, i, s->it.max_t);
         if (ka < lo) lo = ka;
         if (kb > hi) hi = kb;
@@ -338,7 +337,7 @@ static inline __attribute__((always_inline)) size_t fill(latrec_merge *m, latrec
     key128 w = narrow ? 0 : m->heap[0].k;
     uint64_t w64 = narrow ? m->tree[0] : 0;
     size_t n = 0;
-    while (n < max && !(narrow && m->widen)) {
+    while (n < max && !(narrow && __builtin_expect(m->widen, 0))) {
         uint32_t i;
         if (narrow) {
             if ((w64 >> shift) > lim64) break; /* also when every ring is exhausted */
@@ -348,11 +347,7 @@ static inline __attribute__((always_inline)) size_t fill(latrec_merge *m, latrec
             i = ring_of(w);
         }
         struct latrec_merge_src *s = &src[i];
-        latrec_merged *o = &out[n++];
-        o->t_ns = s->head.key;
-        o->ring = i;
-        o->pos = s->head.pos;
-        o->rec = s->head.rec;
+        out[n++] = s->head.out;
         /* The record after the head (read ahead) is the ring's new head:
          * its matches are played first, and the one after it read while
          * the next winner's record goes out. */
@@ -360,7 +355,7 @@ static inline __attribute__((always_inline)) size_t fill(latrec_merge *m, latrec
         if (narrow) {
             w64 = replay_narrow(tree, leaves, shift, i, more ? s->next.key64 : exhausted64(m, i));
         } else {
-            w = replay_wide(heap, leaves, i, more ? key_of(s->next.key, i) : key_of(UINT64_MAX, EXHAUSTED + i));
+            w = replay_wide(heap, leaves, i, more ? key_of(s->next.out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i));
         }
         if (__builtin_expect(more, 1)) {
             s->head = s->next;
@@ -397,7 +392,7 @@ int latrec_merge_peek(const latrec_merge *m, uint64_t *key)
 {
     if (m->heap_len == 0) return 0;
     const size_t i = m->narrow ? (size_t)(m->tree[0] & (((uint64_t)1 << m->shift) - 1)) : ring_of(m->heap[0].k);
-    *key = m->src[i].head.key;
+    *key = m->src[i].head.out.t_ns;
     return 1;
 }
 
