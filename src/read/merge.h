@@ -6,9 +6,13 @@
  * (time, ring index, write-order position), so equal times come out in ring
  * index order and the output is the same on every run. A ring's own write
  * order is kept even where stamp_at left a small local inversion. Memory is
- * O(number of rings), allocated once at init; latrec_merge_next() never
- * allocates. The rings' heads meet in a tournament (loser) tree: a record
- * costs one key comparison per level, log2(rings) rounded up.
+ * O(number of rings), allocated once at init; latrec_merge_next() and
+ * latrec_merge_fill() never allocate. The rings' heads meet in a
+ * tournament (loser) tree: a record costs one key comparison per level,
+ * log2(rings) rounded up, on 64-bit keys while every key of the merge fits
+ * beside the ring bits (128-bit keys otherwise; merge.c). Each ring is read
+ * one record past its head. latrec_merge_fill() hands out records in
+ * batches: the cheap way to read the stream.
  */
 #ifndef LATREC_READ_MERGE_H
 #define LATREC_READ_MERGE_H

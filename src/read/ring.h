@@ -48,7 +48,8 @@
  * out of order leave the warning "N TSC calibration pairs out of order,
  * ignored".
  *
- * Derivation (done once at open, one pass over the slots):
+ * Derivation (done once at open, one pass over the slots, read from the
+ * mapping a chunk at a time and each chunk given back after; ring.c):
  *   valid      records with t_ns != 0.
  *   full       valid == entries. A ring that is not full never wrapped,
  *              whatever its timestamps do: its slot order is its write order.
