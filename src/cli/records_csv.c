@@ -268,8 +268,16 @@ void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int 
 {
     struct rec_batch *b = w->fill;
     struct rec_row *row = &b->row[b->n];
-    row->t_ns = ev->t_ns;
-    row->rec = ev->rec;
+    /* field by field: ev is often built just before the call (the pass on
+     * threads), and a load wider than the stores that wrote it cannot take
+     * its bytes from them (store forwarding) but waits for them to retire */
+    uint64_t t_ns = ev->t_ns, stamped = ev->rec.t_ns, sc = ev->rec.sc, aux = ev->rec.aux, aux2 = ev->rec.aux2;
+    __asm__("" : "+r"(t_ns), "+r"(stamped), "+r"(sc), "+r"(aux), "+r"(aux2)); /* kept as scalar loads */
+    row->t_ns = t_ns;
+    row->rec.t_ns = stamped;
+    row->rec.sc = sc;
+    row->rec.aux = aux;
+    row->rec.aux2 = aux2;
     row->ring = ev->ring;
     row->leg = leg;
     if (++b->n == REC_BATCH) hand_over(w);
