@@ -212,16 +212,23 @@ struct result {
     uint64_t cut_horizon, cut_room, warm_skipped, fed;
 };
 
+/* The rings' directory on `threads` threads, the leg horizon HORIZON; no
+ * pass option yet. */
+static void options(latrec_input_opts *io, latrec_pass_opts *po, int threads)
+{
+    memset(io, 0, sizeof(*io));
+    io->quiet = 1;
+    io->threads = threads;
+    io->leg_horizon_ns = HORIZON;
+    latrec_input_add_dir(io, dir);
+    memset(po, 0, sizeof(*po));
+}
+
 static void run(struct result *r, int threads, int engine)
 {
     latrec_input_opts io;
-    memset(&io, 0, sizeof(io));
-    io.quiet = 1;
-    io.threads = threads;
-    io.leg_horizon_ns = HORIZON;
-    latrec_input_add_dir(&io, dir);
     latrec_pass_opts po;
-    memset(&po, 0, sizeof(po));
+    options(&io, &po, threads);
     po.warmup_ns = 1000000;
     po.paths = 1;
     memset(r, 0, sizeof(*r));
@@ -333,13 +340,8 @@ static void a_failing_sink_ends_the_pass(void **state)
     memset(l, 0, sizeof(l));
     for (int threads = 1; threads <= 3; threads++) {
         latrec_input_opts io;
-        memset(&io, 0, sizeof(io));
-        io.quiet = 1;
-        io.threads = threads;
-        io.leg_horizon_ns = HORIZON;
-        latrec_input_add_dir(&io, dir);
         latrec_pass_opts po;
-        memset(&po, 0, sizeof(po));
+        options(&io, &po, threads);
         latrec_pass_sinks sinks = { &l[threads], table_new_fails_on_discovered, on_value, on_instance,
                                     on_first_stage, NULL };
         latrec_input in;
