@@ -171,6 +171,20 @@ static void rows_write(latrec_records_csv *w, const struct rec_batch *b)
     }
 }
 
+static void sync_destroy(latrec_records_csv *w)
+{
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->room);
+    pthread_cond_destroy(&w->ready);
+}
+
+/* Without a writer thread: the batch out now, in the caller's. */
+static void write_here(latrec_records_csv *w)
+{
+    rows_write(w, w->fill);
+    w->fill->n = 0;
+}
+
 static void rows_free(latrec_records_csv *w)
 {
     for (size_t i = 0; w->ring && i < w->n_rings; i++) free(w->ring[i].s);
@@ -180,11 +194,7 @@ static void rows_free(latrec_records_csv *w)
     free(w->stage);
     free(w->leg);
     for (int i = 0; i < REC_QUEUE; i++) free(w->batch[i]);
-    if (w->threaded) {
-        pthread_mutex_destroy(&w->mu);
-        pthread_cond_destroy(&w->room);
-        pthread_cond_destroy(&w->ready);
-    }
+    if (w->threaded) sync_destroy(w);
     free(w);
 }
 
@@ -239,9 +249,7 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
     pthread_cond_init(&w->ready, NULL);
     w->threaded = 1;
     if (pthread_create(&w->thread, NULL, writer_main, w) != 0) { /* the rows then go out in the caller's thread */
-        pthread_mutex_destroy(&w->mu);
-        pthread_cond_destroy(&w->room);
-        pthread_cond_destroy(&w->ready);
+        sync_destroy(w);
         w->threaded = 0;
     }
     return w;
@@ -251,8 +259,7 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
 static void hand_over(latrec_records_csv *w)
 {
     if (!w->threaded) {
-        rows_write(w, w->fill);
-        w->fill->n = 0;
+        write_here(w);
         return;
     }
     pthread_mutex_lock(&w->mu);
@@ -287,8 +294,7 @@ void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int 
 static void drain(latrec_records_csv *w)
 {
     if (!w->threaded) {
-        rows_write(w, w->fill);
-        w->fill->n = 0;
+        write_here(w);
         return;
     }
     pthread_mutex_lock(&w->mu);
