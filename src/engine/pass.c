@@ -44,6 +44,26 @@ struct disc_stamp {
  * its loop, few enough to stay in the first-level cache (14 KiB). */
 #define PASS_BATCH 256
 
+/* The side of the pass that feeds the leg builder, on cache lines of its
+ * own: on threads (pipeline.h, below) stage 2 writes it at every record
+ * while stage 3 reads and writes the rest of the pass, and a line both
+ * touched would cross between the cores at every record. Stage 2 reads
+ * the pass through the copies here only. */
+struct pass_feeder {
+    _Alignas(64) latrec_legs *legs;
+    uint64_t warm_from; /* begin + warm-up: first-stage stamps from there on */
+    int want_first;     /* sinks.first_stage */
+    int sched;          /* in->sched_ring */
+    uint64_t fed, last_t_ns; /* program records fed; the newest one's time */
+    /* On threads: the batch the ended instances go to (NULL: straight to
+     * on_instance), the newest record whose stream-time flush of the
+     * discovered legs' stamps is still to be written (flush_pending), the
+     * builder's failure, the builder already finished. */
+    struct pipe_batch *out;
+    uint64_t flush_t;
+    int flush_pending, failed, finished;
+};
+
 struct latrec_pass {
     latrec_input *in;
     latrec_pass_opts opts;
@@ -66,15 +86,7 @@ struct latrec_pass {
     latrec_merge m;           /* the time-ordered record stream (have_merge) */
     latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
     int have_merge, ended, failed;
-    uint64_t fed, last_t_ns;  /* program records fed; the newest one's time */
-    /* The leg builder's side of a pass on threads (pipeline.h, below):
-     * the batch its ended instances go to (NULL: straight to on_instance),
-     * the newest record whose stream-time flush of the discovered legs'
-     * stamps is still to be written (flush_pending), its own failure, and
-     * the builder already finished. */
-    struct pipe_batch *out;
-    uint64_t flush_t;
-    int flush_pending, feed_failed, builder_finished;
+    struct pass_feeder f; /* last: its lines are its own */
 };
 
 static void emit_instance(void *ctx, const latrec_instance *inst);
@@ -92,9 +104,9 @@ static int selected(const latrec_pass *p, int component, int leg)
  * selected or on failure. */
 static latrec_leg_table *table_for(latrec_pass *p, int component, int leg)
 {
-    int n_comp = latrec_legs_n_components(p->legs), n_legs = latrec_legs_n_legs(p->legs);
     if (component >= p->index_comps || leg >= p->index_legs) {
-        int nc = n_comp, nl = n_legs + 16;
+        /* (asked here only: on threads the builder writes beside them) */
+        int nc = latrec_legs_n_components(p->legs), nl = latrec_legs_n_legs(p->legs) + 16;
         latrec_leg_table **idx = calloc((size_t)nc * (size_t)nl, sizeof(*idx));
         if (!idx) {
             p->failed = 1;
@@ -333,7 +345,8 @@ uint64_t latrec_pass_run_begin(const latrec_input *in)
 
 latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
-    latrec_pass *p = calloc(1, sizeof(*p));
+    latrec_pass *p = aligned_alloc(_Alignof(latrec_pass), sizeof(*p)); /* the feeder's lines */
+    if (p) memset(p, 0, sizeof(*p));
     if (!p) {
         fprintf(stderr, "latrec: out of memory\n");
         return NULL;
@@ -343,6 +356,10 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     p->sinks = *sinks;
     p->begin = latrec_pass_run_begin(in);
     p->legs = latrec_input_legs_new(in, emit_instance, p);
+    p->f.legs = p->legs;
+    p->f.warm_from = p->begin + opts->warmup_ns;
+    p->f.want_first = sinks->first_stage != NULL;
+    p->f.sched = in->sched_ring;
     if (p->legs && opts->paths) {
         latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
         if (!(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
@@ -368,8 +385,8 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
  * the warm-up: its stamp goes to the leg's inter-arrival row. */
 static int first_stage_of(const latrec_pass *p, int leg, const latrec_rec *rec)
 {
-    return leg >= 0 && p->sinks.first_stage && latrec_legs_leg(p->legs, leg)->chain[0] == latrec_rec_stage(rec->sc) &&
-           rec->t_ns >= p->begin + p->opts.warmup_ns;
+    return leg >= 0 && p->f.want_first && latrec_legs_leg(p->f.legs, leg)->chain[0] == latrec_rec_stage(rec->sc) &&
+           rec->t_ns >= p->f.warm_from;
 }
 
 /* The discovered legs' stamps a horizon older than the stream at t_ns. */
@@ -392,11 +409,11 @@ static inline int feed(latrec_pass *p, latrec_merged *ev, int sched)
      * monotonic clocks of two hosts are unrelated). */
     const uint64_t stamped = ev->rec.t_ns;
     ev->rec.t_ns = ev->t_ns;
-    p->fed++;
-    p->last_t_ns = ev->t_ns;
+    p->f.fed++;
+    p->f.last_t_ns = ev->t_ns;
     int leg = latrec_legs_feed(p->legs, ev->ring, &ev->rec);
     if (leg == -2) {
-        p->feed_failed = 1;
+        p->f.failed = 1;
         return -1;
     }
     if (p->taps.record) {
@@ -430,7 +447,7 @@ int latrec_pass_end(latrec_pass *p)
     latrec_input *in = p->in;
     if (p->ended) return p->failed ? -1 : 0;
     p->ended = 1;
-    if (!p->builder_finished) latrec_legs_finish(p->legs);
+    if (!p->f.finished) latrec_legs_finish(p->legs);
     if (p->paths) latrec_path_index_finish(p->paths);
     disc_flush(p, UINT64_MAX);
     if (!in->opts.quiet && !p->opts.no_warnings && in->pass == 1) { /* once per input */
@@ -441,7 +458,7 @@ int latrec_pass_end(latrec_pass *p)
         if (p->routes[i].dest < 0) route_settle(p, &p->routes[i], p->routes[i].c0);
     latrec_merge_free(&p->m);
     p->have_merge = 0;
-    if (p->failed || p->feed_failed) {
+    if (p->failed || p->f.failed) {
         fprintf(stderr, "latrec: out of memory\n");
         return -1;
     }
@@ -501,7 +518,7 @@ static int ev_grow(latrec_pass *p, struct pipe_batch *b, size_t size)
     while (cap < b->ev_len + size) cap *= 2;
     unsigned char *ev = realloc(b->ev, cap);
     if (!ev) {
-        p->feed_failed = 1;
+        p->f.failed = 1;
         return -1;
     }
     b->ev = ev;
@@ -513,12 +530,12 @@ static int ev_grow(latrec_pass *p, struct pipe_batch *b, size_t size)
  * payload, or NULL when out of memory. */
 static inline void *ev_put(latrec_pass *p, uint32_t kind, size_t payload)
 {
-    struct pipe_batch *b = p->out;
+    struct pipe_batch *b = p->f.out;
     const size_t size = (sizeof(struct pipe_ev) + payload + 7) & ~(size_t)7;
     if (b->ev_len + size > b->ev_cap && ev_grow(p, b, size) < 0) return NULL;
     struct pipe_ev *e = (struct pipe_ev *)(b->ev + b->ev_len);
-    *e = (struct pipe_ev){ kind, (uint32_t)size, p->flush_pending ? p->flush_t : 0 };
-    p->flush_pending = 0;
+    *e = (struct pipe_ev){ kind, (uint32_t)size, p->f.flush_pending ? p->f.flush_t : 0 };
+    p->f.flush_pending = 0;
     b->ev_len += size;
     return e + 1;
 }
@@ -527,7 +544,7 @@ static inline void *ev_put(latrec_pass *p, uint32_t kind, size_t payload)
 static void emit_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
-    if (!p->out) {
+    if (!p->f.out) {
         on_instance(p, inst);
         return;
     }
@@ -571,39 +588,39 @@ static int pipe_feed(void *ctx, void *batch, int last)
 {
     latrec_pass *p = ctx;
     struct pipe_batch *b = batch;
-    p->out = b;
+    p->f.out = b;
     b->ev_len = 0;
     if (!b->tapped) { /* the batch is the program's records */
-        p->fed += b->n_recs;
-        if (b->n_recs) p->last_t_ns = b->recs[b->n_recs - 1].rec.t_ns;
+        p->f.fed += b->n_recs;
+        if (b->n_recs) p->f.last_t_ns = b->recs[b->n_recs - 1].rec.t_ns;
     }
-    for (size_t i = 0; i < b->n_recs && !p->feed_failed; i++) {
+    for (size_t i = 0; i < b->n_recs && !p->f.failed; i++) {
         const struct pipe_rec *r = &b->recs[i];
         if (b->tapped) { /* sched.latrec's are there too, for the tap only */
-            if ((int)r->ring == p->in->sched_ring) {
+            if ((int)r->ring == p->f.sched) {
                 pipe_tap(p, r, &b->tapped[i], -1);
                 continue;
             }
-            p->fed++;
-            p->last_t_ns = r->rec.t_ns;
+            p->f.fed++;
+            p->f.last_t_ns = r->rec.t_ns;
         }
-        const int leg = latrec_legs_feed(p->legs, r->ring, &r->rec);
+        const int leg = latrec_legs_feed(p->f.legs, r->ring, &r->rec);
         if (b->tapped) pipe_tap(p, r, &b->tapped[i], leg);
-        if (leg == -2) p->feed_failed = 1;
+        if (leg == -2) p->f.failed = 1;
         if (first_stage_of(p, leg, &r->rec)) {
             struct pipe_first *f = ev_put(p, EV_FIRST, sizeof(*f));
             if (f) *f = (struct pipe_first){ r->ring, leg, r->rec.t_ns };
         }
-        p->flush_t = r->rec.t_ns;
-        p->flush_pending = 1;
+        p->f.flush_t = r->rec.t_ns;
+        p->f.flush_pending = 1;
     }
-    if (p->flush_pending) ev_put(p, EV_NONE, 0);
-    if (last && !p->feed_failed) {
-        latrec_legs_finish(p->legs); /* latrec_pass_end's, here: its instances are stage 3's */
-        p->builder_finished = 1;
+    if (p->f.flush_pending) ev_put(p, EV_NONE, 0);
+    if (last && !p->f.failed) {
+        latrec_legs_finish(p->f.legs); /* latrec_pass_end's, here: its instances are stage 3's */
+        p->f.finished = 1;
     }
-    p->out = NULL;
-    return p->feed_failed ? -1 : 0;
+    p->f.out = NULL;
+    return p->f.failed ? -1 : 0;
 }
 
 static int pipe_apply(void *ctx, void *batch)
@@ -654,7 +671,7 @@ static int pass_threads_run(latrec_pass *p, int n)
         free(b[i].tapped);
         free(b[i].ev);
     }
-    if (r < 0 && !p->feed_failed) p->failed = 1;
+    if (r < 0 && !p->f.failed) p->failed = 1;
     return r;
 }
 
@@ -688,8 +705,8 @@ latrec_pass *latrec_pass_run(latrec_input *in, const latrec_pass_opts *opts, con
 }
 
 void latrec_pass_tap(latrec_pass *p, const latrec_pass_taps *taps) { p->taps = *taps; }
-uint64_t latrec_pass_fed(const latrec_pass *p) { return p->fed; }
-uint64_t latrec_pass_last_t(const latrec_pass *p) { return p->last_t_ns; }
+uint64_t latrec_pass_fed(const latrec_pass *p) { return p->f.fed; }
+uint64_t latrec_pass_last_t(const latrec_pass *p) { return p->f.last_t_ns; }
 latrec_merge *latrec_pass_merge(latrec_pass *p) { return p->have_merge ? &p->m : NULL; }
 
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n)
