@@ -226,7 +226,9 @@ int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
     tmp_unregister(o);
     if (!(o->flags & LATREC_OUT_OWN_DIR) && marker_add(o->dfd, o->name) < 0) {
         e = errno;
-        snprintf(err, errlen, "%s/%s: cannot list %s in it: %s", o->path, LATREC_OUT_MARKER, o->name, strerror(e));
+        /* the marker beside the file: o->path's directory part, then its name */
+        snprintf(err, errlen, "%.*s%s: cannot list %s in it: %s", (int)(strlen(o->path) - strlen(o->name)), o->path,
+                 LATREC_OUT_MARKER, o->name, e == ELOOP ? "a symbolic link, not followed" : strerror(e));
         close(o->dfd);
         o->dfd = -1;
         errno = e;

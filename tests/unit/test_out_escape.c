@@ -131,6 +131,29 @@ static void test_outfile(void **state)
     close(dfd);
 }
 
+/* A marker that is a symbolic link is not followed, and the one line names
+ * the marker (in the file's directory), not a path under the file. */
+static void test_outfile_marker_link(void **state)
+{
+    (void)state;
+    char sub[300], path[512], marker[512], want[700], target[512], buf[64], err[512];
+    latrec_outfile o;
+    snprintf(sub, sizeof(sub), "%s/d", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(target, sizeof(target), "%s/precious", dir);
+    put_file(target, "keep");
+    snprintf(marker, sizeof(marker), "%s/" LATREC_OUT_MARKER, sub);
+    assert_int_equal(symlink(target, marker), 0);
+    snprintf(path, sizeof(path), "%s/r.txt", sub);
+    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), 0);
+    fputs("report", o.f);
+    assert_int_equal(latrec_outfile_commit(&o, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: cannot list r.txt in it: a symbolic link, not followed", marker);
+    assert_string_equal(err, want);
+    read_file(target, buf, sizeof(buf));
+    assert_string_equal(buf, "keep");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +161,7 @@ int main(void)
         cmocka_unit_test(test_escape_bytes),
         cmocka_unit_test(test_text_safe),
         cmocka_unit_test_setup_teardown(test_outfile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outfile_marker_link, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
