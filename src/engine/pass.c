@@ -490,8 +490,9 @@ struct pipe_tapped {
     uint64_t pos;
 };
 
+/* A line or more each: neighbouring batches are in different stages. */
 struct pipe_batch {
-    struct pipe_rec *recs;
+    _Alignas(64) struct pipe_rec *recs;
     struct pipe_tapped *tapped; /* with a record tap: per record (sched.latrec's are in recs too) */
     size_t n_recs;
     unsigned char *ev; /* events, each a pipe_ev and its payload */
