@@ -383,6 +383,11 @@ int latrec_cmd_convert(int argc, char **argv)
     o.timeline.max_events = DEFAULT_MAX_EVENTS;
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
+    /* The pass on one thread unless --threads says otherwise: records.csv's
+     * writer is convert's second thread, and moving every record and
+     * instance between cores as well cost more CPU time than it saved
+     * (16 x 2^20 records: 2.6 s against 2.1 s, and no faster) */
+    if (!o.input.threads) o.input.threads = 1;
     latrec_outfile_unlink_on_signal(); /* a kill mid-write leaves no .NAME.XXXXXX behind */
     if (o.input.n_dirs == 0) latrec_input_add_dir(&o.input, "latrec.data");
     if (o.watch) wait_quiet(&o.input, o.quiet_secs, o.timeout_secs);

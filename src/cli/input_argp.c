@@ -28,7 +28,7 @@ static const struct argp_option input_options[] = {
                                                        "this long after its first one leaves incomplete, "
                                                        "counted where it stopped (default 10s)", 1 },
     { "threads", OPT_THREADS, "N", 0, "Read a finished run on N threads (1..64; default 2 when two CPUs are "
-                                      "online, else 1): the record stream, the leg builder and the figures "
+                                      "online, else 1; convert: 1): the record stream, the leg builder and the figures "
                                       "in a pipeline; the output is the same for every N", 1 },
     { "quiet", 'q', 0, 0, "No progress or summary on stderr", 1 },
     { 0 }
