@@ -584,8 +584,9 @@ int latrec_cmd_top(int argc, char **argv)
         return LATREC_EXIT_USAGE;
     }
     argp_err_exit_status = LATREC_EXIT_USAGE;
-    latrec_input_quiet_doc("The final block only (its last interval is the whole watch), no notes on stderr; "
-                           "passed to record when launching");
+    latrec_input_docs("The final block only (its last interval is the whole watch), no notes on stderr; "
+                      "passed to record when launching",
+                      "Taken as report takes it (1..64); top steps through the run on one thread, whatever N is");
     if (argp_parse(&argp, n, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
     o.sel.pass.paths = o.sel.pass.path || !latrec_select_any(&o.sel);
     o.sel.pass.no_legs = o.sel.pass.path && !latrec_select_any(&o.sel);

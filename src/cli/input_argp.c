@@ -66,15 +66,21 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
     return 0;
 }
 
-/* -q's text in --help, when the command's -q does more (latrec top). */
-static const char *quiet_doc;
+/* -q's and --threads' texts in --help, when the command's options do
+ * otherwise (latrec top). */
+static const char *quiet_doc, *threads_doc;
 
-void latrec_input_quiet_doc(const char *doc) { quiet_doc = doc; }
+void latrec_input_docs(const char *quiet, const char *threads)
+{
+    quiet_doc = quiet;
+    threads_doc = threads;
+}
 
 static char *input_help(int key, const char *text, void *input)
 {
     (void)input;
-    if (key == 'q' && quiet_doc && text) return strdup(quiet_doc); /* argp frees what it did not pass */
+    const char *doc = key == 'q' ? quiet_doc : key == OPT_THREADS ? threads_doc : NULL;
+    if (doc && text) return strdup(doc); /* argp frees what it did not pass */
     return (char *)text;
 }
 

@@ -28,9 +28,11 @@
 
 /* The directories, catalog, clock and horizons (engine/input.h opts). */
 extern struct argp latrec_input_argp;
-/* What --help says of -q instead of "No progress or summary on stderr"
- * (call before argp_parse; the text stays the caller's). */
-void latrec_input_quiet_doc(const char *doc);
+/* What --help says of -q instead of "No progress or summary on stderr",
+ * and of --threads instead of report's text, for a command whose options
+ * do otherwise (latrec top); NULL keeps the text (call before argp_parse;
+ * the texts stay the caller's). */
+void latrec_input_docs(const char *quiet, const char *threads);
 
 /* --warm-up (report, hist): a unit is required; 0..8784h. */
 extern const latrec_duration_opt latrec_opt_warmup;

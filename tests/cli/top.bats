@@ -267,6 +267,14 @@ EOF
     sed -n '/^\.BR \\-q ", " \\-\\-quiet/,/^\.[TP]P/p' "$BATS_TEST_DIRNAME/../../man/latrec-top.1" | grep -q 'The final block only'
 }
 
+@test "--help, latrec-top(1): --threads is taken and top steps on one thread; report's --help reads on N" {
+    run "$LATREC" top --help
+    grep -A2 -- '--threads=N' <<<"$output" | tr -s ' \n' ' ' | grep -q 'top steps through the run on one thread, whatever N is'
+    grep -A2 'threads' "$BATS_TEST_DIRNAME/../../man/latrec-top.1" | tr -s ' \n' ' ' | grep -q 'top steps through the run on one thread, whatever'
+    run "$LATREC" report --help
+    grep -A1 -- '--threads=N' <<<"$output" | tr -s ' \n' ' ' | grep -q 'Read a finished run on N threads'
+}
+
 @test "on a terminal (tmux): redrawn in place, one header, the counts changing; q quits" {
     command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux): no terminal to drive"
     local s="latrec-top-$$" rc="$D/tmux.rc"
