@@ -25,21 +25,23 @@ struct worker {
 };
 
 /* The next task for a thread that can do `roles`, or 0. Stage 2 first
- * (its thread does nothing else while it can); stage 3 while stage 2 is
- * idle (its thread takes the record batches then); a record batch when
- * stage 2 is about to run dry; else stage 3, else a record batch. So
- * whichever of stage 2 and stage 3 is the heavier, the lighter one's
- * thread makes most of the record batches. */
+ * (its thread does nothing else while it can). While stage 2's thread is
+ * idle it makes the record batches, and the caller's thread keeps to
+ * stage 3; while it feeds, the caller makes a batch first when stage 2 is
+ * about to run dry, else stage 3, else a batch. So whichever of stage 2
+ * and stage 3 is the heavier, the lighter one's thread makes most of the
+ * record batches. */
 static int pick(const struct pipe *p, int roles)
 {
     const int can_merge =
         (roles & T_MERGE) && !p->merging && p->merged < p->end && p->merged - p->applied < p->n_batches;
     const int can_apply = (roles & T_APPLY) && p->applied < p->fed;
+    const int leave_merge = (roles & T_APPLY) && !(roles & T_FEED) && !p->feeding; /* to stage 2's thread */
     if ((roles & T_FEED) && !p->feeding && p->fed < p->merged) return T_FEED;
-    if (can_apply && !p->feeding && !(roles & T_FEED)) return T_APPLY;
-    if (can_merge && p->merged - p->fed < 2) return T_MERGE;
+    if (can_apply && leave_merge) return T_APPLY;
+    if (can_merge && !leave_merge && p->merged - p->fed < 2) return T_MERGE;
     if (can_apply) return T_APPLY;
-    return can_merge ? T_MERGE : 0;
+    return can_merge && !leave_merge ? T_MERGE : 0;
 }
 
 /* Run one task, p->mu held (and held again on return). */
