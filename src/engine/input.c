@@ -227,6 +227,9 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
             in->n_rejected++;
             char safe[4200];
             fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
+            /* the scheduler's n/a names the file it has, not a run without one */
+            if (strcmp(r->basename, "sched.latrec") == 0)
+                snprintf(in->sched_reason, sizeof(in->sched_reason), "sched.latrec: %s", r->error);
         } else if (r->warning[0] && !o->quiet) {
             char safe[4200];
             fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);

@@ -91,3 +91,13 @@ jval() {
         jq -e '.header.sched.available == false and (.header.sched.reason | length > 0)
                and ([.legs[].hops[] | select(.hop != "inter-arrival") | .sched] | all(. == null))'
 }
+
+@test "an unreadable sched.latrec: the n/a names it and its reason, not a run without the collector" {
+    run="$BATS_TEST_TMPDIR/badsched"
+    "$LATREC" record -q --no-sched -o "$run" -- "$E3LOOP" --duration 1 --rate 100
+    : >"$run/sched.latrec"
+    run -3 "$LATREC" report -q "$run" --leg outbound
+    grep -qx '# scheduler: n/a (sched.latrec: shorter than a header: 0 bytes)' <<<"$output"
+    run -1 --separate-stderr "$LATREC" hist -q "$run" --runqlat
+    grep -qx 'latrec hist: --runqlat: scheduler data n/a: sched.latrec: shorter than a header: 0 bytes' <<<"$stderr"
+}
