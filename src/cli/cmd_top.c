@@ -541,7 +541,9 @@ static void record_args(struct top_opts *o, char **args)
     args[n] = NULL;
 }
 
-int latrec_cmd_top(int argc, char **argv)
+/* The command line into o: options before the first "--", the command
+ * after it. 0, or LATREC_EXIT_USAGE (said). */
+static int top_parse(int argc, char **argv, struct top_opts *o)
 {
     struct argp argp = {
         top_options,
@@ -567,19 +569,18 @@ int latrec_cmd_top(int argc, char **argv)
         0,
         0
     };
-    struct top_opts o;
-    memset(&o, 0, sizeof(o));
-    o.interval_ns = 1000000000ull;
-    latrec_output_init(&o.out, top_formats);
+    memset(o, 0, sizeof(*o));
+    o->interval_ns = 1000000000ull;
+    latrec_output_init(&o->out, top_formats);
     /* Everything after the first "--" is the command. */
     int n = argc;
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--") == 0) {
             n = i;
-            o.cmd = argv + i + 1;
+            o->cmd = argv + i + 1;
             break;
         }
-    if (o.cmd && !*o.cmd) {
+    if (o->cmd && !*o->cmd) {
         fprintf(stderr, "latrec top: no command after --\n");
         return LATREC_EXIT_USAGE;
     }
@@ -587,9 +588,68 @@ int latrec_cmd_top(int argc, char **argv)
     latrec_input_docs("The final block only (its last interval is the whole watch), no notes on stderr; "
                       "passed to record when launching",
                       "Taken as report takes it (1..64); top steps through the run on one thread, whatever N is");
-    if (argp_parse(&argp, n, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
-    o.sel.pass.paths = o.sel.pass.path || !latrec_select_any(&o.sel);
-    o.sel.pass.no_legs = o.sel.pass.path && !latrec_select_any(&o.sel);
+    if (argp_parse(&argp, n, argv, 0, 0, o) != 0) return LATREC_EXIT_USAGE;
+    o->sel.pass.paths = o->sel.pass.path || !latrec_select_any(&o->sel);
+    o->sel.pass.no_legs = o->sel.pass.path && !latrec_select_any(&o->sel);
+    return 0;
+}
+
+/* Launch the command and watch its run, or watch a directory: the exit
+ * status. */
+static int top_run_main(struct top_run *r, struct top_opts *o, int argc, int quiet_for_screen)
+{
+    int rc;
+    char **args = calloc(MAX_RECORD_ARGS + 16 + (size_t)argc, sizeof(char *));
+    if (!args) {
+        rc = LATREC_EXIT_ERROR;
+    } else if (r->launch) {
+        record_args(o, args);
+        r->live = 1;
+        rc = latrec_top_launch(&r->child, args, r->screen != NULL, &r->old_mask) < 0 ? LATREC_RECORD_EXIT_FAIL : 0;
+        if (rc == 0) {
+            watch(r);
+            while (!latrec_top_child_reap(&r->child)) events(r, 100);
+            rc = latrec_top_child_exit(&r->child);
+            if (rc == LATREC_RECORD_EXIT_THRESHOLD && quiet_for_screen) say_threshold(r->dir);
+        }
+    } else {
+        r->recording = run_recording(r->dir);
+        struct stat st;
+        char run_json[4200];
+        snprintf(run_json, sizeof(run_json), "%s/run.json", r->dir);
+        r->live = r->recording || (o->input.n_dirs == 1 && stat(run_json, &st) != 0 && errno == ENOENT);
+        rc = watch(r);
+    }
+    free(args);
+    return rc;
+}
+
+/* Everything top holds let go, the mask as it was; rc, or what a failed
+ * standard output makes of it. */
+static int top_end(struct top_run *r, int rc)
+{
+    latrec_top_screen_close(r->screen);
+    flush_notes(r);
+    if (r->out_err == EPIPE) {
+        rc = 128 + SIGPIPE; /* as a writer SIGPIPE ended, the run finalised */
+    } else if (r->out_err) {
+        fprintf(stderr, "latrec top: standard output: %s\n", strerror(r->out_err));
+        rc = LATREC_EXIT_ERROR;
+    }
+    latrec_top_release_tables(r->e ? latrec_engine_pass(r->e) : NULL);
+    latrec_top_free(&r->model);
+    if (r->have_sv) latrec_sched_view_close(&r->sv);
+    latrec_engine_close(r->e);
+    close(r->sfd);
+    sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
+    return rc;
+}
+
+int latrec_cmd_top(int argc, char **argv)
+{
+    struct top_opts o;
+    const int usage = top_parse(argc, argv, &o);
+    if (usage) return usage;
 
     struct top_run r;
     memset(&r, 0, sizeof(r));
@@ -608,42 +668,5 @@ int latrec_cmd_top(int argc, char **argv)
             fprintf(stderr, "latrec top: %s: one block per interval instead\n", why);
         if (r.screen) o.input.quiet = quiet_for_screen = 1; /* notes would tear the screen (kept: see top_screen.h) */
     }
-    int rc;
-    char **args = calloc(MAX_RECORD_ARGS + 16 + (size_t)argc, sizeof(char *));
-    if (!args) {
-        rc = LATREC_EXIT_ERROR;
-    } else if (r.launch) {
-        record_args(&o, args);
-        r.live = 1;
-        rc = latrec_top_launch(&r.child, args, r.screen != NULL, &r.old_mask) < 0 ? LATREC_RECORD_EXIT_FAIL : 0;
-        if (rc == 0) {
-            watch(&r);
-            while (!latrec_top_child_reap(&r.child)) events(&r, 100);
-            rc = latrec_top_child_exit(&r.child);
-            if (rc == LATREC_RECORD_EXIT_THRESHOLD && quiet_for_screen) say_threshold(r.dir);
-        }
-    } else {
-        r.recording = run_recording(r.dir);
-        struct stat st;
-        char run_json[4200];
-        snprintf(run_json, sizeof(run_json), "%s/run.json", r.dir);
-        r.live = r.recording || (o.input.n_dirs == 1 && stat(run_json, &st) != 0 && errno == ENOENT);
-        rc = watch(&r);
-    }
-    latrec_top_screen_close(r.screen);
-    flush_notes(&r);
-    if (r.out_err == EPIPE) {
-        rc = 128 + SIGPIPE; /* as a writer SIGPIPE ended, the run finalised */
-    } else if (r.out_err) {
-        fprintf(stderr, "latrec top: standard output: %s\n", strerror(r.out_err));
-        rc = LATREC_EXIT_ERROR;
-    }
-    latrec_top_release_tables(r.e ? latrec_engine_pass(r.e) : NULL);
-    latrec_top_free(&r.model);
-    if (r.have_sv) latrec_sched_view_close(&r.sv);
-    latrec_engine_close(r.e);
-    free(args);
-    close(r.sfd);
-    sigprocmask(SIG_SETMASK, &r.old_mask, NULL);
-    return rc;
+    return top_end(&r, top_run_main(&r, &o, argc, quiet_for_screen));
 }
