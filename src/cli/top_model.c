@@ -135,6 +135,12 @@ static void wait_push(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t
 
 void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns)
 {
+    if (t->sv && latrec_sched_view_gave_up(t->sv)) { /* none will be split */
+        for (size_t i = t->wait_head; i < t->wait_n; i++) t->rows[t->wait[i].row].pending--;
+        t->unsplit += t->wait_n - t->wait_head;
+        t->wait_head = t->wait_n = 0;
+        return;
+    }
     while (t->wait_head < t->wait_n && t->wait[t->wait_head].t_b <= covered_ns) {
         const latrec_top_wait *w = &t->wait[t->wait_head++];
         t->rows[w->row].pending--;
@@ -153,7 +159,8 @@ static void top_value(void *ctx, latrec_leg_table *lt, int hop, int64_t ns, cons
     const latrec_sched_view *sv = t->sv;
     /* live, the data comes once the run's sched.latrec is there (before
      * the view has read it: held for it); never without one */
-    const int data = sv && (sv->model || (sv->live && !sv->ended && t->in->sched_ring >= 0));
+    const int data = sv && !latrec_sched_view_gave_up(sv) &&
+                     (sv->model || (sv->live && !sv->ended && t->in->sched_ring >= 0));
     if (!data || ns < 0 || !latrec_hop_hits(&lt->legdef, inst, &lt->hops[hop], &a, &b)) return;
     const uint32_t tid = latrec_ring_tid(&t->in->set.rings[b->ring]);
     /* in order: nothing jumps the queue while instances wait in it */

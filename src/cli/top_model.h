@@ -73,7 +73,7 @@ typedef struct latrec_top {
     const latrec_sched_view *sv;
     latrec_top_wait *wait;
     size_t wait_head, wait_n, wait_cap;
-    uint64_t unsplit; /* instances the queue had no room for */
+    uint64_t unsplit; /* instances the queue had no room for, or held when the view gave up */
     int oom;
 } latrec_top;
 
@@ -88,7 +88,9 @@ latrec_pass_sinks latrec_top_sinks(latrec_top *t);
 void latrec_top_next_interval(latrec_top *t);
 
 /* Split the waiting instances whose hop ended at or before covered_ns
- * (latrec_sched_view_follow's), front to back. */
+ * (latrec_sched_view_follow's), front to back. Once the view gave up
+ * (latrec_sched_view_gave_up), every waiting instance is counted unsplit
+ * instead. */
 void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns);
 
 /* Instances waiting for scheduler data, every row. */

@@ -122,9 +122,11 @@ uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in)
         forget(v, in);
     }
     if (rc) {
-        fprintf(stderr, "latrec: %s: out of memory: no scheduler split from here on\n", r->path);
+        char safe[4200];
+        fprintf(stderr, "latrec: %s: out of memory: no scheduler split from here on\n",
+                latrec_text_safe(r->path, safe, sizeof(safe)));
         snprintf(v->reason, sizeof(v->reason), "out of memory");
-        v->ended = 1;
+        v->ended = 1; /* covered_ns stays: the model (incomplete) answers nothing past it */
     }
     return v->covered_ns;
 }
@@ -162,7 +164,7 @@ int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uin
                           uint64_t t_b)
 {
     latrec_sched_breakdown b;
-    if (!v->model || t_b < t_a || latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
+    if (!v->model || latrec_sched_view_gave_up(v) || t_b < t_a || latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
         return -1;
     acc->n++;
     acc->on_cpu += b.on_cpu_ns;

@@ -58,9 +58,18 @@ void latrec_sched_view_close(latrec_sched_view *v);
 int latrec_sched_view_open_live(latrec_sched_view *v, const latrec_input *in);
 
 /* Read what the collector published since the last call; returns
- * covered_ns (0: nothing yet). A file that cannot be read ends the view
- * (one line on stderr, reason set). */
+ * covered_ns (0: nothing yet). A file that cannot be read, or a model out
+ * of memory, ends the view short of the whole run (one line on stderr,
+ * reason set): latrec_sched_view_gave_up. */
 uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in);
+
+/* 1 when a live view ended before covering the run (unreadable, out of
+ * memory, --wall): it splits nothing more (latrec_sched_view_add fails),
+ * the splits made before stay. */
+static inline int latrec_sched_view_gave_up(const latrec_sched_view *v)
+{
+    return v->live && v->ended && v->covered_ns != UINT64_MAX;
+}
 
 /* Split [t_a, t_b] on thread tid and add it to acc (zeroed before the
  * first; its hint makes the next split of the same thread, later on, a few

@@ -13,3 +13,10 @@ latrec_unit_test(test_pass_threads
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_threads.c
   LIBS latrec_engine)
 target_include_directories(test_pass_threads PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+# top's queue of instances waiting for live scheduler data (src/cli/top_model.c,
+# compiled in) when the live view (engine/sched_view.c) gives up short of the run.
+latrec_unit_test(test_top_sched
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_top_sched.c ${CMAKE_SOURCE_DIR}/src/cli/top_model.c
+  LIBS latrec_engine latrec_analyze latrec_read)
+target_include_directories(test_top_sched PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
