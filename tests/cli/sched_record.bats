@@ -342,7 +342,9 @@ EOF
     [ "$status" -eq 125 ]
 }
 
-@test "unprivileged: one line says scheduler data is n/a and why; the rings are recorded" {
+# Into a directory nobody may write, latrec and e3loop where nobody reaches
+# them (skips with the reason when that cannot be).
+in_nobody_dir() {
     command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
     [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
     chmod 755 "$WORK"
@@ -350,6 +352,10 @@ EOF
     nobody_programs "$WORK/bin" LATREC E3LOOP ||
         skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
     cd "$WORK/nobody"
+}
+
+@test "unprivileged: one line says scheduler data is n/a and why; the rings are recorded" {
+    in_nobody_dir
     run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
         "$LATREC" record -o r -- "$E3LOOP" --duration 0.3 --rate 200
     [ "$status" -eq 0 ]
@@ -363,13 +369,7 @@ EOF
 }
 
 @test "unprivileged --require-sched: exit 125 before anything runs (no command, no run directory)" {
-    command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
-    [ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
-    chmod 755 "$WORK"
-    mkdir -m 777 "$WORK/nobody"
-    nobody_programs "$WORK/bin" LATREC E3LOOP ||
-        skip "nobody cannot reach $WORK/bin (a temporary directory closed to others)"
-    cd "$WORK/nobody"
+    in_nobody_dir
     local before
     before="$(ls /dev/shm | grep -c '^latrec-' || true)"
     run setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
@@ -430,28 +430,13 @@ find_runqlat() {
     [ "$status" -eq 0 ]
     # runqueue waits of the process's threads in sched.latrec, counted the
     # way runqlat counts them: wakeup or preemption, then the switch-in
-    run python3 - csv/records.csv rq.out "$pid" <<'EOF'
-import csv, sys, math, collections
-tgid = int(sys.argv[3]); tg = {tgid: tgid}; start = {}; ours = collections.Counter()
-def slot(ns):
-    us = ns // 1000
-    return 0 if us <= 1 else int(math.log2(us))
-for r in csv.DictReader(open(sys.argv[1])):
-    if r['ring'] != 'sched': continue
-    k = r['stage_name']; tid = int(r['seq']); t = int(r['t_ns'])
-    if k in ('FORK', 'EXEC'): tg[tid] = int(r['aux2']); continue
-    if tg.get(tid) != tgid: continue
-    if k in ('WAKEUP', 'WAKEUP_NEW', 'SWITCH_OUT_PREEMPTED'): start[tid] = t
-    elif k == 'SWITCH_IN' and tid in start: ours[slot(t - start.pop(tid))] += 1
-theirs = collections.Counter()
-for line in open(sys.argv[2]):
-    if '->' in line and ':' in line:
-        lo = int(line.split('->')[0]); theirs[0 if lo == 0 else int(math.log2(lo))] += int(line.split(':')[1].split('|')[0])
-def pct(h, q):
-    n = sum(h.values()); acc = 0
-    for s in sorted(h):
-        acc += h[s]
-        if acc >= q * n: return s
+    run python3 - csv/records.csv rq.out "$pid" "$BATS_TEST_DIRNAME" <<'EOF'
+import sys
+sys.dont_write_bytecode = True  # nothing written beside the sources
+sys.path.insert(0, sys.argv[4])
+from runqlat_counts import latrec_waits, runqlat_waits, pct
+ours = latrec_waits(sys.argv[1], int(sys.argv[3]))
+theirs = runqlat_waits(sys.argv[2])
 def cdf(h, s):  # fraction of samples in buckets <= s
     return sum(v for k, v in h.items() if k <= s) / sum(h.values())
 n1, n2 = sum(ours.values()), sum(theirs.values())
