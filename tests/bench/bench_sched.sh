@@ -173,28 +173,13 @@ for i in $(seq "$repeat"); do
     wait "$rqp" || true
     bg=""
     "$latrec" convert -q -o "$d/csv" "$d/r" >/dev/null
-    python3 - "$d/csv/records.csv" "$d/rq.out" "$pid" "$i" <<'EOF'
-import csv, sys, math, collections
-tgid = int(sys.argv[3]); tg = {tgid: tgid}; start = {}; ours = collections.Counter()
-def slot(ns):
-    us = ns // 1000
-    return 0 if us <= 1 else int(math.log2(us))
-for r in csv.DictReader(open(sys.argv[1])):
-    if r['ring'] != 'sched': continue
-    k = r['stage_name']; tid = int(r['seq']); t = int(r['t_ns'])
-    if k in ('FORK', 'EXEC'): tg[tid] = int(r['aux2']); continue
-    if tg.get(tid) != tgid: continue
-    if k in ('WAKEUP', 'WAKEUP_NEW', 'SWITCH_OUT_PREEMPTED'): start[tid] = t
-    elif k == 'SWITCH_IN' and tid in start: ours[slot(t - start.pop(tid))] += 1
-theirs = collections.Counter()
-for line in open(sys.argv[2]):
-    if '->' in line and ':' in line:
-        lo = int(line.split('->')[0]); theirs[0 if lo == 0 else int(math.log2(lo))] += int(line.split(':')[1].split('|')[0])
-def pct(h, q):
-    n = sum(h.values()); acc = 0
-    for s in sorted(h):
-        acc += h[s]
-        if acc >= q * n: return s
+    python3 - "$d/csv/records.csv" "$d/rq.out" "$pid" "$i" "$here/../cli" <<'EOF'
+import sys
+sys.dont_write_bytecode = True  # nothing written beside the sources
+sys.path.insert(0, sys.argv[5])
+from runqlat_counts import latrec_waits, runqlat_waits, pct
+ours = latrec_waits(sys.argv[1], int(sys.argv[3]))
+theirs = runqlat_waits(sys.argv[2])
 def b(s): return f"[{2**s if s else 0},{2**(s + 1) - 1}]us"
 n1, n2 = sum(ours.values()), sum(theirs.values())
 print(f"run {sys.argv[4]}: waits latrec {n1} runqlat {n2} ({100.0 * (n1 - n2) / max(n2, 1):+.2f}%); "
