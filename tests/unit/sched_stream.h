@@ -66,7 +66,8 @@ static inline latrec_sched_model *build(const latrec_rec *v, size_t n)
 
 #define BUILD(arr) build(arr, sizeof(arr) / sizeof(arr[0]))
 
-static inline void split_ok(const latrec_sched_model *m, uint32_t tid, uint64_t a, uint64_t b, latrec_sched_breakdown *o)
+static inline void split_ok(const latrec_sched_model *m, uint32_t tid, uint64_t a, uint64_t b,
+                            latrec_sched_breakdown *o)
 {
     assert_int_equal(latrec_sched_split(m, tid, a, b, o), 0);
     assert_int_equal(o->on_cpu_ns + o->runnable_ns + o->blocked_ns + o->unknown_ns, b - a);
