@@ -119,7 +119,11 @@ for b in live[1:]:
                 continue
             parts = w["on_cpu_us"] + w["runq_us"] + w["blocked_us"] + w["unknown_us"]
             assert abs(parts - w["hop_us"]) <= 1e-6 * w["hop_us"] + 1e-6, (b["block"], r["leg"], w)
-            assert w["unknown_us"] <= 0.1 * w["hop_us"] + 0.01, (b["block"], r["leg"], w)
+            # Events that reach the collector after the mark has passed
+            # them are left out of the live ring (counted as late): their
+            # time shows as unknown until the final file.
+            bound = 0.1 if late == 0 else 0.6
+            assert w["unknown_us"] <= bound * w["hop_us"] + 0.01, (b["block"], r["leg"], w, late)
 splits = [sum(r["sched"]["split"] for r in b["legs"]) for b in live]
 assert splits == sorted(splits) and splits[-1] > splits[0], splits
 # The end: the since-start split is report's, from the final sched.latrec,
