@@ -182,6 +182,24 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
     json_decref(run);
 }
 
+/* A directory named twice (or through a link to it) would read its rings
+ * twice, every instance's stamps doubled: one line names both. */
+static int same_dir_twice(const latrec_input_opts *o, const char *cmd)
+{
+    for (int a = 0; a < o->n_dirs; a++)
+        for (int b = a + 1; b < o->n_dirs; b++) {
+            struct stat sa, sb;
+            if (stat(o->dirs[a], &sa) == 0 && stat(o->dirs[b], &sb) == 0 && sa.st_dev == sb.st_dev &&
+                sa.st_ino == sb.st_ino) {
+                char x[4200], y[4200];
+                fprintf(stderr, "latrec %s: %s and %s are the same directory: give it once\n", cmd,
+                        latrec_text_safe(o->dirs[a], x, sizeof(x)), latrec_text_safe(o->dirs[b], y, sizeof(y)));
+                return 1;
+            }
+        }
+    return 0;
+}
+
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
 {
     memset(in, 0, sizeof(*in));
@@ -190,6 +208,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     if (in->opts.n_dirs == 0) latrec_input_add_dir(&in->opts, "latrec.data");
     const latrec_input_opts *o = &in->opts;
     char err[512];
+    if (same_dir_twice(o, cmd)) return 1;
     for (int d = 0; d < o->n_dirs; d++) run_state(in, o->dirs[d], d == 0);
     if (latrec_ringset_open(&in->set, o->dirs, (size_t)o->n_dirs, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec %s: %s\n", cmd, err);

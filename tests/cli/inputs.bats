@@ -55,6 +55,20 @@ PYEOF
     [ "$(tail -n +2 "$D/sd/csv/records.csv" | wc -l)" -eq 100 ]
 }
 
+@test "one directory given twice (or through a link): refused in one line, not every stamp read twice" {
+    mkdir -p "$D/twice"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/twice"
+    ln -sfn "$D/twice" "$D/twice.link"
+    for cmd in report hist convert; do
+        run --separate-stderr "$LATREC" "$cmd" -q -i "$D/twice" -i "$D/twice.link/"
+        [ "$status" -eq 1 ] || { echo "$cmd: status $status"; return 1; }
+        [ "$stderr" = "latrec $cmd: $D/twice and $D/twice.link/ are the same directory: give it once" ] ||
+            { echo "$cmd: $stderr"; return 1; }
+    done
+    # once: its five legs, complete
+    "$LATREC" report -q "$D/twice" --format json | jq -e '.legs[0].instances == 5 and .legs[0].complete == 5'
+}
+
 # Run latrec bounded: a regression must fail the test, not hang it or eat
 # the machine's memory.
 bounded() {
