@@ -366,6 +366,94 @@ static void timeline_note(const latrec_timeline_totals *tt, const latrec_timelin
     if (!tt->sched && !quiet) fprintf(stderr, "latrec convert: trace.json: no scheduler tracks: %s\n", tt->sched_reason);
 }
 
+/* Open the outputs of the format: trace.json (chrome), or records.csv
+ * and the component tables (csv); the path assembler when the run has
+ * paths. 0, or -1 with one line on stderr. PATH (PLEN bytes) is left
+ * holding records.csv's name for the messages that follow. */
+static int outputs_open(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir,
+                        char *path, size_t plen)
+{
+    if (o->chrome) {
+        snprintf(path, plen, "%s/trace.json", outdir);
+        if (!(p->timeline = latrec_timeline_open(path, in, p->legs, &o->timeline))) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            return -1;
+        }
+    } else {
+        p->tables = latrec_component_tables_new(in, p->legs, outdir);
+        if (!p->tables) {
+            fprintf(stderr, "latrec convert: out of memory\n");
+            return -1;
+        }
+        snprintf(path, plen, "%s/records.csv", outdir);
+        if (!(p->records = latrec_records_csv_open(path, in, p->legs))) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            return -1;
+        }
+    }
+    p->outdir = outdir;
+    const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
+    if (latrec_path_index_n(in->paths) && !(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
+        fprintf(stderr, "latrec convert: out of memory\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* Close what the pass wrote to (records.csv, trace.json) and write what
+ * comes after it (rings.csv, the component tables). 0, or -1 with one line
+ * on stderr. */
+static int outputs_close(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir,
+                         char *path, size_t plen, char *err, size_t errlen)
+{
+    if (p->records) {
+        const int closed = latrec_records_csv_close(p->records);
+        p->records = NULL;
+        if (closed < 0) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            return -1;
+        }
+    }
+    if (o->chrome) {
+        latrec_timeline_totals tt;
+        int closed = latrec_timeline_close(p->timeline, &tt);
+        p->timeline = NULL;
+        if (closed < 0) {
+            fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
+            return -1;
+        }
+        timeline_note(&tt, &o->timeline, outdir, in->opts.quiet);
+        if (p->paths_lost) fprintf(stderr, "latrec convert: out of memory: some path flows are missing\n");
+    } else {
+        snprintf(path, plen, "%s/rings.csv", outdir);
+        if (write_rings_csv(in, path) < 0) {
+            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            return -1;
+        }
+        if (latrec_component_tables_write(p->tables, err, errlen) < 0) {
+            fprintf(stderr, "latrec convert: %s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* "latrec convert: N rings (M skipped), R records[...] -> DIR" */
+static void print_summary(const struct convert_pass *p, latrec_input *in, const char *outdir)
+{
+    latrec_input_totals t;
+    latrec_input_totals_get(in, &t);
+    fprintf(stderr, "latrec convert: %zu ring%s (%zu skipped), %llu records", t.rings,
+            t.rings == 1 ? "" : "s", t.rejected, (unsigned long long)in->records);
+    if (t.dropped) fprintf(stderr, ", %llu dropped before the start stamp", (unsigned long long)t.dropped);
+    if (t.sched.present)
+        fprintf(stderr, "; %s: %llu scheduler events", in->set.rings[in->sched_ring].basename,
+                (unsigned long long)in->sched_records);
+    fprintf(stderr, " -> %s\n", outdir);
+    if (latrec_legs_guessed_processes(p->legs))
+        fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
+}
+
 int latrec_cmd_convert(int argc, char **argv)
 {
     static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
@@ -416,30 +504,7 @@ int latrec_cmd_convert(int argc, char **argv)
     const latrec_pass_sinks sinks = { .ctx = &p };
     if (latrec_engine_start(e, &pass_opts, &sinks) < 0) goto out; /* printed */
     p.legs = latrec_pass_legs(latrec_engine_pass(e));
-    if (o.chrome) {
-        snprintf(path, sizeof(path), "%s/trace.json", outdir);
-        if (!(p.timeline = latrec_timeline_open(path, in, p.legs, &o.timeline))) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-            goto out;
-        }
-    } else {
-        p.tables = latrec_component_tables_new(in, p.legs, outdir);
-        if (!p.tables) {
-            fprintf(stderr, "latrec convert: out of memory\n");
-            goto out;
-        }
-        snprintf(path, sizeof(path), "%s/records.csv", outdir);
-        if (!(p.records = latrec_records_csv_open(path, in, p.legs))) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-            goto out;
-        }
-    }
-    p.outdir = outdir;
-    const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
-    if (latrec_path_index_n(in->paths) && !(p.paths = latrec_path_index_assemble(p.legs, &po, on_path, &p))) {
-        fprintf(stderr, "latrec convert: out of memory\n");
-        goto out;
-    }
+    if (outputs_open(&p, &o, in, outdir, path, sizeof(path)) < 0) goto out;
     /* every record, sched.latrec's too, to records.csv (csv) and the
      * progress: the builder ran on the merge's time (the wall-clock mapping
      * with --wall), so the tables and the timeline show the same clock as
@@ -447,48 +512,8 @@ int latrec_cmd_convert(int argc, char **argv)
     const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = on_record };
     latrec_pass_tap(latrec_engine_pass(e), &taps);
     if (convert_records(e, &p) < 0) goto out;
-    if (p.records) {
-        const int closed = latrec_records_csv_close(p.records);
-        p.records = NULL;
-        if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-            goto out;
-        }
-    }
-    if (o.chrome) {
-        latrec_timeline_totals tt;
-        int closed = latrec_timeline_close(p.timeline, &tt);
-        p.timeline = NULL;
-        if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
-            goto out;
-        }
-        timeline_note(&tt, &o.timeline, outdir, in->opts.quiet);
-        if (p.paths_lost) fprintf(stderr, "latrec convert: out of memory: some path flows are missing\n");
-    } else {
-        snprintf(path, sizeof(path), "%s/rings.csv", outdir);
-        if (write_rings_csv(in, path) < 0) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-            goto out;
-        }
-        if (latrec_component_tables_write(p.tables, err, sizeof(err)) < 0) {
-            fprintf(stderr, "latrec convert: %s\n", err);
-            goto out;
-        }
-    }
-    if (!in->opts.quiet) {
-        latrec_input_totals t;
-        latrec_input_totals_get(in, &t);
-        fprintf(stderr, "latrec convert: %zu ring%s (%zu skipped), %llu records", t.rings,
-                t.rings == 1 ? "" : "s", t.rejected, (unsigned long long)in->records);
-        if (t.dropped) fprintf(stderr, ", %llu dropped before the start stamp", (unsigned long long)t.dropped);
-        if (t.sched.present)
-            fprintf(stderr, "; %s: %llu scheduler events", in->set.rings[in->sched_ring].basename,
-                    (unsigned long long)in->sched_records);
-        fprintf(stderr, " -> %s\n", outdir);
-        if (latrec_legs_guessed_processes(p.legs))
-            fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
-    }
+    if (outputs_close(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;
+    if (!in->opts.quiet) print_summary(&p, in, outdir);
     if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
     if (!in->opts.quiet) {
         latrec_pass_print_warnings(p.legs);
