@@ -50,15 +50,21 @@ jval() {
         | select(.hop == "DEQUEUE->ENCODE_E3AP_DONE") | .sched
         | .on_cpu_us + .runq_us + .blocked_us + .unknown_us' "$BATS_TEST_TMPDIR/r.json")
     awk -v m="$mean" -v s="$sum" 'BEGIN { d = m - s; if (d < 0) d = -d; exit !(d < 0.01 * m + 0.01) }'
-    # The instance slowest in that hop is told as the sleep: about 10 ms
-    # blocked.
-    "$LATREC" report -q "$run" --leg outbound --hop DEQUEUE:ENCODE_E3AP_DONE --explain 1 \
+    # The slowest instances in that hop are told as the sleep: about 10 ms
+    # blocked. Among the five slowest, not only the first: on a loaded host
+    # an instance that did not sleep can wait longer in the runqueue.
+    "$LATREC" report -q "$run" --leg outbound --hop DEQUEUE:ENCODE_E3AP_DONE --explain 5 \
         > "$BATS_TEST_TMPDIR/r.txt"
-    line=$(grep -E '^  1\. seq ' "$BATS_TEST_TMPDIR/r.txt")
-    [[ "$line" == *"DEQUEUE->ENCODE_E3AP_DONE took"* ]]
-    # The thread of the hop's second stage comes first in the sentence.
-    ms=$(grep -oE '[0-9.]+ us blocked' <<<"$line" | head -1 | cut -d' ' -f1)
-    awk -v b="$ms" 'BEGIN { exit !(b > 9500 && b < 20000) }'  # a loaded host oversleeps
+    grep -E '^  [1-5]\. seq ' "$BATS_TEST_TMPDIR/r.txt" > "$BATS_TEST_TMPDIR/slow.txt"
+    [ "$(wc -l < "$BATS_TEST_TMPDIR/slow.txt")" -eq 5 ]
+    [ -z "$(grep -v 'DEQUEUE->ENCODE_E3AP_DONE took' "$BATS_TEST_TMPDIR/slow.txt")" ]
+    # The thread of the hop's second stage comes first in each sentence.
+    found=0
+    while IFS= read -r line; do
+        ms=$(grep -oE '[0-9.]+ us blocked' <<<"$line" | head -1 | cut -d' ' -f1)
+        awk -v b="$ms" 'BEGIN { exit !(b > 9500 && b < 20000) }' && found=1  # a loaded host oversleeps
+    done < "$BATS_TEST_TMPDIR/slow.txt"
+    [ "$found" -eq 1 ] || { cat "$BATS_TEST_TMPDIR/slow.txt"; return 1; }
 }
 
 @test "a CPU hog on the workload's CPU shows as runqueue wait, the hog named as who ran instead" {
