@@ -228,6 +228,12 @@ struct top_run {
     latrec_top model;
     latrec_sched_view sv; /* have_sv: a run read once (top_model.h) */
     int have_sv;
+    /* the final block recomputed (recompute()): the pass over the finished
+     * input, its scheduler view, and the live model it replaced */
+    latrec_engine *full_e;
+    latrec_sched_view full_sv;
+    int have_full_sv, recomputed;
+    latrec_top live_model;
     /* notes said while watching (a ring truncated while read): on stderr,
      * or kept under the block while the screen is up, then on stderr */
     char *notes;
@@ -367,6 +373,7 @@ static void emit(struct top_run *r, int final)
                           s.records - r->last_records,
                           r->live ? "recording" : "ended",
                           final,
+                          final && r->recomputed,
                           &s,
                           &r->o->out.units };
     if (final) {
@@ -453,6 +460,43 @@ static int start(struct top_run *r)
     return latrec_engine_start(r->e, &o->sel.pass, &sinks) == 0 ? 0 : LATREC_EXIT_ERROR;
 }
 
+/* The live stream fed records late for its watermark, or lost some under
+ * the reader (lapped): the live model's since-start figures are not what
+ * the finished input holds. They come from one pass over it, as top
+ * shows a finished run (and report counts); the last interval stays the
+ * live one (latrec_top_take_last). Not while the run goes on (stopped by
+ * q or -d): the pass would count a run still growing. 0, or -1. */
+static int recompute(struct top_run *r, int ended)
+{
+    latrec_engine_snap s;
+    latrec_engine_snapshot(r->e, &s);
+    if (!r->live || r->model.oom || (!s.late && !s.totals.lapped)) return 0;
+    if (!ended && (r->launch || r->recording)) return 0;
+    latrec_input_opts io = r->o->input;
+    io.quiet = 1; /* the live open said its notes */
+    if (!(r->full_e = latrec_engine_open(&io, "top", 0))) return -1;
+    latrec_input *in = latrec_engine_input(r->full_e);
+    latrec_top full;
+    latrec_top_init(&full, in, &r->o->sel.pass);
+    if (latrec_sched_view_open(&r->full_sv, in) < 0) {
+        latrec_top_free(&full);
+        return -1;
+    }
+    r->have_full_sv = 1;
+    full.sv = &r->full_sv;
+    latrec_pass_sinks sinks = latrec_top_sinks(&full);
+    if (latrec_engine_start(r->full_e, &r->o->sel.pass, &sinks) < 0 || latrec_engine_run(r->full_e) < 0) {
+        latrec_top_release_tables(latrec_engine_pass(r->full_e));
+        latrec_top_free(&full);
+        return -1;
+    }
+    latrec_top_take_last(&full, &r->model);
+    r->live_model = r->model; /* freed at the end (top_end) */
+    r->model = full;
+    r->recomputed = 1;
+    return 0;
+}
+
 /* The whole watch: wait, start, follow, finish, the final block. */
 static int watch(struct top_run *r)
 {
@@ -473,6 +517,11 @@ static int watch(struct top_run *r)
     int ended = follow(r);
     if (ended < 0 || (ended && latrec_engine_finish(r->e) < 0)) return LATREC_EXIT_ERROR;
     if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
+    sched_follow(r);
+    /* the stream ended, sched.latrec never closed (record killed): no
+     * more scheduler data will come for the instances still waiting */
+    if (ended && r->have_sv && r->sv.live && !r->sv.ended) latrec_top_sched_settle(&r->model);
+    if (recompute(r, ended) < 0) return LATREC_EXIT_ERROR;
     emit(r, 1);
     if (r->model.oom) fprintf(stderr, "latrec top: out of memory: some rows are missing\n");
     return latrec_engine_input(r->e)->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
@@ -637,9 +686,13 @@ static int top_end(struct top_run *r, int rc)
         rc = LATREC_EXIT_ERROR;
     }
     latrec_top_release_tables(r->e ? latrec_engine_pass(r->e) : NULL);
+    latrec_top_release_tables(r->full_e ? latrec_engine_pass(r->full_e) : NULL);
     latrec_top_free(&r->model);
+    latrec_top_free(&r->live_model);
     if (r->have_sv) latrec_sched_view_close(&r->sv);
+    if (r->have_full_sv) latrec_sched_view_close(&r->full_sv);
     latrec_engine_close(r->e);
+    latrec_engine_close(r->full_e);
     close(r->sfd);
     sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
     return rc;

@@ -133,12 +133,17 @@ static void wait_push(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t
     t->rows[r].pending++;
 }
 
+void latrec_top_sched_settle(latrec_top *t)
+{
+    for (size_t i = t->wait_head; i < t->wait_n; i++) t->rows[t->wait[i].row].pending--;
+    t->unsplit += t->wait_n - t->wait_head;
+    t->wait_head = t->wait_n = 0;
+}
+
 void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns)
 {
     if (t->sv && latrec_sched_view_gave_up(t->sv)) { /* none will be split */
-        for (size_t i = t->wait_head; i < t->wait_n; i++) t->rows[t->wait[i].row].pending--;
-        t->unsplit += t->wait_n - t->wait_head;
-        t->wait_head = t->wait_n = 0;
+        latrec_top_sched_settle(t);
         return;
     }
     while (t->wait_head < t->wait_n && t->wait[t->wait_head].t_b <= covered_ns) {
@@ -197,6 +202,23 @@ void latrec_top_next_interval(latrec_top *t)
         latrec_loghist_reset(&row->h[LATREC_TOP_LAST]);
         memset(&row->sched[LATREC_TOP_LAST], 0, sizeof(row->sched[LATREC_TOP_LAST]));
         row->hop_ns[LATREC_TOP_LAST] = 0;
+    }
+}
+
+void latrec_top_take_last(latrec_top *full, latrec_top *live)
+{
+    for (int r = 0; r < full->n_rows; r++) {
+        latrec_top_row *f = &full->rows[r];
+        for (int q = 0; q < live->n_rows; q++) {
+            latrec_top_row *l = &live->rows[q];
+            if (l->is_path != f->is_path || strcmp(l->name, f->name) || strcmp(l->hop, f->hop)) continue;
+            const latrec_loghist h = f->h[LATREC_TOP_LAST]; /* swapped: each model frees its own */
+            f->h[LATREC_TOP_LAST] = l->h[LATREC_TOP_LAST];
+            l->h[LATREC_TOP_LAST] = h;
+            f->sched[LATREC_TOP_LAST] = l->sched[LATREC_TOP_LAST];
+            f->hop_ns[LATREC_TOP_LAST] = l->hop_ns[LATREC_TOP_LAST];
+            break;
+        }
     }
 }
 

@@ -93,6 +93,18 @@ void latrec_top_next_interval(latrec_top *t);
  * instead. */
 void latrec_top_sched_flush(latrec_top *t, uint64_t covered_ns);
 
+/* The stream is over but the live view never saw sched.latrec closed (its
+ * latrec record was killed): no more data will come. Every instance still
+ * waiting (past what the view covered, latrec_top_sched_flush first) is
+ * counted unsplit, none left waiting. */
+void latrec_top_sched_settle(latrec_top *t);
+
+/* The final block when the live stream fed records late for its watermark
+ * (or lapped): full is a model of one pass over the finished input (what
+ * top shows of a finished run, report's counts); live's last interval
+ * (histogram and split, row by row of the same name) is moved into it. */
+void latrec_top_take_last(latrec_top *full, latrec_top *live);
+
 /* Instances waiting for scheduler data, every row. */
 static inline uint64_t latrec_top_waiting(const latrec_top *t)
 {

@@ -250,6 +250,11 @@ void latrec_top_print_text(FILE *out, const latrec_top *t, const latrec_top_tick
     if (t->n_rows == 0) fprintf(out, "(no instance ended yet)\n");
     rows_table(out, t, k, 0);
     rows_table(out, t, k, 1);
+    if (k->recomputed)
+        fprintf(out,
+                "since the start: recomputed over the finished input, as report reads it (%llu records came "
+                "late for the live watermark, %llu lapped)\n",
+                (unsigned long long)s->late, (unsigned long long)s->totals.lapped);
     sched_table(out, t, k);
     if (t->regressions)
         fprintf(out, "clock regressions (negative values, left out): %llu\n", (unsigned long long)t->regressions);
@@ -308,6 +313,7 @@ void latrec_top_print_json(FILE *out, const latrec_top *t, const latrec_top_tick
     json_object_set_new(o, "lost", json_integer((json_int_t)s->totals.lost));
     json_object_set_new(o, "lapped", json_integer((json_int_t)s->totals.lapped));
     json_object_set_new(o, "late", json_integer((json_int_t)s->late));
+    json_object_set_new(o, "recomputed", json_boolean(k->recomputed));
     json_object_set_new(o, "regressions", json_integer((json_int_t)t->regressions));
     json_t *legs = json_array(), *paths = json_array();
     for (int r = 0; r < t->n_rows; r++) {

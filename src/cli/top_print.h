@@ -23,6 +23,8 @@ typedef struct latrec_top_tick {
     uint64_t records_last; /* records fed during the last interval */
     const char *state;     /* "recording", "ended", "stopped" */
     int final;             /* the last block */
+    int recomputed;        /* final: the since-start figures from one pass over the
+                              finished input (some records came late live) */
     const latrec_engine_snap *snap;
     const latrec_units *units;
 } latrec_top_tick;

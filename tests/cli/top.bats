@@ -5,7 +5,9 @@ bats_require_minimum_version 1.5.0
 # the since-start counts and whose final counts are `latrec report`'s for
 # the same directory (a second reader, after the run); the scheduler split
 # of a finished run, report's; a run another latrec
-# records, watched to its end; the launched record's exit status; the
+# records, watched to its end; rings that appear late (the final block
+# recomputed, report's); a killed record (no instance left waiting for a
+# scheduler split); the launched record's exit status; the
 # in-place redraw on a terminal, driven through tmux.
 #
 # Needs: LATREC, E3LOOP (ctest sets both), python3, jq; tmux for the
@@ -242,6 +244,67 @@ EOF
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
     [ "${#lines[@]}" -ge 3 ] # watched for 1 s in 200 ms blocks, then the final one
     tail -1 <<<"$output" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
+}
+
+@test "rings that appear late for the watermark: the final block is recomputed, its counts report's" {
+    "$LATREC" record -q -o "$D/lr" -- "$E3LOOP" --duration 2
+    mkdir -p "$D/late" "$D/hold"
+    cp "$D/lr/rings/"*.latrec "$D/late/"
+    mv "$D/late/"libe3.outbound.* "$D/hold/"
+    # outbound's ring joins 1.5 s into the watch: its records are fed late
+    (sleep 1.5; mv "$D/hold/"* "$D/late/") &
+    run --separate-stderr "$LATREC" top -d 3 --interval 500ms --format json "$D/late"
+    wait
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    printf '%s\n' "$output" >"$D/late.jsonl"
+    top=$(final_counts "$D/late.jsonl" | sort)
+    rep=$(report_counts "$D/late" | sort)
+    [ -n "$rep" ] && [ "$top" = "$rep" ] || { diff <(echo "$top") <(echo "$rep") || true; read_note "$D/late.jsonl" "$D/late"; return 1; }
+    grep -q '^libe3/outbound total [1-9]' <<<"$top"
+    # said so; the blocks before the final one were not recomputed
+    tail -1 "$D/late.jsonl" | jq -e '.late > 0 and .recomputed == true'
+    [ "$(head -n -1 "$D/late.jsonl" | jq -s 'map(.recomputed) | all(. == false)')" = true ]
+    # text: the final block says where its since-start figures come from
+    cp "$D/late/"libe3.outbound.* "$D/hold/"
+    mkdir -p "$D/late2"
+    cp "$D/lr/rings/"*.latrec "$D/late2/"
+    rm "$D/late2/"libe3.outbound.*
+    (sleep 1.5; mv "$D/hold/"libe3.outbound.* "$D/late2/") &
+    run --separate-stderr "$LATREC" top -q -d 3 --interval 500ms "$D/late2"
+    wait
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    grep -q '^since the start: recomputed' <<<"$output" || { echo "$output"; return 1; }
+}
+
+@test "a run whose record was killed: the final block leaves no instance waiting for a scheduler split" {
+    "$LATREC" record -q -o "$D/killed" -- "$E3LOOP" --duration 8 &
+    local rec=$!
+    until [ -f "$D/killed/run.json" ] && [ "$(jq -r .latrec_pid "$D/killed/run.json" 2>/dev/null)" = "$rec" ] &&
+        [ -e "$D/killed/sched.latrec" ]; do
+        kill -0 "$rec" 2>/dev/null || skip "latrec record ended without a live sched.latrec (no scheduler collector here)"
+        sleep 0.1
+    done
+    "$LATREC" top --interval 300ms --format json "$D/killed" >"$D/killed.jsonl" 2>"$D/killed.err" &
+    local top=$!
+    sleep 2
+    kill -KILL "$rec"
+    wait "$rec" || true
+    local st=0
+    wait "$top" || st=$?
+    # what the killed record leaves: its command, its rings, its trace instance
+    kill -KILL "$(jq -r .pid "$D/killed/run.json")" 2>/dev/null || true
+    local rings inst
+    rings=$(jq -r '.rings_tmp // empty' "$D/killed/run.json")
+    inst=$(jq -r '.tracefs.instance // empty' "$D/killed/run.json")
+    [ -n "$rings" ] && rm -rf "$rings"
+    [ -n "$inst" ] && rmdir "/sys/kernel/tracing/instances/$inst" 2>/dev/null || true
+    [ "$st" -eq 0 ] || { cat "$D/killed.err"; return 1; }
+    [ "$(jq -r .state "$D/killed/run.json")" = recording ] # never finished
+    last=$(tail -1 "$D/killed.jsonl")
+    jq -e '.final and .sched != null' <<<"$last" >/dev/null || skip "no scheduler data in this run: $(cat "$D/killed.err")"
+    # settled: none waiting; those past what the collector published are unsplit
+    jq -e '.sched.waiting == 0 and ([.legs[].sched.waiting] | all(. == 0))' <<<"$last" || { echo "$last"; return 1; }
+    jq -e '.sched.unsplit > 0 and ([.legs[] | .sched.split <= .all.count] | all)' <<<"$last" || { echo "$last"; return 1; }
 }
 
 @test "a ring truncated while top reads it: named in report's words, exit status 3" {
