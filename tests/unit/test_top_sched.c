@@ -19,23 +19,14 @@
 #include "analyze/sched_catalog.h"
 #include "cli/top_model.h"
 #include "engine/sched_view.h"
-
-static latrec_rec rec(uint64_t t, unsigned cpu, unsigned kind, uint64_t tid, uint64_t aux, uint64_t aux2)
-{
-    latrec_rec r;
-    r.sc = (tid & LATREC_SEQ_MASK) | ((uint64_t)cpu << 48) | ((uint64_t)kind << 56);
-    r.t_ns = t;
-    r.aux = aux;
-    r.aux2 = aux2;
-    return r;
-}
+#include "sched_stream.h"
 
 /* tid 7 on CPU 0 from 1000 ns, preempted at 5000 ns; settled at 4000 ns. */
 static latrec_sched_model *settled_model(void)
 {
     latrec_sched_model *m = latrec_sched_model_new();
     assert_non_null(m);
-    const latrec_rec in = rec(1000, 0, LATREC_K_SWITCH_IN, 7, 1, 120);
+    const latrec_rec in = R(1000, 0, LATREC_K_SWITCH_IN, 7, 1, 120);
     assert_int_equal(latrec_sched_feed(m, &in), 0);
     assert_int_equal(latrec_sched_settle(m, 4000), 0);
     return m;
