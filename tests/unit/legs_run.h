@@ -112,11 +112,14 @@ static inline void on_emit(void *ctx, const latrec_instance *inst)
     r->inst[r->n_inst++] = copy;
 }
 
-/* Load dirs with catalog cat (NULL: e3) and create the builder. */
-static inline void run_open(struct run *r, const char *const *dirs, size_t ndirs, uint64_t horizon, size_t max_open)
+/* Load dirs under catalog cat (moved into the run, freed by run_close;
+ * NULL: e3) and create the builder. */
+static inline void run_open_with(struct run *r, latrec_catalog *cat, const char *const *dirs, size_t ndirs,
+                                 uint64_t horizon, size_t max_open)
 {
     memset(r, 0, sizeof(*r));
-    assert_int_equal(latrec_catalog_e3(&r->cat), 0);
+    if (cat) r->cat = *cat;
+    else assert_int_equal(latrec_catalog_e3(&r->cat), 0);
     char err[256];
     assert_int_equal(latrec_ringset_open(&r->set, dirs, ndirs, err, sizeof err), 0);
     assert_int_equal(r->set.n_ok, r->set.n);
@@ -127,6 +130,11 @@ static inline void run_open(struct run *r, const char *const *dirs, size_t ndirs
                 r->ring_dir[i] = (int)d;
     r->legs = latrec_legs_new(&r->cat, &r->set, r->ring_dir, horizon, max_open, on_emit, r);
     assert_non_null(r->legs);
+}
+
+static inline void run_open(struct run *r, const char *const *dirs, size_t ndirs, uint64_t horizon, size_t max_open)
+{
+    run_open_with(r, NULL, dirs, ndirs, horizon, max_open);
 }
 
 /* Feed every record in time order; finish when asked. */

@@ -96,21 +96,12 @@ static void test_discovery_names_only(void **state)
     cat.stage_names[0x80] = strdup("RX");
     cat.stage_names[0x81] = strdup("PARSE");
     cat.stage_names[0x90] = strdup("TX");
-    latrec_ringset set;
-    char err[256];
     const char *dirs[] = { dir };
-    assert_int_equal(latrec_ringset_open(&set, dirs, 1, err, sizeof err), 0);
     struct run r;
-    memset(&r, 0, sizeof r);
-    r.legs = latrec_legs_new(&cat, &set, NULL, 0, 0, on_emit, &r);
-    assert_non_null(r.legs);
+    run_open_with(&r, &cat, dirs, 1, 0, 0);
     assert_int_equal(latrec_legs_n_legs(r.legs), 0);
-    latrec_merge m;
-    latrec_merged ev;
-    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
-    while (latrec_merge_next(&m, &ev)) assert_int_equal(latrec_legs_feed(r.legs, ev.ring, &ev.rec), -1);
-    latrec_merge_free(&m);
-    latrec_legs_finish(r.legs);
+    run_feed(&r, 1);
+    for (size_t i = 0; i < r.n_placed; i++) assert_int_equal(r.placed[i], -1);
     assert_int_equal(latrec_legs_n_legs(r.legs), 2);
     assert_string_equal(latrec_legs_leg(r.legs, 0)->name, "RX>PARSE>TX");
     assert_string_equal(latrec_legs_leg(r.legs, 1)->name, "RX");
@@ -118,11 +109,7 @@ static void test_discovery_names_only(void **state)
     assert_int_equal(r.inst[0]->hits[2].t_ns - r.inst[0]->hits[0].t_ns, 350);
     assert_int_equal(r.inst[1]->hits[1].t_ns - r.inst[1]->hits[0].t_ns, 90);
     assert_int_equal(r.inst[2]->leg, 1);
-    for (size_t i = 0; i < r.n_inst; i++) free(r.inst[i]);
-    free(r.inst);
-    latrec_legs_free(r.legs);
-    latrec_ringset_close(&set);
-    latrec_catalog_free(&cat);
+    run_close(&r);
 }
 
 /* A discovered chain of 16 stages with long names: the leg name is cut to
@@ -142,31 +129,17 @@ static void test_discovery_long_names(void **state)
         assert_int_equal(strlen(nm), LATREC_NAME_MAX - 1);
         cat.stage_names[0xC0 + i] = strdup(nm);
     }
-    latrec_ringset set;
-    char err[256];
     const char *dirs[] = { dir };
-    assert_int_equal(latrec_ringset_open(&set, dirs, 1, err, sizeof err), 0);
     struct run r;
-    memset(&r, 0, sizeof r);
-    r.legs = latrec_legs_new(&cat, &set, NULL, 0, 0, on_emit, &r);
-    assert_non_null(r.legs);
-    latrec_merge m;
-    latrec_merged ev;
-    assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
-    while (latrec_merge_next(&m, &ev)) latrec_legs_feed(r.legs, ev.ring, &ev.rec);
-    latrec_merge_free(&m);
-    latrec_legs_finish(r.legs);
+    run_open_with(&r, &cat, dirs, 1, 0, 0);
+    run_feed(&r, 1);
     assert_int_equal(r.n_inst, 1);
     const latrec_leg *leg = latrec_legs_leg(r.legs, 0);
     assert_int_equal(leg->n_chain, 16);
     assert_true(strlen(leg->name) < LATREC_NAME_MAX);
     assert_int_equal(strncmp(leg->name, "S00_A_STAGE_NAME_OF_FORTY_SEVEN_BYTES_X", 39), 0);
     assert_int_equal(r.inst[0]->hits[15].t_ns - r.inst[0]->hits[0].t_ns, 150);
-    for (size_t i = 0; i < r.n_inst; i++) free(r.inst[i]);
-    free(r.inst);
-    latrec_legs_free(r.legs);
-    latrec_ringset_close(&set);
-    latrec_catalog_free(&cat);
+    run_close(&r);
 }
 
 
