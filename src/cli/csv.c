@@ -2,14 +2,91 @@
 #include "cli/csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CSV_BUF (1u << 16) /* 64 KiB: 256 KiB measured no faster, 1 MiB slower (more system time) */
+
+/* A file opened by path is written with write(2). Once it has passed
+ * CSV_BIG_AFTER bytes (records.csv, a large <component>.csv), its buffer
+ * grows to CSV_FILE_BUF bytes (huge pages where the kernel gives them) and
+ * whole blocks go out with O_DIRECT where the filesystem takes it (statx's
+ * STATX_DIOALIGN): nothing is copied into the page cache, and no page
+ * cache is allocated. On convert's 1.9 GB of CSV (16 rings x 2^20
+ * records) that took system time from 0.6-0.7 s (64 KiB through stdio,
+ * written 4096 + 61440 bytes at a time) to 0.11-0.16 s; blocks of 1 MiB
+ * without huge pages cost 0.3 s. The last partial block goes out without
+ * O_DIRECT at close. The bytes are then on the device, not in the page
+ * cache; a full disk shows at the write, as with buffered writes. Small
+ * files keep the small buffer (many components open at once stay cheap). */
+#define CSV_BIG_AFTER (16u << 20)
+#define CSV_FILE_BUF (4u << 20)
+#define CSV_HUGE (2u << 20)      /* the large buffer's alignment: a huge page */
+#define CSV_ALIGN_MAX (1u << 16) /* a larger alignment: written without O_DIRECT */
+
+static void write_error(latrec_csv *c, int e)
+{
+    if (!c->error) {
+        c->error = 1;
+        c->err_no = e;
+    }
+}
+
+/* The alignment O_DIRECT needs on fd (offsets, lengths and memory); 0 when
+ * the filesystem does not take it. */
+static unsigned direct_align(int fd)
+{
+    struct statx st;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &st) != 0 || !(st.stx_mask & STATX_DIOALIGN) ||
+        !st.stx_dio_offset_align)
+        return 0;
+    unsigned a = 4096; /* a page at least */
+    if (st.stx_dio_offset_align > a) a = st.stx_dio_offset_align;
+    if (st.stx_dio_mem_align > a) a = st.stx_dio_mem_align;
+    return a <= CSV_ALIGN_MAX && !(a & (a - 1)) ? a : 0;
+}
+
+static int set_direct(int fd, int on)
+{
+    const int fl = fcntl(fd, F_GETFL);
+    return fl < 0 ? -1 : fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT);
+}
+
+static void direct_off(latrec_csv *c)
+{
+    set_direct(c->fd, 0);
+    c->align = 0;
+}
+
+/* n bytes from p to the file's end (c->fd). */
+static void put(latrec_csv *c, const char *p, size_t n)
+{
+    while (n && !c->error) {
+        const ssize_t w = write(c->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EINVAL && c->align) { /* refused after all: buffered from here on */
+            direct_off(c);
+            continue;
+        }
+        if (w <= 0) {
+            write_error(c, w < 0 ? errno : EIO);
+            return;
+        }
+        if (c->align && (size_t)w % c->align) direct_off(c); /* the end is no longer aligned */
+        c->written += (uint64_t)w;
+        p += w;
+        n -= (size_t)w;
+    }
+}
 
 int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
 {
     memset(c, 0, sizeof(*c));
+    c->fd = -1;
     if (path) {
         char err[512];
         if (!(c->out = malloc(sizeof(*c->out)))) return -1;
@@ -20,7 +97,8 @@ int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
             errno = e;
             return -1;
         }
-        c->f = c->out->f;
+        c->f = c->out->f; /* nothing is written through it: its buffer stays empty */
+        c->fd = fileno(c->f);
     } else {
         c->f = f;
     }
@@ -37,22 +115,70 @@ int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
     return 0;
 }
 
+/* Everything buffered out (with O_DIRECT, then, no more: the file's end is
+ * no longer aligned). */
 static void flush(latrec_csv *c)
 {
-    if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len && !c->error) {
-        c->error = 1;
-        c->err_no = errno;
+    if (c->fd >= 0) {
+        if (c->align && c->len % c->align) direct_off(c);
+        put(c, c->buf, c->len);
+    } else if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len) {
+        write_error(c, errno);
     }
     c->len = 0;
+}
+
+/* A file past CSV_BIG_AFTER: the large buffer, and O_DIRECT from the next
+ * block boundary on (the bytes before it out now, buffered). Stays as it
+ * is when either cannot be had. */
+static void grow(latrec_csv *c)
+{
+    c->grown = 1;
+    const unsigned a = direct_align(c->fd);
+    const size_t head = a ? (a - c->written % a) % a : 0;
+    char *big = NULL;
+    if (!a || head > c->len || posix_memalign((void **)&big, CSV_HUGE, CSV_FILE_BUF) != 0) return;
+    madvise(big, CSV_FILE_BUF, MADV_HUGEPAGE);
+    put(c, c->buf, head);
+    if (c->error || set_direct(c->fd, 1) < 0) {
+        free(big);
+        flush(c);
+        return;
+    }
+    c->align = a;
+    memcpy(big, c->buf + head, c->len - head);
+    c->len -= head;
+    free(c->buf);
+    c->buf = big;
+    c->cap = CSV_FILE_BUF;
+}
+
+void latrec_csv_make_room(latrec_csv *c)
+{
+    if (c->fd >= 0 && !c->grown && c->written + c->len >= CSV_BIG_AFTER) grow(c);
+    const size_t whole = c->align ? c->len - c->len % c->align : 0;
+    if (!whole) {
+        flush(c);
+        return;
+    }
+    put(c, c->buf, whole);
+    c->len -= whole;
+    memmove(c->buf, c->buf + whole, c->len);
 }
 
 /* Room for n more bytes plus a separator. */
 static char *room(latrec_csv *c, size_t n)
 {
-    if (c->len + n + 1 > c->cap) flush(c);
+    if (c->len + n + 1 > c->cap) latrec_csv_make_room(c);
     if (!c->first) c->buf[c->len++] = ',';
     c->first = 0;
     return c->buf + c->len;
+}
+
+static void put_byte(latrec_csv *c, char ch)
+{
+    if (c->len == c->cap) latrec_csv_make_room(c);
+    c->buf[c->len++] = ch;
 }
 
 void latrec_csv_u64(latrec_csv *c, uint64_t v)
@@ -120,15 +246,14 @@ void latrec_csv_str(latrec_csv *c, const char *s)
     }
     size_t n = strlen(s);
     int quote = strpbrk(s, ",\"\r\n") != NULL;
-    if (2 * n + 3 > c->cap) { /* a field longer than the buffer: write directly */
+    if (2 * n + 3 > c->cap / 2) { /* a field as long as the buffer: through it a byte at a time */
         room(c, 0);
-        flush(c);
-        if (quote) fputc('"', c->f);
+        if (quote) put_byte(c, '"');
         for (const char *q = s; *q; q++) {
-            if (*q == '"') fputc('"', c->f);
-            fputc(*q, c->f);
+            if (*q == '"') put_byte(c, '"');
+            put_byte(c, *q);
         }
-        if (quote) fputc('"', c->f);
+        if (quote) put_byte(c, '"');
         return;
     }
     char *p = room(c, 2 * n + 2);
@@ -170,7 +295,7 @@ void latrec_csv_empty(latrec_csv *c)
 
 void latrec_csv_end(latrec_csv *c)
 {
-    if (c->len + 1 > c->cap) flush(c);
+    if (c->len + 1 > c->cap) latrec_csv_make_room(c);
     c->buf[c->len++] = '\n';
     c->first = 1;
 }

@@ -22,6 +22,10 @@ typedef struct latrec_csv {
     int    error;   /* a write failed (errno kept in err_no) */
     int    err_no;
     latrec_outfile *out; /* opened by path: written aside, renamed at close */
+    int    fd;      /* opened by path: out's, written with write(2); else -1 (f) */
+    unsigned align; /* > 0: whole blocks of align bytes go out with O_DIRECT */
+    int    grown;   /* the large buffer was tried (csv.c) */
+    uint64_t written; /* bytes written to fd */
 } latrec_csv;
 
 /* Open path for writing, or use f when path is NULL. A path is written to a
@@ -45,14 +49,15 @@ void latrec_csv_end(latrec_csv *c);                  /* end the row */
 size_t latrec_csv_field(const char *s, char *out, size_t cap);
 
 /* A whole row at once, for the writers of millions of rows: at the start of
- * a row, latrec_csv_reserve() returns room for n bytes (n < the buffer,
- * 64 KiB), the caller formats the row there, '\n' included, with the
- * latrec_fmt_* functions below and memcpy, and latrec_csv_commit() takes
- * the bytes up to end. */
-void latrec_csv_flush(latrec_csv *c); /* the buffer out now */
+ * a row, latrec_csv_reserve() returns room for n bytes (n < 32 KiB), the
+ * caller formats the row there, '\n' included, with the latrec_fmt_*
+ * functions below and memcpy, and latrec_csv_commit() takes the bytes up
+ * to end. */
+void latrec_csv_flush(latrec_csv *c);     /* the buffer out now, all of it */
+void latrec_csv_make_room(latrec_csv *c); /* what fills whole blocks out (leaves < 64 KiB) */
 static inline char *latrec_csv_reserve(latrec_csv *c, size_t n)
 {
-    if (__builtin_expect(c->len + n > c->cap, 0)) latrec_csv_flush(c);
+    if (__builtin_expect(c->len + n > c->cap, 0)) latrec_csv_make_room(c);
     return c->buf + c->len;
 }
 static inline void latrec_csv_commit(latrec_csv *c, char *end) { c->len = (size_t)(end - c->buf); }

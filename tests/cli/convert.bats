@@ -31,6 +31,8 @@ setup() {
 teardown() {
     if [ -n "${BG_PID:-}" ]; then kill "$BG_PID" 2>/dev/null || true; wait "$BG_PID" 2>/dev/null || true; fi
     if [ -n "${OPEN_DIR:-}" ]; then chmod -R u+rwx "$OPEN_DIR" 2>/dev/null || true; rm -rf "$OPEN_DIR"; fi
+    if [ -n "${MNT:-}" ]; then umount "$MNT" 2>/dev/null || true; fi
+    if [ -n "${LOOP_IMG:-}" ]; then rm -f "$LOOP_IMG"; fi
 }
 
 # ---------------------------------------------------------------------------
@@ -928,6 +930,68 @@ PY
         case "$f" in .*) echo "temporary left: $f"; false ;; esac
     done
     true
+}
+
+# A ring whose records.csv is about 44 MB (rows of ~110 bytes: a long ring
+# name), for the tests of a full filesystem.
+big_ring() {
+    mkdir -p "$1"
+    "$PY" - "$LR" "$1" <<'PY'
+import sys, importlib.util
+spec = importlib.util.spec_from_file_location('lr', sys.argv[1]); lr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(lr)
+name = 'full.' + 'x' * 52 + '.5'
+lr.mkring(sys.argv[2] + '/' + name + '.latrec', 2, name, 1 << 19, 400000,
+          [(s, 0x21, 3000000000 + 1000 * s, 3 * s, s & 7) for s in range(1, 400001)])
+PY
+}
+
+# convert -o into a full filesystem: one line names the file that could not
+# be written, exit 1, and nothing half-written is left in the directory.
+full_convert() {
+    run --separate-stderr "$LATREC" convert -q -o "$MNT/csv" "$BATS_TEST_TMPDIR/big"
+    echo "status $status: $stderr"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $MNT/csv/records.csv: No space left on device" ]
+    [ -z "$(cd "$MNT/csv" && ls -A | grep -v '^\.latrec-output$')" ]
+}
+
+@test "output: a full filesystem (tmpfs: buffered writes) is one line naming records.csv, exit 1, nothing half-written left" {
+    [ "$(id -u)" -eq 0 ] || skip "not root: a small full filesystem needs mount -t tmpfs -o size="
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+    mount -t tmpfs -o size=24m latrec-test "$MNT" || skip "cannot mount a tmpfs here"
+    big_ring "$BATS_TEST_TMPDIR/big"
+    full_convert
+}
+
+@test "output: a full filesystem (ext4: records.csv past 16 MiB goes out with O_DIRECT) is one line naming it, exit 1" {
+    [ "$(id -u)" -eq 0 ] || skip "not root: a small ext4 filesystem needs mount -o loop"
+    command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 is not installed (apt-get install e2fsprogs)"
+    LOOP_IMG="$(mktemp /tmp/latrec-convert-ext4.XXXXXX)"
+    truncate -s 32m "$LOOP_IMG"
+    mkfs.ext4 -q -F "$LOOP_IMG" || skip "mkfs.ext4 failed here"
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+    mount -o loop "$LOOP_IMG" "$MNT" || skip "cannot mount an ext4 image here (no loop devices?)"
+    big_ring "$BATS_TEST_TMPDIR/big"
+    full_convert
+    # the same convert into a directory with room: the bytes the O_DIRECT
+    # blocks and the buffered tail wrote are records.csv's, row for row
+    run "$LATREC" convert -q -o "$BATS_TEST_TMPDIR/csv" "$BATS_TEST_TMPDIR/big"
+    [ "$status" -eq 0 ]
+    run "$PY" - "$BATS_TEST_TMPDIR/csv/records.csv" <<'PY'
+import sys
+n = 0
+with open(sys.argv[1]) as f:
+    assert f.readline().startswith('t_ns,ring,'), 'header'
+    for n, line in enumerate(f, 1):
+        s = n
+        c = line.rstrip('\n').split(',')
+        assert (int(c[0]), int(c[5]), int(c[10]), int(c[11])) == (3000000000 + 1000 * s, s, 3 * s, s & 7), line
+print(n)
+PY
+    [ "$output" = 400000 ]
 }
 
 # ---------------------------------------------------------------------------
