@@ -100,6 +100,87 @@ static void slot_drop(latrec_legs *b, struct slot *s, uint64_t seq)
     if (!--s->used) remove_slot(b, s);
 }
 
+/* ---- windows (legs_impl.h) ---------------------------------------------------- */
+
+static struct node *no_nodes[1]; /* every empty window's one entry: read, never written */
+
+void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to)
+{
+    for (size_t i = from * (size_t)b->n_cat_legs; i < to * (size_t)b->n_cat_legs; i++)
+        b->wins[i] = (struct win){ no_nodes, 0, 0, 0, 0 };
+}
+
+static inline struct win *win_of(const latrec_legs *b, uint32_t process, int32_t legkey)
+{
+    return &b->wins[(size_t)process * (size_t)b->n_cat_legs + (size_t)legkey];
+}
+
+/* The open instance of a key, or NULL. */
+static inline struct node *lookup(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq)
+{
+    if (legkey >= 0) {
+        const struct win *w = win_of(b, process, legkey);
+        struct node *n = w->e[seq & w->mask];
+        if (n && NODE_INST(n)->seq == seq) return n;
+        if (!w->ovf) return NULL;
+    }
+    return SLOT_NODE(find_slot(b, seq, SLOT_PL(process, legkey)), seq);
+}
+
+/* A window of twice the entries (or its first): its live entries keep
+ * their seqs, so no two land on one entry. 0, or -1. */
+static int grow_win(struct win *w)
+{
+    const uint32_t cap = w->cap ? w->cap * 2 : WIN_MIN;
+    struct node **e = calloc(cap, sizeof(*e));
+    if (!e) return -1;
+    for (uint32_t i = 0; i < w->cap; i++)
+        if (w->e[i]) e[NODE_INST(w->e[i])->seq & (cap - 1)] = w->e[i];
+    if (w->cap) free(w->e);
+    w->e = e;
+    w->cap = cap;
+    w->mask = cap - 1;
+    return 0;
+}
+
+/* Index node n under its key (absent until now). 0, or -1. */
+static int insert(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq, struct node *n)
+{
+    struct win *w = NULL;
+    if (legkey >= 0) {
+        w = win_of(b, process, legkey);
+        if (!w->cap || (w->e[seq & w->mask] && w->n * 4 >= w->cap && w->cap < WIN_MAX))
+            (void)grow_win(w); /* failing, the overflow table takes it */
+        struct node **e = &w->e[seq & w->mask];
+        if (w->cap && !*e) {
+            *e = n;
+            w->n++;
+            return 0;
+        }
+    }
+    if ((b->n_slots + 1) * 2 > b->table_cap && grow_table(b) < 0) return -1;
+    slot_put(b, find_slot(b, seq, SLOT_PL(process, legkey)), seq, SLOT_PL(process, legkey), n);
+    if (w) w->ovf++;
+    return 0;
+}
+
+/* Take node n (open) out of the index. */
+static void unindex(latrec_legs *b, struct node *n)
+{
+    const latrec_instance *inst = NODE_INST(n);
+    if (inst->leg >= 0) {
+        struct win *w = win_of(b, inst->process, inst->leg);
+        struct node **e = &w->e[inst->seq & w->mask];
+        if (*e == n) {
+            *e = NULL;
+            w->n--;
+            return;
+        }
+        w->ovf--;
+    }
+    slot_drop(b, find_slot(b, inst->seq, SLOT_PL(inst->process, inst->leg)), inst->seq);
+}
+
 /* Bytes of a node with n_slots hits, in whole lines (a discovery group's
  * size class also holds its stage list). */
 static size_t node_bytes(int n_slots)
@@ -243,13 +324,17 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
     const int l = inst->leg;
     b->leg_ended[l]++;
     /* Stamps in chain order, the usual case: no pair is reversed. */
-    uint64_t last = 0;
     int ordered = 1;
-    for (int i = 0; i < leg->n_chain && ordered; i++) {
-        const uint64_t t = inst->hits[i].t_ns;
-        if (!t) continue;
-        ordered = t >= last;
-        last = t;
+    if (inst->complete) { /* every chain stamp there (none is 0) */
+        for (int i = 1; i < leg->n_chain; i++) ordered &= inst->hits[i].t_ns >= inst->hits[i - 1].t_ns;
+    } else {
+        uint64_t last = 0;
+        for (int i = 0; i < leg->n_chain && ordered; i++) {
+            const uint64_t t = inst->hits[i].t_ns;
+            if (!t) continue;
+            ordered = t >= last;
+            last = t;
+        }
     }
     if (ordered) return;
     for (int i = 0; i < leg->n_chain; i++) {
@@ -282,15 +367,14 @@ static void end_instance(latrec_legs *b, struct node *n, latrec_instance *inst)
     b->emit(b->ctx, inst);
 }
 
-/* End node n (its table slot s, or NULL to look it up): hand its instance
- * to emit, then drop it from the table, the grace queue and the open list. */
-static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n, struct slot *s)
+/* End node n: hand its instance to emit, then drop it from the index, the
+ * grace queue and the open list. */
+static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
 {
     latrec_instance *inst = NODE_INST(n);
     const int32_t legkey = inst->leg;
     const int n_slots = inst->n_hits;
-    if (!s) s = find_slot(b, inst->seq, SLOT_PL(inst->process, legkey));
-    slot_drop(b, s, inst->seq);
+    unindex(b, n);
     if (legkey < 0) {
         int leg = discovered_leg(b, n);
         inst->leg = leg;
@@ -316,21 +400,22 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n, s
 
 void latrec_legs_finish(latrec_legs *b)
 {
-    while (b->head) end_node(b, b->head, NULL);
+    while (b->head) end_node(b, b->head);
 }
 
 /* ---- feeding -------------------------------------------------------------- */
 
-static inline __attribute__((always_inline)) struct node *open_node(latrec_legs *b, struct slot **sp, uint64_t seq,
-                                                                    uint32_t process, int32_t legkey, int n_slots,
-                                                                    uint64_t t)
+/* A new instance of a key none is open for. */
+static inline __attribute__((always_inline)) struct node *open_node(latrec_legs *b, uint64_t seq, uint32_t process,
+                                                                    int32_t legkey, int n_slots, uint64_t t)
 {
-    if ((b->n_slots + 1) * 2 > b->table_cap) {
-        if (grow_table(b) < 0) return NULL;
-        *sp = find_slot(b, seq, SLOT_PL(process, legkey));
-    }
     struct node *n = new_node(b, n_slots);
     if (!n) return NULL;
+    if (insert(b, process, legkey, seq, n) < 0) {
+        n->next = b->classes[n_slots].free;
+        b->classes[n_slots].free = n;
+        return NULL;
+    }
     n->have = 0;
     latrec_instance *inst = NODE_INST(n);
     inst->leg = legkey;
@@ -341,7 +426,6 @@ static inline __attribute__((always_inline)) struct node *open_node(latrec_legs 
     inst->first_t = t;
     inst->n_hits = n_slots;
     if (legkey < 0) NODE_DISC(n)->n = 0;
-    slot_put(b, *sp, seq, SLOT_PL(process, legkey), n);
     n->next = NULL;
     n->prev = b->tail;
     if (b->tail) b->tail->next = n;
@@ -368,9 +452,8 @@ static int counts_as_evicted(const struct node *n)
     return !(n->have & NODE_GRACE) && NODE_INST(n)->leg >= 0;
 }
 
-/* Ask for the node and table slot of the grace entry GRACE_AHEAD behind
- * the front: the node is about to be ended, and it was last touched a grace
- * period of records ago. (Inlined: a function that only prefetches looks
+/* Ask for the node of the grace entry GRACE_AHEAD behind the front: it is
+ * about to be ended, and it was last touched a grace period of records ago. (Inlined: a function that only prefetches looks
  * pure to the compiler, and calls to it vanish.) */
 static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs *b)
 {
@@ -380,7 +463,6 @@ static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs 
     const char *n = (const char *)g->node; /* the lines a leg of a few stages uses (nodes start a line) */
     for (size_t off = 0; off < sizeof(struct node) + sizeof(latrec_instance) + 6 * sizeof(latrec_hit); off += 64)
         __builtin_prefetch(n + off);
-    __builtin_prefetch(&b->table[home_of(b, g->hash)]);
 }
 
 static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
@@ -389,8 +471,7 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
         if (g->node) {
             if (g->done_t + b->grace >= now) break;
-            const latrec_instance *inst = NODE_INST(g->node); /* its slot by the hash kept here */
-            end_node(b, g->node, find_slot_hashed(b, g->hash, inst->seq, SLOT_PL(inst->process, inst->leg)));
+            end_node(b, g->node);
         }
         b->gq_head++;
         b->gq_len--;
@@ -398,7 +479,7 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
     }
     while (b->head && NODE_INST(b->head)->first_t + b->horizon < now) {
         b->cut_horizon += counts_as_evicted(b->head);
-        end_node(b, b->head, NULL);
+        end_node(b, b->head);
     }
     /* Nothing more is due until the front's grace or the head's horizon
      * ends (the same sums as above; a hole at the front only makes it an
@@ -411,13 +492,12 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
     b->due = due;
 }
 
-/* Make room for one more open instance: at most max_open are ever open.
- * Ending a node moves table slots, so the caller looks its slot up again. */
+/* Make room for one more open instance: at most max_open are ever open. */
 static void make_room(latrec_legs *b)
 {
     while (b->head && b->n_open >= b->max_open) {
         b->cut_room += counts_as_evicted(b->head);
-        end_node(b, b->head, NULL);
+        end_node(b, b->head);
     }
 }
 
@@ -425,19 +505,13 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
                           uint32_t process)
 {
     int32_t legkey = -(b->ring_component[ring] + 1);
-    const uint64_t pl = SLOT_PL(process, legkey);
-    struct slot *s = find_slot(b, seq, pl);
-    struct node *n = SLOT_NODE(s, seq);
+    struct node *n = lookup(b, process, legkey, seq);
     if (n && (NODE_DISC(n)->n == DISC_HITS || memchr(NODE_DISC(n)->stage, (int)stage, NODE_DISC(n)->n))) {
-        end_node(b, n, s);
-        s = find_slot(b, seq, pl);
+        end_node(b, n);
         n = NULL;
     }
-    if (!n && b->n_open >= b->max_open) {
-        make_room(b);
-        s = find_slot(b, seq, pl);
-    }
-    if (!n && !(n = open_node(b, &s, seq, process, legkey, DISC_HITS, rec->t_ns))) return -2;
+    if (!n && b->n_open >= b->max_open) make_room(b);
+    if (!n && !(n = open_node(b, seq, process, legkey, DISC_HITS, rec->t_ns))) return -2;
     struct disc *d = NODE_DISC(n);
     set_hit(&NODE_INST(n)->hits[d->n], ring, rec);
     if (rec->t_ns) n->have |= 1u << d->n;
@@ -463,27 +537,27 @@ static int node_has_role(const latrec_legs *b, const struct node *n, int role)
  * else it opens one of the first leg known to be stamped by that role, else
  * of the first leg without an open instance for the key. */
 static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uint64_t seq, uint32_t process,
-                                    int role, struct slot **sp)
+                                    int role, struct node **np)
 {
     const struct cand *cands = b->cands[cat][stage];
     const int n = b->n_cands[cat][stage];
     if (n == 1) { /* the usual stage: its one leg, open or not */
-        *sp = find_slot(b, seq, SLOT_PL(process, cands[0].leg));
+        *np = lookup(b, process, cands[0].leg, seq);
         return &cands[0];
     }
     int learned = -1, free_slot = -1;
     for (int i = 0; i < n; i++) {
-        struct slot *s = find_slot(b, seq, SLOT_PL(process, cands[i].leg));
-        if (SLOT_NODE(s, seq) && (!cands[i].extra || n == 1 || node_has_role(b, SLOT_NODE(s, seq), role))) {
-            *sp = s;
+        struct node *o = lookup(b, process, cands[i].leg, seq);
+        if (o && (!cands[i].extra || n == 1 || node_has_role(b, o, role))) {
+            *np = o;
             return &cands[i];
         }
-        if (!SLOT_NODE(s, seq) && free_slot < 0) free_slot = i;
-        if (!SLOT_NODE(s, seq) && learned < 0 && cands[i].extra && b->leg_roles[(size_t)role * b->leg_roles_stride + (size_t)cands[i].leg])
+        if (!o && free_slot < 0) free_slot = i;
+        if (!o && learned < 0 && cands[i].extra && b->leg_roles[(size_t)role * b->leg_roles_stride + (size_t)cands[i].leg])
             learned = i;
     }
     int pick = cands[0].extra ? (learned >= 0 ? learned : free_slot >= 0 ? free_slot : 0) : 0;
-    *sp = find_slot(b, seq, SLOT_PL(process, cands[pick].leg));
+    *np = lookup(b, process, cands[pick].leg, seq);
     return &cands[pick];
 }
 
@@ -525,37 +599,36 @@ static __attribute__((noinline)) int grace_room(latrec_legs *b)
 /* Put a complete-so-far instance on the grace queue: it waits there for
  * late extras, and for chain stages a clock regression across two rings
  * put after its last one in time order. 0, or -1 when out of memory. */
-static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t, uint64_t hash)
+static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t)
 {
     if (LATREC_UNLIKELY_(b->gq_len == b->gq_cap) && grace_room(b) < 0) return -1;
     const uint64_t pos = b->gq_head + b->gq_len++;
     n->have |= NODE_GRACE;
     n->gpos = (uint32_t)pos;
     if (t + b->grace < b->due) b->due = t + b->grace;
-    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t, hash };
+    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
     b->n_grace++;
     return 0;
 }
 
-/* Record rec of ring `ring` into node n (slot s) as candidate c, then end
- * the instance or start its grace when that stage completes it. */
-/* The stage just placed may complete node n (slot s): end it, or start
- * its grace. */
-static __attribute__((noinline)) int placed_last(latrec_legs *b, struct node *n, struct slot *s,
-                                                 const struct cand *c, uint64_t t)
+/* The stage just placed may complete node n: end it, or start its
+ * grace. */
+static __attribute__((noinline)) int placed_last(latrec_legs *b, struct node *n, const struct cand *c, uint64_t t)
 {
     if (n->have & NODE_GRACE) {
-        if ((n->have & c->all) == c->all) end_node(b, n, s);
+        if ((n->have & c->all) == c->all) end_node(b, n);
     } else if ((n->have & c->before) == c->before && c->no_extras) {
-        end_node(b, n, s);
-    } else if (start_grace(b, n, t, s->hash) < 0) { /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
+        end_node(b, n);
+    } else if (start_grace(b, n, t) < 0) { /* a late extra (WAIT_ENTER, DROP) or chain stage may follow */
         return -2;
     }
     return c->leg;
 }
 
-static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, struct slot *s,
-                                                        const struct cand *c, uint32_t ring, const latrec_rec *rec)
+/* Record rec of ring `ring` into node n as candidate c, then end the
+ * instance or start its grace when that stage completes it. */
+static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, const struct cand *c,
+                                                        uint32_t ring, const latrec_rec *rec)
 {
     const uint64_t t = rec->t_ns;
     latrec_instance *inst = NODE_INST(n);
@@ -569,23 +642,20 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
         inst->first_t = t;
         if (n == b->head) b->due = 0; /* an earlier horizon */
     }
-    if (n->have & NODE_GRACE || c->last) return placed_last(b, n, s, c, t);
+    if (n->have & NODE_GRACE || c->last) return placed_last(b, n, c, t);
     return c->leg;
 }
 
-/* A new instance for rec (none open for its key; s: where it goes). */
+/* A new instance for rec (none open for its key). */
 static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, const latrec_rec *rec,
-                                               const struct cand *c, struct slot *s, uint64_t seq)
+                                               const struct cand *c, uint64_t seq)
 {
     const uint32_t process = b->ring_process[ring];
-    if (b->n_open >= b->max_open) {
-        make_room(b);
-        s = find_slot(b, seq, SLOT_PL(process, c->leg));
-    }
-    struct node *n = open_node(b, &s, seq, process, c->leg, c->n_slots, rec->t_ns);
+    if (b->n_open >= b->max_open) make_room(b);
+    struct node *n = open_node(b, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
     b->ring_fast[ring].roles[c->leg] = 1;
-    return place(b, n, s, c, ring, rec);
+    return place(b, n, c, ring, rec);
 }
 
 /* Every case but the usual one: a stage of several legs or of none
@@ -600,36 +670,31 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
     if (LATREC_UNLIKELY_(b->n_chain_cands[cat][stage] > 1)) b->shared_recs[cat][stage]++;
 
     const int role = b->ring_role[ring];
-    struct slot *s;
-    const struct cand *c = pick_cand(b, cat, stage, seq, process, role, &s);
-    struct node *n = SLOT_NODE(s, seq);
+    struct node *n;
+    const struct cand *c = pick_cand(b, cat, stage, seq, process, role, &n);
     if (n && (n->have >> c->idx & 1)) { /* seq reuse: the stage is there already */
-        end_node(b, n, s);
-        s = find_slot(b, seq, SLOT_PL(process, c->leg));
+        end_node(b, n);
         n = NULL;
     }
-    if (!n) return feed_open(b, ring, rec, c, s, seq);
+    if (!n) return feed_open(b, ring, rec, c, seq);
     b->ring_fast[ring].roles[c->leg] = 1;
-    return place(b, n, s, c, ring, rec);
+    return place(b, n, c, ring, rec);
 }
 
 int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     if (LATREC_UNLIKELY_(rec->t_ns > b->due)) evict(b, rec->t_ns);
     /* The usual record: a stage of one leg, for an open instance that does
-     * not hold it yet (find_slot spelled out on the ring's figures). */
+     * not hold it yet, found in its window (lookup spelled out). */
     const struct ring_fast *f = &b->ring_fast[ring];
     const unsigned stage = latrec_rec_stage(rec->sc);
     if (LATREC_UNLIKELY_(f->n_cands[stage] != 1)) return feed_general(b, ring, rec);
     const struct cand *c = &f->cands[stage][0];
-    const uint64_t seq = latrec_rec_seq(rec->sc), hi = seq / SLOT_LANES;
-    const uint64_t pl = f->pl_hi | (uint32_t)c->leg, mask = b->table_cap - 1;
-    size_t i = home_of(b, (hi ^ f->pmix ^ (uint64_t)(uint32_t)c->leg << 52) * 0x9E3779B97F4A7C15ull);
-    struct slot *s = &b->table[i];
-    while (s->used && (s->seq_hi != hi || s->pl != pl)) s = &b->table[i = (i + 1) & mask];
-    struct node *n = SLOT_NODE(s, seq);
-    if (LATREC_UNLIKELY_(!n)) return feed_open(b, ring, rec, c, s, seq);
-    if (LATREC_UNLIKELY_(n->have >> c->idx & 1)) return feed_general(b, ring, rec);
+    const uint64_t seq = latrec_rec_seq(rec->sc);
+    const struct win *w = &f->wins[c->leg];
+    struct node *n = w->e[seq & w->mask];
+    if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_open(b, ring, rec, c, seq);
+    if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || n->have >> c->idx & 1)) return feed_general(b, ring, rec);
     f->roles[c->leg] = 1;
-    return place(b, n, s, c, ring, rec);
+    return place(b, n, c, ring, rec);
 }

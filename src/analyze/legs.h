@@ -80,6 +80,11 @@ typedef void (*latrec_emit_fn)(void *ctx, const latrec_instance *inst);
 
 typedef struct latrec_legs latrec_legs;
 
+/* What every builder starts with, for the inline accessors below. */
+struct latrec_legs_view {
+    const uint8_t *first_stage; /* [catalog leg]: its chain[0] */
+};
+
 typedef struct latrec_process {
     uint32_t pid;        /* 0 when guessed */
     int      dir;        /* directory index (host) */
@@ -134,6 +139,14 @@ void latrec_legs_free(latrec_legs *b);
  * leg's definition and count are published with release stores. */
 const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg);
 int latrec_legs_n_legs(const latrec_legs *b);
+
+/* latrec_legs_leg(b, leg)->chain[0] for a leg latrec_legs_feed() returned
+ * (a catalog leg), inline for a caller's per-record path (on the thread
+ * that feeds). */
+static inline unsigned latrec_legs_first_stage(const latrec_legs *b, int leg)
+{
+    return ((const struct latrec_legs_view *)(const void *)b)->first_stage[leg];
+}
 
 /* Catalogs: the catalog a leg belongs to (a discovered leg: the catalog of
  * the ring that stamped it) and its index; a ring's catalog; the builder

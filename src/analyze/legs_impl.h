@@ -61,18 +61,36 @@ struct disc {
 struct grace {
     struct node *node; /* NULL: a hole */
     uint64_t done_t;   /* when the last chain stage arrived */
-    uint64_t hash;     /* the node's table key hash (to fetch its slot ahead) */
 };
 
 /* Fetch the nodes this many entries behind the grace queue's front. */
 #define GRACE_AHEAD 8
 
-/* A table slot is a bucket of SLOT_LANES consecutive seqs of one (process,
- * leg key): a seq counter's messages in flight and those waiting in grace
- * share a few buckets, so a new message's bucket is usually the one its
- * predecessor just used, and ending instances in grace order walks the
- * buckets in order. The bucket holds the whole key (a probe never reads a
+/* Where an open instance is found by its key (process, leg key, seq).
+ *
+ * A catalog leg's instances of one process are in that pair's window: an
+ * array of node pointers indexed by seq modulo its size. A seq counter's
+ * messages in flight and those waiting in grace hold neighbouring entries,
+ * so the usual record finds its node with no hash and in a line its
+ * predecessors just used. A window starts small and doubles when a seq
+ * lands on a live entry while a quarter of it is live (up to WIN_MAX
+ * entries); otherwise that instance, and every discovery group, goes to
+ * the overflow table below (ovf counts a window's instances there, so a
+ * window with none is never looked past).
+ *
+ * The overflow table's slot is a bucket of SLOT_LANES consecutive seqs of
+ * one (process, leg key) holding the whole key (a probe never reads a
  * node) and its hash (moving it never rehashes). One line each. */
+#define WIN_MIN 64
+#define WIN_MAX (1u << 16)
+struct win {
+    struct node **e; /* cap entries (the shared empty one while cap is 0) */
+    uint32_t mask;   /* cap - 1 (0 while cap is 0) */
+    uint32_t cap;
+    uint32_t n;      /* live entries */
+    uint32_t ovf;    /* this pair's instances in the overflow table */
+};
+
 #define SLOT_LANES 4
 struct slot {
     uint64_t seq_hi;  /* seq / SLOT_LANES */
@@ -96,17 +114,16 @@ struct node_class {
 };
 
 /* What the usual record needs of its ring, in one place: its catalog's
- * candidates, its process as the table key and hash take it, and the
- * leg_roles row of its role. */
+ * candidates, its process's windows, and the leg_roles row of its role. */
 struct ring_fast {
     const uint8_t *n_cands;                 /* n_cands[cat] */
     const struct cand (*cands)[MAX_CANDS];  /* cands[cat] */
-    uint64_t pl_hi;                         /* process << 32: SLOT_PL without the leg */
-    uint64_t pmix;                          /* process << 40: hash_key's process term */
+    struct win *wins;                       /* the windows of its process, by catalog leg */
     uint8_t *roles;                         /* leg_roles + role * leg_roles_stride */
 };
 
 struct latrec_legs {
+    struct latrec_legs_view view; /* first: legs.h's inline accessors read it */
     /* Catalogs: catalog c's legs are legs[cat_base[c] .. cat_base[c + 1]);
      * discovered legs follow from n_cat_legs on. A ring's records are read
      * under its own catalog (ring_cat). */
@@ -141,7 +158,8 @@ struct latrec_legs {
     uint32_t n_processes;
     int guessed;
 
-    struct slot *table;
+    struct win *wins; /* [process * n_cat_legs + leg] */
+    struct slot *table; /* the overflow table */
     size_t table_cap, n_slots, n_open, max_open; /* slots: buckets in use */
     unsigned table_shift; /* 64 - log2(table_cap) */
     struct node *head, *tail;
@@ -183,5 +201,8 @@ void latrec_legs_ring_fast(latrec_legs *b, size_t i);
 
 /* A zeroed table of cap slots, line-aligned; NULL when out of memory. */
 struct slot *latrec_legs_table_new(size_t cap);
+
+/* Windows of processes [from, to) made empty. */
+void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to);
 
 #endif

@@ -114,6 +114,10 @@ static int index_catalogs(latrec_legs *b)
             }
     }
     b->cat_base[b->n_cats] = b->n_cat_legs = b->n_legs;
+    uint8_t *first = malloc((size_t)b->n_cat_legs + 1);
+    if (!first) return -1;
+    for (int l = 0; l < b->n_cat_legs; l++) first[l] = b->legs[l].chain[0];
+    b->view.first_stage = first;
     return 0;
 }
 
@@ -172,10 +176,12 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     for (size_t i = 0; i < set->n; i++) index_ring(b, set, i, ring_cat, ring_dir);
     b->leg_roles_stride = (size_t)b->n_cat_legs + 1;
     b->leg_roles = calloc(b->leg_roles_stride * (size_t)(b->n_roles + 1), 1);
-    if (!b->leg_roles) {
+    b->wins = calloc((set->n + 1) * (size_t)b->n_cat_legs + 1, sizeof(*b->wins)); /* a process per ring at most */
+    if (!b->leg_roles || !b->wins) {
         latrec_legs_free(b);
         return NULL;
     }
+    latrec_legs_wins_init(b, 0, set->n + 1);
     for (size_t i = 0; i < set->n; i++) latrec_legs_ring_fast(b, i);
     return b;
 }
@@ -200,8 +206,10 @@ int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *
         grow(&b->ring_process, old, n, sizeof(*b->ring_process)) < 0 ||
         grow(&b->components, old, n, sizeof(*b->components)) < 0 ||
         grow(&b->processes, old, n, sizeof(*b->processes)) < 0 || grow(&b->ring_role, old, n, sizeof(*b->ring_role)) < 0 ||
-        grow(&b->ring_fast, old, n, sizeof(*b->ring_fast)) < 0)
+        grow(&b->ring_fast, old, n, sizeof(*b->ring_fast)) < 0 ||
+        grow(&b->wins, old, n, (size_t)b->n_cat_legs * sizeof(*b->wins)) < 0)
         return -1;
+    latrec_legs_wins_init(b, old + 1, n + 1);
     const int old_roles = b->n_roles;
     for (size_t i = old; i < n; i++) index_ring(b, set, i, ring_cat, ring_dir);
     b->n_rings = n;
@@ -230,8 +238,7 @@ void latrec_legs_ring_fast(latrec_legs *b, size_t i)
     struct ring_fast *f = &b->ring_fast[i];
     f->n_cands = b->n_cands[cat];
     f->cands = b->cands[cat];
-    f->pl_hi = (uint64_t)b->ring_process[i] << 32;
-    f->pmix = (uint64_t)b->ring_process[i] << 40;
+    f->wins = b->wins + (size_t)b->ring_process[i] * (size_t)b->n_cat_legs;
     f->roles = b->leg_roles + (size_t)b->ring_role[i] * b->leg_roles_stride;
 }
 
@@ -260,5 +267,10 @@ void latrec_legs_free(latrec_legs *b)
     free(b->ring_fast);
     free(b->table);
     free(b->gq);
+    if (b->wins)
+        for (size_t i = 0; i < (b->n_rings + 1) * (size_t)b->n_cat_legs; i++)
+            if (b->wins[i].cap) free(b->wins[i].e);
+    free(b->wins);
+    free((void *)b->view.first_stage);
     free(b);
 }

@@ -385,7 +385,7 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
  * the warm-up: its stamp goes to the leg's inter-arrival row. */
 static int first_stage_of(const latrec_pass *p, int leg, const latrec_rec *rec)
 {
-    return leg >= 0 && p->f.want_first && latrec_legs_leg(p->f.legs, leg)->chain[0] == latrec_rec_stage(rec->sc) &&
+    return leg >= 0 && p->f.want_first && latrec_legs_first_stage(p->f.legs, leg) == latrec_rec_stage(rec->sc) &&
            rec->t_ns >= p->f.warm_from;
 }
 

@@ -4,7 +4,8 @@
  * guessed processes for v1/v2 rings, seq reuse, horizon and max_open
  * eviction, DROP routing, late extras within the grace, an extra kept to
  * its own seq counter's instance, a negative last hop across two rings, the
- * default horizon's cut counted. Discovery of uncatalogued chains is in
+ * default horizon's cut counted, open instances whose seqs are far apart
+ * or many at once (the builder's index of open instances). Discovery of uncatalogued chains is in
  * test_legs_discovery.c.
  *
  * Rings are written byte by byte with ringgen.h into a directory per test,
@@ -691,6 +692,56 @@ static void test_default_horizon_counted(void **state)
     run_close(&r);
 }
 
+/* ---- open instances far apart in seq, and many at once ---------------------------- */
+
+static int by_t(const void *a, const void *b)
+{
+    const struct r *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Ten instances open at once whose seqs differ by multiples of 64 and of
+ * 65536 (the builder files seqs by their low bits), their stages arriving
+ * in the reverse order of their seqs, and 300 consecutive seqs open at
+ * once: each instance gets its own four stamps, once. */
+static void test_index_spread(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("spread");
+    enum { SPREAD = 10, MANY = 300 };
+    static struct r v[4 * (SPREAD + MANY)];
+    static const unsigned st[4] = { ENQUEUE, DEQUEUE, ENCODE_E3AP_DONE, SEND_DONE };
+    uint64_t seqs[SPREAD + MANY];
+    size_t n = 0;
+    for (int i = 0; i < SPREAD + MANY; i++) {
+        seqs[i] = i < SPREAD ? 1 + 64ull * (uint64_t)i + (i >= 5 ? 65536ull * 3 : 0) : 1000 + (uint64_t)(i - SPREAD);
+        for (int k = 0; k < 4; k++) {
+            /* stage k of instance i at 10 us * k + 10 ns * (i, or its reverse for odd k) */
+            const uint64_t order = k & 1 ? (uint64_t)(SPREAD + MANY - 1 - i) : (uint64_t)i;
+            v[n++] = (struct r){ seqs[i], st[k], BASE + 10000ull * (uint64_t)k + 10 * order, (uint64_t)i, 0 };
+        }
+    }
+    qsort(v, n, sizeof v[0], by_t);
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, n);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    const int out = leg_of(&r, "outbound");
+    assert_int_equal(r.n_inst, SPREAD + MANY);
+    for (int i = 0; i < SPREAD + MANY; i++) {
+        const latrec_instance *in = find_inst(&r, out, 0, seqs[i], 0);
+        assert_int_equal(in->complete, 1);
+        for (int k = 0; k < 4; k++) {
+            const uint64_t order = k & 1 ? (uint64_t)(SPREAD + MANY - 1 - i) : (uint64_t)i;
+            assert_int_equal(in->hits[k].t_ns, BASE + 10000ull * (uint64_t)k + 10 * order);
+            assert_int_equal(in->hits[k].aux, (uint64_t)i);
+        }
+    }
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_drop_seq_family),
         cmocka_unit_test(test_negative_last_hop),
         cmocka_unit_test(test_default_horizon_counted),
+        cmocka_unit_test(test_index_spread),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
 }
