@@ -343,6 +343,7 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
         for (int j = i + 1; j < leg->n_chain; j++) {
             const latrec_hit *z = &inst->hits[j];
             if (!z->t_ns || z->ring != a->ring || z->t_ns >= a->t_ns) continue;
+            b->cross++; /* which pair is named first follows the order instances end */
             if (!b->leg_reversed[l]++) {
                 b->leg_reversed_pair[l][0] = leg->chain[i];
                 b->leg_reversed_pair[l][1] = leg->chain[j];
@@ -495,6 +496,7 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
 /* Make room for one more open instance: at most max_open are ever open. */
 static void make_room(latrec_legs *b)
 {
+    b->cross++;
     while (b->head && b->n_open >= b->max_open) {
         b->cut_room += counts_as_evicted(b->head);
         end_node(b, b->head);
@@ -505,6 +507,7 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
                           uint32_t process)
 {
     int32_t legkey = -(b->ring_component[ring] + 1);
+    b->cross++; /* discovered legs are numbered in the order their groups end */
     struct node *n = lookup(b, process, legkey, seq);
     if (n && (NODE_DISC(n)->n == DISC_HITS || memchr(NODE_DISC(n)->stage, (int)stage, NODE_DISC(n)->n))) {
         end_node(b, n);
@@ -557,6 +560,7 @@ static const struct cand *pick_cand(latrec_legs *b, int cat, unsigned stage, uin
             learned = i;
     }
     int pick = cands[0].extra ? (learned >= 0 ? learned : free_slot >= 0 ? free_slot : 0) : 0;
+    b->cross += cands[0].extra; /* leg_roles: what the role stamped in any process */
     *np = lookup(b, process, cands[pick].leg, seq);
     return &cands[pick];
 }

@@ -193,6 +193,24 @@ uint64_t latrec_legs_cut_room(const latrec_legs *b);
 /* The horizon in use, ns. */
 uint64_t latrec_legs_horizon(const latrec_legs *b);
 
+/* A builder fed the records of some processes only, one process after
+ * another or beside builders fed the others (engine/pass_split.c), ends the
+ * same instances with the same stamps as one fed every record in time order
+ * as long as the records are in time order and this stays 0. It counts the
+ * decisions that records of other processes could have changed: an extra
+ * of several legs placed by what its role stamped (in any process), a
+ * discovery group (discovered legs are numbered in the order groups end),
+ * an instance ended for room (max_open counts every process), a reversed
+ * chain noted (the first pair seen is named). */
+uint64_t latrec_legs_cross_process(const latrec_legs *b);
+/* Instances open now, and the most that may be (max_open). */
+size_t latrec_legs_n_open(const latrec_legs *b);
+size_t latrec_legs_max_open(const latrec_legs *b);
+/* Add the counts of builder `from` (over the same rings and catalogs, fed
+ * other processes' records) to b's: cuts, shared-stage records, reversed
+ * and ended instances per leg (the warnings), cross-process decisions. */
+void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from);
+
 /* Value of a key / field of an instance's stage; 0 with *present = 0 when
  * the stage is absent. */
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,

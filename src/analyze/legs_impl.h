@@ -181,6 +181,9 @@ struct latrec_legs {
      * and the open list head's deadlines (0: look again). */
     uint64_t due;
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
+    /* Decisions that records of other processes could have changed
+     * (latrec_legs_cross_process() says which). */
+    uint64_t cross;
 
     /* Seq counters belong to a thread family: ring_role[ring] indexes the
      * ring's role (its name without the ".<tid>" suffix), and

@@ -27,6 +27,24 @@ uint64_t latrec_legs_evicted(const latrec_legs *b) { return b->cut_horizon + b->
 uint64_t latrec_legs_cut_horizon(const latrec_legs *b) { return b->cut_horizon; }
 uint64_t latrec_legs_cut_room(const latrec_legs *b) { return b->cut_room; }
 uint64_t latrec_legs_horizon(const latrec_legs *b) { return b->horizon; }
+uint64_t latrec_legs_cross_process(const latrec_legs *b) { return b->cross; }
+size_t latrec_legs_n_open(const latrec_legs *b) { return b->n_open; }
+size_t latrec_legs_max_open(const latrec_legs *b) { return b->max_open; }
+
+void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from)
+{
+    b->cut_horizon += from->cut_horizon;
+    b->cut_room += from->cut_room;
+    b->cross += from->cross;
+    for (int c = 0; c < b->n_cats && c < from->n_cats; c++)
+        for (int st = 0; st < 256; st++) b->shared_recs[c][st] += from->shared_recs[c][st];
+    for (int l = 0; l < b->n_cat_legs && l < from->n_cat_legs; l++) {
+        if (!b->leg_reversed[l] && from->leg_reversed[l])
+            memcpy(b->leg_reversed_pair[l], from->leg_reversed_pair[l], sizeof(b->leg_reversed_pair[l]));
+        b->leg_reversed[l] += from->leg_reversed[l];
+        b->leg_ended[l] += from->leg_ended[l];
+    }
+}
 
 const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg)
 {
