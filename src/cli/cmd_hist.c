@@ -208,6 +208,20 @@ static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, cons
     if (ht->col[hop] >= 0) add_value(h, &h->cols[ht->col[hop]], ns);
 }
 
+/* The pass starts over (engine/pass.h): hist's figures are counts and sums,
+ * whatever the order instances end in. */
+static void hist_restart(void *ctx, latrec_leg_table **tables, int n)
+{
+    struct hist_run *h = ctx;
+    for (int i = 0; i < n; i++) {
+        free(tables[i]->user);
+        tables[i]->user = NULL;
+    }
+    for (int c = 0; c < h->n_cols; c++) free(h->cols[c].bucket);
+    h->n_cols = 0;
+    h->oom = 0;
+}
+
 /* --path: the segments of a complete instance, one column each. */
 static void hist_path(void *ctx, const latrec_path_instance *pi)
 {
@@ -495,7 +509,7 @@ int latrec_cmd_hist(int argc, char **argv)
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
-    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL, hist_path };
+    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL, hist_path, hist_restart };
     latrec_pass *p = NULL;
     int rc = LATREC_EXIT_ERROR;
     if (o.runqlat) {

@@ -313,11 +313,14 @@ const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsig
  * Resident memory then follows the merge front, not the run size.
  */
 
+static int ring_starts(latrec_input *in);
+
 int latrec_input_rewind(latrec_input *in, latrec_merge *m)
 {
     char err[512];
     unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
     in->pass++;
+    (void)ring_starts(in); /* before parts are filled on threads (latrec_input_fill_part) */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_start(&in->set.rings[i], &in->released[i]);
     if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
@@ -382,9 +385,10 @@ static int ring_starts(latrec_input *in)
 /* Keep the records of out[0..n) at or after their directory's start stamp
  * (counting the others in dropped on the first pass), moving the rings'
  * windows along and counting what is kept: how many are kept. */
-static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, size_t n)
+static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, size_t n, latrec_input_counts *c)
 {
     const int first = in->pass == 1, sched = in->sched_ring;
+    uint64_t *const fed = c->fed, *const dropped = c->dropped;
     size_t j = 0, k = 0, n_sched = 0;
     if (first && !in->live && start) {
         /* the common case, in a loop of its own: nothing dropped yet */
@@ -392,7 +396,7 @@ static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, 
             const uint32_t r = out[j].ring;
             latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos);
             if (__builtin_expect(out[j].rec.t_ns < start[r], 0)) break;
-            in->fed[r]++;
+            fed[r]++;
             n_sched += (int)r == sched;
         }
         k = j;
@@ -402,11 +406,11 @@ static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, 
         latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos); /* again: a no-op */
         const uint64_t from = start ? start[r] : ring_start(in, r);
         if (__builtin_expect(out[j].rec.t_ns < from, 0)) {
-            if (first) in->dropped[r]++;
+            if (first) dropped[r]++;
             continue;
         }
         if (first) {
-            in->fed[r]++;
+            fed[r]++;
             n_sched += (int)r == sched;
         }
         if (in->live && (int)r != sched) {
@@ -417,25 +421,60 @@ static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, 
         k++;
     }
     if (first) {
-        in->sched_records += n_sched;
-        in->records += k - n_sched;
+        c->sched_records += n_sched;
+        c->records += k - n_sched;
     }
     return k;
 }
 
-size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max)
+/* Up to max kept records (counted in c), 0 when the merge ran dry. */
+static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max, latrec_input_counts *c)
 {
     if (max == 0) return 0;
     const uint64_t limit = in->live ? in->watermark : UINT64_MAX;
     const uint64_t *start = ring_starts(in) == 0 ? in->ring_start_ns : NULL;
     for (;;) {
         const size_t got = latrec_merge_fill(m, out, max, limit);
-        if (got == 0) break;
-        const size_t k = keep(in, start, out, got);
+        if (got == 0) return 0;
+        const size_t k = keep(in, start, out, got, c);
         if (k) return k;
     }
-    at_end(in, m);
-    return 0;
+}
+
+size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max)
+{
+    latrec_input_counts c = { in->fed, in->dropped, NULL, 0, 0 };
+    const size_t k = fill_counted(in, m, out, max, &c);
+    in->records += c.records;
+    in->sched_records += c.sched_records;
+    if (max && !k) at_end(in, m);
+    return k;
+}
+
+size_t latrec_input_fill_part(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max,
+                              latrec_input_counts *c)
+{
+    return fill_counted(in, m, out, max, c);
+}
+
+void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int n)
+{
+    for (int k = 0; k < n; k++) {
+        for (size_t i = 0; i < in->set.n; i++) {
+            in->fed[i] += c[k].fed[i];
+            in->dropped[i] += c[k].dropped[i];
+            if (in->pass == 1 && c[k].lapped[i]) in->lapped[i] = c[k].lapped[i];
+        }
+        in->records += c[k].records;
+        in->sched_records += c[k].sched_records;
+    }
+    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
+    latrec_input_say_truncated(in, stderr);
+}
+
+void latrec_input_parts_undo(latrec_input *in)
+{
+    for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_start(&in->set.rings[i], &in->released[i]);
 }
 
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out)

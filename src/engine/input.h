@@ -146,6 +146,27 @@ int latrec_input_say_truncated(latrec_input *in, FILE *out);
  * the stream: a record costs the merge and the filter only. */
 size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max);
 
+/* A pass read in parts (engine/pass_split.c): each part a merge of some
+ * rings (the others' status not LATREC_RING_OK in the array given to
+ * latrec_merge_init, ring indices those of in->set), filled on threads of
+ * its own. A part's counts go to c: per ring fed, dropped and lapped
+ * (arrays of in->set.n, the caller's, zeroed; the caller sets lapped from
+ * the part's merge at its end), records and sched.latrec's records. None
+ * of in's own counts move until latrec_input_parts_done adds every
+ * thread's c[0..n) once every part was read to its end, and does what the
+ * end of latrec_input_fill does (the rings' windows back to normal, the
+ * truncated rings named). A pass that gives its parts up calls
+ * parts_undo instead (each window back to its ring's start) and reads
+ * the input again. */
+typedef struct latrec_input_counts {
+    uint64_t *fed, *dropped, *lapped;
+    uint64_t records, sched_records;
+} latrec_input_counts;
+size_t latrec_input_fill_part(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max,
+                              latrec_input_counts *c);
+void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int n);
+void latrec_input_parts_undo(latrec_input *in);
+
 /* Copy each ring's lapped count from the pass's merge into in->lapped
  * (latrec_input_next does at the end of the first pass). */
 void latrec_input_lapped_get(latrec_input *in, latrec_merge *m);

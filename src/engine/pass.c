@@ -8,86 +8,9 @@
 #include <unistd.h>
 
 #include "analyze/stats.h"
+#include "engine/pass_impl.h"
 #include "engine/pipeline.h"
 #include "read/wallclock.h"
-
-/* Where the first-stage stamps of a leg go for its inter-arrival row. An
- * instance belongs to the component of the ring that stamped its last chain
- * stage, and its leg's first stage is often stamped by a ring of another
- * component (ENQUEUE on the producer's oai.* thread, the rest on
- * libe3.outbound.*). So the stamps of (first-stage ring's component c0, leg)
- * go to the table of the component that the first ended instance of that
- * pair was given; until one ends (a leg with extras ends 10 ms of stream
- * time after completing), up to ROUTE_PENDING_MAX stamps wait in order, and
- * when none ends in time they go to c0's own table. */
-#define ROUTE_PENDING_MAX 65536
-struct route {
-    int       c0, leg;
-    int       dest; /* component index, or -1: not known yet */
-    size_t    n_pending, cap_pending;
-    uint64_t *pending;
-};
-
-/* First-stage stamps of discovered legs: a discovered instance is known
- * only when its group ends, and groups do not end in order of their first
- * stamp (a seq reuse ends one early). Every group whose first stamp is older
- * than the horizon has ended, so the stamps wait in a min-heap until the
- * stream is a horizon past them, then go out in time order. At most
- * DISC_PENDING_MAX wait (then the earliest goes out). */
-#define DISC_PENDING_MAX (1u << 20)
-struct disc_stamp {
-    uint64_t t_ns;
-    int      component, leg;
-};
-
-/* Records pulled from the stream at a time: enough to keep the merge in
- * its loop, few enough to stay in the first-level cache (14 KiB). */
-#define PASS_BATCH 256
-
-/* The side of the pass that feeds the leg builder, on cache lines of its
- * own: on threads (pipeline.h, below) stage 2 writes it at every record
- * while stage 3 reads and writes the rest of the pass, and a line both
- * touched would cross between the cores at every record. Stage 2 reads
- * the pass through the copies here only. */
-struct pass_feeder {
-    _Alignas(64) latrec_legs *legs;
-    uint64_t warm_from; /* begin + warm-up: first-stage stamps from there on */
-    int want_first;     /* sinks.first_stage */
-    int sched;          /* in->sched_ring */
-    uint64_t fed, last_t_ns; /* program records fed; the newest one's time */
-    /* On threads: the batch the ended instances go to (NULL: straight to
-     * on_instance), the newest record whose stream-time flush of the
-     * discovered legs' stamps is still to be written (flush_pending), the
-     * builder's failure, the builder already finished. */
-    struct pipe_batch *out;
-    uint64_t flush_t;
-    int flush_pending, failed, finished;
-};
-
-struct latrec_pass {
-    latrec_input *in;
-    latrec_pass_opts opts;
-    latrec_pass_sinks sinks;
-    latrec_pass_taps taps;
-    latrec_legs *legs;
-    latrec_leg_table **tables;
-    int n_tables, cap_tables;
-    latrec_leg_table **index; /* [component * index_legs + leg], grown on demand */
-    int index_comps, index_legs;
-    uint64_t begin, warm_skipped;
-    struct route *routes;
-    int n_routes, cap_routes, last_route;
-    struct disc_stamp *disc;
-    size_t n_disc, cap_disc;
-    latrec_path_index *paths; /* every catalog's paths, assembled */
-    int path_sel;             /* opts.path's run path */
-    uint64_t path_warm_skipped;
-    latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
-    latrec_merge m;           /* the time-ordered record stream (have_merge) */
-    latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
-    int have_merge, ended, failed;
-    struct pass_feeder f; /* last: its lines are its own */
-};
 
 static void emit_instance(void *ctx, const latrec_instance *inst);
 
@@ -100,9 +23,7 @@ static int selected(const latrec_pass *p, int component, int leg)
     return 1;
 }
 
-/* The table of (component, leg), created on first use; NULL when not
- * selected or on failure. */
-static latrec_leg_table *table_for(latrec_pass *p, int component, int leg)
+latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
 {
     if (component >= p->index_comps || leg >= p->index_legs) {
         /* (asked here only: on threads the builder writes beside them) */
@@ -122,6 +43,10 @@ static latrec_leg_table *table_for(latrec_pass *p, int component, int leg)
     latrec_leg_table **slot = &p->index[component * p->index_legs + leg];
     if (*slot) return *slot;
     if (!selected(p, component, leg)) return NULL;
+    if (p->split && p->n_tables) { /* pass_split.c: a second table's order is the stream's */
+        p->split_lost = 1;
+        return NULL;
+    }
     const latrec_leg *def = latrec_legs_leg(p->legs, leg);
     latrec_leg_table *t = calloc(1, sizeof(*t));
     if (!t) {
@@ -184,7 +109,7 @@ static struct route *route_for(latrec_pass *p, int c0, int leg)
 
 static void first_stage_to(latrec_pass *p, int component, int leg, uint64_t t_ns)
 {
-    latrec_leg_table *t = table_for(p, component, leg);
+    latrec_leg_table *t = latrec_pass_table_for(p, component, leg);
     if (t) p->sinks.first_stage(p->sinks.ctx, t, t_ns);
 }
 
@@ -271,7 +196,7 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
     if (p->sinks.path_instance) p->sinks.path_instance(p->sinks.ctx, pi);
 }
 
-static void on_instance(void *ctx, const latrec_instance *inst)
+void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
     if (p->taps.ended) p->taps.ended(p->taps.ctx, inst);
@@ -289,24 +214,33 @@ static void on_instance(void *ctx, const latrec_instance *inst)
         return;
     }
     if (p->opts.no_legs) return; /* no tables (table_for would say so, a look-up later) */
-    latrec_leg_table *t = table_for(p, inst->component, inst->leg);
+    latrec_leg_table *t = latrec_pass_table_for(p, inst->component, inst->leg);
     if (!t) return;
     t->instances++;
     t->complete += inst->complete != 0;
-    const latrec_leg *leg = latrec_legs_leg(p->legs, inst->leg);
-    for (int h = 0; h < t->n_hops; h++) {
-        int64_t v;
+    int64_t v[LATREC_MAX_HOPS];
+    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(p->legs, inst->leg), t->hops, t->n_hops, inst, v);
+    for (int h = 0; h < t->n_hops; h++)
+        if (have >> h & 1) p->sinks.value(p->sinks.ctx, t, h, v[h], inst);
+    if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
+}
+
+uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_hopdef *hops, int n_hops,
+                                const latrec_instance *inst, int64_t *v)
+{
+    uint32_t have = 0;
+    for (int h = 0; h < n_hops; h++) {
         uint32_t ring;
-        if (!latrec_hop_value_of_leg(leg, inst, &t->hops[h], &v, &ring)) continue; /* t's hops are leg's */
+        if (!latrec_hop_value_of_leg(leg, inst, &hops[h], &v[h], &ring)) continue; /* hops are leg's */
         /* A real hop shorter than the clock cost calibrates to 0, not to a
          * clock regression: regressions are judged on the raw hop. */
-        if (p->opts.calibrate && v >= 0) {
-            v = latrec_calibrate(v, p->in->set.rings[ring].clock_ns_per_call);
-            if (v < 0) v = 0;
+        if (p->opts.calibrate && v[h] >= 0) {
+            v[h] = latrec_calibrate(v[h], p->in->set.rings[ring].clock_ns_per_call);
+            if (v[h] < 0) v[h] = 0;
         }
-        p->sinks.value(p->sinks.ctx, t, h, v, inst);
+        have |= 1u << h;
     }
-    if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
+    return have;
 }
 
 uint64_t latrec_pass_run_begin(const latrec_input *in)
@@ -546,7 +480,7 @@ static void emit_instance(void *ctx, const latrec_instance *inst)
 {
     latrec_pass *p = ctx;
     if (!p->f.out) {
-        on_instance(p, inst);
+        latrec_pass_on_instance(p, inst);
         return;
     }
     const size_t size = offsetof(latrec_instance, hits) + (size_t)inst->n_hits * sizeof(inst->hits[0]);
@@ -632,7 +566,7 @@ static int pipe_apply(void *ctx, void *batch)
         const struct pipe_ev *e = (const struct pipe_ev *)(b->ev + off);
         if (e->flush_t) flush_to(p, e->flush_t);
         if (e->kind == EV_INSTANCE) {
-            on_instance(p, (const latrec_instance *)(e + 1));
+            latrec_pass_on_instance(p, (const latrec_instance *)(e + 1));
         } else if (e->kind == EV_FIRST) {
             const struct pipe_first *f = (const struct pipe_first *)(e + 1);
             on_first_stage(p, f->ring, f->leg, f->t_ns);
@@ -680,9 +614,10 @@ int latrec_pass_finish(latrec_pass *p)
 {
     if (!p->ended) {
         const int n = pass_threads(p);
-        int r;
-        if (n >= 2) r = pass_threads_run(p, n);
-        else
+        int r = latrec_pass_split_run(p, n);
+        if (r == 1) r = 0;
+        else if (r == 0 && n >= 2) r = pass_threads_run(p, n);
+        else if (r == 0)
             while ((r = latrec_pass_step(p, UINT64_MAX)) > 0)
                 ;
         if (r < 0) {

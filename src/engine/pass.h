@@ -59,6 +59,15 @@ typedef struct latrec_pass_sinks {
     void (*first_stage)(void *ctx, latrec_leg_table *t, uint64_t t_ns);
     /* A path instance, complete or not (opts.paths; NULL: not wanted). */
     void (*path_instance)(void *ctx, const latrec_path_instance *pi);
+    /* Forget every figure so far: the pass starts over and frees
+     * tables[0..n) after this call (their user still set). Sinks that set
+     * it say their figures depend neither on the order instances end in
+     * nor on value's inst (then NULL): such a pass without paths, taps,
+     * first_stage and instance sinks is read by process (engine/pass_split.c)
+     * and starts over in time order, after this call, when a pass by process
+     * could give other figures than one in time order. NULL: always in time
+     * order. */
+    void (*restart)(void *ctx, latrec_leg_table **tables, int n);
 } latrec_pass_sinks;
 
 /* What convert takes from a pass besides the figures (latrec_pass_tap). */
@@ -116,8 +125,12 @@ int latrec_pass_end(latrec_pass *p);
 /* Feed the rest of the stream and end the pass (the steps to the end, then
  * latrec_pass_end), on in->opts.threads threads (engine/pipeline.h: the
  * figures, the sinks' calls and their order are those of one thread; the
- * sinks run on the calling thread). 0, or -1 (reason printed). Not for a
- * live input. */
+ * sinks run on the calling thread). With sinks.restart (and no paths,
+ * taps, first_stage or instance sinks) the stream is read by process
+ * instead, on one thread or several (engine/pass_split.c): the same
+ * figures, the calls in another order, value's inst NULL for instances
+ * built on another thread. 0, or -1 (reason printed). Not for a live
+ * input. */
 int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);

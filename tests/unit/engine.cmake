@@ -4,6 +4,8 @@
 #                      watermark, rings that appear after the open
 #   test_pass_threads  a pass on 1, 2 and 3 threads (engine/pipeline.h): the
 #                      same sink calls in the same order, discovered legs too
+#   test_pass_split    a pass read by process (engine/pass_split.c): the
+#                      figures of the pass in time order, and when it gives up
 latrec_unit_test(test_engine_live
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_engine_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
   LIBS latrec latrec_engine)
@@ -13,6 +15,11 @@ latrec_unit_test(test_pass_threads
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_threads.c
   LIBS latrec_engine)
 target_include_directories(test_pass_threads PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+latrec_unit_test(test_pass_split
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_split.c
+  LIBS latrec_engine)
+target_include_directories(test_pass_split PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
 # top's queue of instances waiting for live scheduler data (src/cli/top_model.c,
 # compiled in) when the live view (engine/sched_view.c) gives up short of the run.

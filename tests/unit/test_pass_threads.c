@@ -232,7 +232,7 @@ static void run(struct result *r, int threads, int engine)
     po.warmup_ns = 1000000;
     po.paths = 1;
     memset(r, 0, sizeof(*r));
-    latrec_pass_sinks sinks = { &r->log, table_new, on_value, on_instance, on_first_stage, on_path };
+    latrec_pass_sinks sinks = { &r->log, table_new, on_value, on_instance, on_first_stage, on_path, NULL };
     latrec_input in, *inp = &in;
     latrec_engine *e = NULL;
     latrec_pass *p;
@@ -343,7 +343,7 @@ static void a_failing_sink_ends_the_pass(void **state)
         latrec_pass_opts po;
         options(&io, &po, threads);
         latrec_pass_sinks sinks = { &l[threads], table_new_fails_on_discovered, on_value, on_instance,
-                                    on_first_stage, NULL };
+                                    on_first_stage, NULL, NULL };
         latrec_input in;
         assert_int_equal(latrec_input_open(&in, &io, "test"), 0);
         assert_null(latrec_pass_run(&in, &po, &sinks));

@@ -1,0 +1,110 @@
+/*
+ * engine/pass_impl.h - a pass's private state, shared by its files: pass.c
+ * (the pass in time order, on one thread or the pipeline's), pass_split.c
+ * (the pass run by process, when its figures allow).
+ */
+#ifndef LATREC_ENGINE_PASS_IMPL_H
+#define LATREC_ENGINE_PASS_IMPL_H
+
+#include "engine/pass.h"
+
+/* Where the first-stage stamps of a leg go for its inter-arrival row. An
+ * instance belongs to the component of the ring that stamped its last chain
+ * stage, and its leg's first stage is often stamped by a ring of another
+ * component (ENQUEUE on the producer's oai.* thread, the rest on
+ * libe3.outbound.*). So the stamps of (first-stage ring's component c0, leg)
+ * go to the table of the component that the first ended instance of that
+ * pair was given; until one ends (a leg with extras ends 10 ms of stream
+ * time after completing), up to ROUTE_PENDING_MAX stamps wait in order, and
+ * when none ends in time they go to c0's own table. */
+#define ROUTE_PENDING_MAX 65536
+struct route {
+    int       c0, leg;
+    int       dest; /* component index, or -1: not known yet */
+    size_t    n_pending, cap_pending;
+    uint64_t *pending;
+};
+
+/* First-stage stamps of discovered legs: a discovered instance is known
+ * only when its group ends, and groups do not end in order of their first
+ * stamp (a seq reuse ends one early). Every group whose first stamp is older
+ * than the horizon has ended, so the stamps wait in a min-heap until the
+ * stream is a horizon past them, then go out in time order. At most
+ * DISC_PENDING_MAX wait (then the earliest goes out). */
+#define DISC_PENDING_MAX (1u << 20)
+struct disc_stamp {
+    uint64_t t_ns;
+    int      component, leg;
+};
+
+/* Records pulled from the stream at a time: enough to keep the merge in
+ * its loop, few enough to stay in the first-level cache (14 KiB). */
+#define PASS_BATCH 256
+
+/* The side of the pass that feeds the leg builder, on cache lines of its
+ * own: on threads (pipeline.h, below) stage 2 writes it at every record
+ * while stage 3 reads and writes the rest of the pass, and a line both
+ * touched would cross between the cores at every record. Stage 2 reads
+ * the pass through the copies here only. */
+struct pass_feeder {
+    _Alignas(64) latrec_legs *legs;
+    uint64_t warm_from; /* begin + warm-up: first-stage stamps from there on */
+    int want_first;     /* sinks.first_stage */
+    int sched;          /* in->sched_ring */
+    uint64_t fed, last_t_ns; /* program records fed; the newest one's time */
+    /* On threads: the batch the ended instances go to (NULL: straight to
+     * on_instance), the newest record whose stream-time flush of the
+     * discovered legs' stamps is still to be written (flush_pending), the
+     * builder's failure, the builder already finished. */
+    struct pipe_batch *out;
+    uint64_t flush_t;
+    int flush_pending, failed, finished;
+};
+
+struct latrec_pass {
+    latrec_input *in;
+    latrec_pass_opts opts;
+    latrec_pass_sinks sinks;
+    latrec_pass_taps taps;
+    latrec_legs *legs;
+    latrec_leg_table **tables;
+    int n_tables, cap_tables;
+    latrec_leg_table **index; /* [component * index_legs + leg], grown on demand */
+    int index_comps, index_legs;
+    uint64_t begin, warm_skipped;
+    struct route *routes;
+    int n_routes, cap_routes, last_route;
+    struct disc_stamp *disc;
+    size_t n_disc, cap_disc;
+    latrec_path_index *paths; /* every catalog's paths, assembled */
+    int path_sel;             /* opts.path's run path */
+    uint64_t path_warm_skipped;
+    latrec_offsets *offsets; /* --wall, several directories: host clock offsets from the paths */
+    latrec_merge m;           /* the time-ordered record stream (have_merge) */
+    latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
+    int have_merge, ended, failed;
+    int split, split_lost; /* read by process (pass_split.c); it cannot give one thread's figures */
+    struct pass_feeder f; /* last: its lines are its own */
+};
+
+/* The table of (component, leg), created on first use; NULL when not
+ * selected or on failure. */
+latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg);
+
+/* The values of hops[0..n_hops) of the instance of `leg` into v (after
+ * calibration, as the sinks get them): bit h set when hop h has one. */
+uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_hopdef *hops, int n_hops,
+                                const latrec_instance *inst, int64_t *v);
+
+/* What the pass does with an ended instance (the builder's emit when
+ * not on the pipeline): ctx the pass. */
+void latrec_pass_on_instance(void *ctx, const latrec_instance *inst);
+
+/* The stream read by process (pass_split.c) on up to n_threads threads,
+ * when the pass's options and sinks allow: 1 done (the stream read to its
+ * end, every instance ended), 0 not run, or given up with the sinks told to
+ * restart and the pass as it was before (read the stream in time order
+ * instead), -1 out of memory (printed). */
+int latrec_pass_split_run(latrec_pass *p, int n_threads);
+
+#endif

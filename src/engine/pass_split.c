@@ -1,0 +1,438 @@
+/* A pass read by process: each process's rings merged among themselves and
+ * fed to a leg builder of their own, processes side by side on threads.
+ *
+ * Why it gives the figures of the pass in time order: seqs belong to a
+ * process, so an instance holds stamps of one process only, and while the
+ * records come in time order the builder ends an instance with the same
+ * stamps whether or not other processes' records came in between (what is
+ * due at another process's record is due at the next one of its own, and
+ * nothing of its own came in between). What else one process's records
+ * could change in another's is counted by the builder
+ * (latrec_legs_cross_process(), analyze/legs.h); the open instances of
+ * every process stay under max_open when each part stays under its share.
+ * Instances end in another order, so this runs only for sinks that said
+ * their figures do not depend on it (sinks.restart, engine/pass.h), and
+ * only with one table at most (tables are made in the order their first
+ * instance ends). When a part finds a record out of time order, a
+ * cross-process decision, a part over its share of max_open, or a second
+ * table, every thread stops, the sinks are told to restart, and the pass
+ * reads the stream in time order from its start (pass.c).
+ *
+ * Threads: each owns whole processes (balanced by their records), so no
+ * record crosses between CPUs; a thread other than the caller's sends each
+ * instance's hop values (16 bytes and 8 per hop) to the caller, which makes
+ * every sink call. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/pass_impl.h"
+
+#define SPLIT_FILL 256         /* records taken from a part's merge at a time */
+#define SPLIT_SHIP (64 * 1024) /* bytes of hop values per hand-off */
+#define SPLIT_QUEUE 8          /* hand-offs in flight */
+#define SPLIT_MAX_LANES 64
+
+/* One instance's figures on their way to the calling thread. */
+struct split_val {
+    int32_t component, leg;
+    uint16_t n_hops, complete;
+    uint32_t have; /* bit h: v[h] holds hop h's value */
+    int64_t v[];
+};
+
+/* A leg's hops as its table will have them (worker threads). */
+struct split_hops {
+    int ready, n;
+    latrec_hopdef hops[LATREC_MAX_HOPS];
+};
+
+struct split;
+
+/* One thread's share of the processes. */
+struct split_lane {
+    struct split *sp;
+    int id;
+    latrec_legs *legs;
+    latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
+    uint32_t *procs;    /* its processes, in order */
+    int n_procs;
+    latrec_input_counts c;
+    uint64_t fed, last_t, warm_skipped;
+    struct split_hops *hops; /* per catalog leg (worker threads) */
+    unsigned char *ship;     /* the hand-off being filled (worker threads) */
+    size_t ship_len;
+    pthread_t thread;
+    int started;
+};
+
+struct split {
+    latrec_pass *p;
+    int n_lanes;
+    size_t open_share; /* instances one process may hold open */
+    const uint32_t *ring_proc;
+    struct split_lane lane[SPLIT_MAX_LANES];
+    /* hand-offs from the worker threads to the calling one */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned char *queue[SPLIT_QUEUE];
+    size_t queue_len[SPLIT_QUEUE];
+    int q_head, q_n, workers_left;
+    int stop, lost, failed; /* atomics: every lane stops at its next fill */
+};
+
+static int stopped(const struct split *sp)
+{
+    return __atomic_load_n(&sp->stop, __ATOMIC_RELAXED);
+}
+
+static void stop_all(struct split *sp, int failed)
+{
+    if (failed) __atomic_store_n(&sp->failed, 1, __ATOMIC_RELAXED);
+    else __atomic_store_n(&sp->lost, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&sp->mu);
+    pthread_cond_broadcast(&sp->cv);
+    pthread_mutex_unlock(&sp->mu);
+}
+
+/* ---- the calling thread: the sinks ---------------------------------------- */
+
+static void apply_vals(latrec_pass *p, const unsigned char *d, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        const struct split_val *sv = (const struct split_val *)(d + off);
+        off += sizeof(*sv) + (size_t)sv->n_hops * sizeof(sv->v[0]);
+        latrec_leg_table *t = latrec_pass_table_for(p, sv->component, sv->leg);
+        if (!t) continue;
+        t->instances++;
+        t->complete += sv->complete != 0;
+        for (int h = 0; h < t->n_hops && h < sv->n_hops; h++)
+            if (sv->have >> h & 1) p->sinks.value(p->sinks.ctx, t, h, sv->v[h], NULL);
+    }
+}
+
+/* Apply the hand-offs that wait (wait: until the workers are done). */
+static void drain(struct split *sp, int wait)
+{
+    if (!wait && !__atomic_load_n(&sp->q_n, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&sp->mu);
+    for (;;) {
+        while (!sp->q_n && wait && sp->workers_left && !stopped(sp)) pthread_cond_wait(&sp->cv, &sp->mu);
+        if (!sp->q_n) break;
+        const int i = sp->q_head;
+        pthread_mutex_unlock(&sp->mu);
+        if (!stopped(sp)) apply_vals(sp->p, sp->queue[i], sp->queue_len[i]);
+        if (sp->p->split_lost || sp->p->failed) stop_all(sp, sp->p->failed);
+        pthread_mutex_lock(&sp->mu);
+        sp->q_head = (sp->q_head + 1) % SPLIT_QUEUE;
+        __atomic_store_n(&sp->q_n, sp->q_n - 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&sp->cv);
+    }
+    pthread_mutex_unlock(&sp->mu);
+}
+
+/* ---- worker threads: hop values to the caller ------------------------------ */
+
+/* Hand the filled buffer over and take the next free one. */
+static void ship_out(struct split_lane *l)
+{
+    struct split *sp = l->sp;
+    pthread_mutex_lock(&sp->mu);
+    while (sp->q_n == SPLIT_QUEUE && !stopped(sp)) pthread_cond_wait(&sp->cv, &sp->mu);
+    if (!stopped(sp)) {
+        const int i = (sp->q_head + sp->q_n) % SPLIT_QUEUE;
+        unsigned char *free_buf = sp->queue[i];
+        sp->queue[i] = l->ship;
+        sp->queue_len[i] = l->ship_len;
+        l->ship = free_buf;
+        __atomic_store_n(&sp->q_n, sp->q_n + 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&sp->cv);
+    }
+    l->ship_len = 0;
+    pthread_mutex_unlock(&sp->mu);
+}
+
+static const struct split_hops *hops_of(struct split_lane *l, int leg)
+{
+    struct split_hops *h = &l->hops[leg];
+    if (!h->ready) {
+        const latrec_pass *p = l->sp->p;
+        h->n = latrec_leg_hops(latrec_legs_leg_catalog(l->legs, leg), latrec_legs_leg(l->legs, leg), &p->opts.hops,
+                               h->hops);
+        h->ready = 1;
+    }
+    return h;
+}
+
+/* A worker's emit: what latrec_pass_on_instance does before the sinks, the
+ * rest (table, counts, values) on the calling thread. */
+static void ship_instance(void *ctx, const latrec_instance *inst)
+{
+    struct split_lane *l = ctx;
+    const latrec_pass *p = l->sp->p;
+    if (inst->first_t < p->begin + p->opts.warmup_ns) {
+        l->warm_skipped++;
+        return;
+    }
+    if (inst->leg < 0 || inst->leg >= latrec_legs_n_catalog_legs(l->legs)) {
+        stop_all(l->sp, 0); /* a discovered leg (counted cross-process too) */
+        return;
+    }
+    const struct split_hops *h = hops_of(l, inst->leg);
+    const size_t size = sizeof(struct split_val) + (size_t)h->n * sizeof(int64_t);
+    if (l->ship_len + size > SPLIT_SHIP) ship_out(l);
+    struct split_val *sv = (struct split_val *)(l->ship + l->ship_len);
+    l->ship_len += size;
+    sv->component = inst->component;
+    sv->leg = inst->leg;
+    sv->n_hops = (uint16_t)h->n;
+    sv->complete = inst->complete != 0;
+    sv->have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), h->hops, h->n, inst, sv->v);
+}
+
+/* ---- every thread: its processes' records ---------------------------------- */
+
+/* Read one process's rings to their end into the lane's builder: 0, or -1
+ * (stopped: lost or failed). */
+static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
+{
+    struct split *sp = l->sp;
+    latrec_pass *p = sp->p;
+    latrec_input *in = p->in;
+    const latrec_ring *set = in->set.rings;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const int mine =
+            set[i].status == LATREC_RING_OK && ((int)i == in->sched_ring ? with_sched : sp->ring_proc[i] == proc);
+        l->rings[i].status = mine ? LATREC_RING_OK : LATREC_RING_REJECTED;
+    }
+    latrec_merge m;
+    char err[512];
+    if (latrec_merge_init(&m, l->rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
+        latrec_merge_free(&m);
+        stop_all(sp, 0); /* the merge in time order says why, if it must */
+        return -1;
+    }
+    latrec_merged ev[SPLIT_FILL];
+    uint64_t last = 0;
+    size_t got;
+    while (!stopped(sp) && (got = latrec_input_fill_part(in, &m, ev, SPLIT_FILL, &l->c)) > 0) {
+        for (size_t k = 0; k < got; k++) {
+            if ((int)ev[k].ring == in->sched_ring) continue;
+            if (ev[k].t_ns < last) { /* out of time order: the instances could differ */
+                stop_all(sp, 0);
+                break;
+            }
+            last = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
+            if (latrec_legs_feed(l->legs, ev[k].ring, &ev[k].rec) == -2) stop_all(sp, 1);
+            l->fed++;
+        }
+        if (latrec_legs_cross_process(l->legs) || latrec_legs_n_open(l->legs) + SPLIT_FILL > sp->open_share)
+            stop_all(sp, 0);
+        if (l->id == 0) {
+            drain(sp, 0);
+            if (p->split_lost || p->failed) stop_all(sp, p->failed);
+        }
+    }
+    for (size_t i = 0; i < in->set.n; i++)
+        if (l->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&m, i)->lapped;
+    latrec_merge_free(&m);
+    if (last > l->last_t) l->last_t = last;
+    if (!stopped(sp)) latrec_legs_finish(l->legs);
+    return stopped(sp) ? -1 : 0;
+}
+
+static void *lane_run(void *arg)
+{
+    struct split_lane *l = arg;
+    for (int k = 0; k < l->n_procs; k++)
+        if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
+    if (l->id == 0) return NULL;
+    if (l->ship_len && !stopped(l->sp)) ship_out(l);
+    pthread_mutex_lock(&l->sp->mu);
+    l->sp->workers_left--;
+    pthread_cond_broadcast(&l->sp->cv);
+    pthread_mutex_unlock(&l->sp->mu);
+    return NULL;
+}
+
+/* ---- setting up, ending, giving up ----------------------------------------- */
+
+/* Can this pass be read by process? (path_instance runs with paths only.) */
+static int eligible(const latrec_pass *p)
+{
+    return p->sinks.restart && !p->opts.paths && !p->opts.no_legs && !p->sinks.first_stage && !p->sinks.instance &&
+           !p->taps.ended && !p->taps.record && !p->in->live && p->f.fed == 0 &&
+           latrec_legs_n_legs(p->legs) == latrec_legs_n_catalog_legs(p->legs);
+}
+
+/* Processes to lanes, the one with most records first to the lane with
+ * fewest so far. Returns the lanes used. */
+static int share_out(struct split *sp, int n_threads, uint32_t *procs, uint64_t *load, uint32_t n_procs)
+{
+    const latrec_input *in = sp->p->in;
+    for (size_t i = 0; i < in->set.n; i++)
+        if (in->set.rings[i].status == LATREC_RING_OK && (int)i != in->sched_ring)
+            load[sp->ring_proc[i]] += in->set.rings[i].valid + 1; /* every process read */
+    uint32_t n_used = 0;
+    for (uint32_t q = 0; q < n_procs; q++)
+        if (load[q]) procs[n_used++] = q;
+    for (uint32_t a = 1; a < n_used; a++) /* by records, most first (stable: equal loads keep process order) */
+        for (uint32_t b = a; b > 0 && load[procs[b]] > load[procs[b - 1]]; b--) {
+            uint32_t t = procs[b];
+            procs[b] = procs[b - 1];
+            procs[b - 1] = t;
+        }
+    int n_lanes = n_threads < (int)n_used ? n_threads : (int)n_used;
+    if (n_lanes > SPLIT_MAX_LANES) n_lanes = SPLIT_MAX_LANES;
+    uint64_t lane_load[SPLIT_MAX_LANES] = { 0 };
+    uint32_t *at = procs + n_used; /* each lane's list, after the sorted one */
+    for (int k = 0; k < n_lanes; k++) sp->lane[k].procs = at + (size_t)k * n_used;
+    for (uint32_t a = 0; a < n_used; a++) {
+        int best = 0;
+        for (int k = 1; k < n_lanes; k++)
+            if (lane_load[k] < lane_load[best]) best = k;
+        lane_load[best] += load[procs[a]];
+        sp->lane[best].procs[sp->lane[best].n_procs++] = procs[a];
+    }
+    return n_lanes;
+}
+
+static int lane_init(struct split *sp, struct split_lane *l, int id)
+{
+    latrec_pass *p = sp->p;
+    const size_t n = p->in->set.n;
+    l->sp = sp;
+    l->id = id;
+    l->legs = latrec_input_legs_new(p->in, id ? ship_instance : latrec_pass_on_instance, id ? (void *)l : (void *)p);
+    l->rings = malloc(n * sizeof(*l->rings) + 1);
+    l->c.fed = calloc(n + 1, sizeof(uint64_t));
+    l->c.dropped = calloc(n + 1, sizeof(uint64_t));
+    l->c.lapped = calloc(n + 1, sizeof(uint64_t));
+    if (id) {
+        l->hops = calloc((size_t)latrec_legs_n_catalog_legs(p->legs) + 1, sizeof(*l->hops));
+        l->ship = malloc(SPLIT_SHIP);
+    }
+    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped || (id && (!l->hops || !l->ship)))
+        return -1;
+    memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
+    return 0;
+}
+
+static void lane_free(struct split_lane *l)
+{
+    latrec_legs_free(l->legs);
+    free(l->rings);
+    free(l->c.fed);
+    free(l->c.dropped);
+    free(l->c.lapped);
+    free(l->hops);
+    free(l->ship);
+}
+
+/* Every part read to its end: its counts to the pass and the input. */
+static void commit(struct split *sp)
+{
+    latrec_pass *p = sp->p;
+    latrec_input_counts c[SPLIT_MAX_LANES];
+    for (int k = 0; k < sp->n_lanes; k++) {
+        const struct split_lane *l = &sp->lane[k];
+        latrec_legs_add_counts(p->legs, l->legs);
+        p->f.fed += l->fed;
+        if (l->last_t > p->f.last_t_ns) p->f.last_t_ns = l->last_t;
+        p->warm_skipped += l->warm_skipped;
+        c[k] = l->c;
+    }
+    latrec_input_parts_done(p->in, c, sp->n_lanes);
+    p->f.finished = 1; /* every instance ended in the lanes' builders */
+}
+
+/* Given up: the pass as it was before, the sinks told to start over. */
+static void undo(struct split *sp)
+{
+    latrec_pass *p = sp->p;
+    p->sinks.restart(p->sinks.ctx, p->tables, p->n_tables);
+    for (int i = 0; i < p->n_tables; i++) free(p->tables[i]);
+    p->n_tables = 0;
+    if (p->index) memset(p->index, 0, (size_t)p->index_comps * (size_t)p->index_legs * sizeof(*p->index));
+    p->warm_skipped = 0;
+    p->failed = 0;
+    latrec_input_parts_undo(p->in);
+}
+
+static int split_go(struct split *sp, int n_threads)
+{
+    latrec_pass *p = sp->p;
+    const latrec_input *in = p->in;
+    uint32_t n_procs = 0;
+    for (size_t i = 0; i < in->set.n; i++)
+        if (in->set.rings[i].status == LATREC_RING_OK && sp->ring_proc[i] + 1 > n_procs) n_procs = sp->ring_proc[i] + 1;
+    uint32_t *procs = calloc((size_t)n_procs * (SPLIT_MAX_LANES + 1) + 1, sizeof(*procs));
+    uint64_t *load = calloc((size_t)n_procs + 1, sizeof(*load));
+    int rc = 0;
+    if (!procs || !load) goto out;
+    sp->n_lanes = share_out(sp, n_threads, procs, load, n_procs);
+    if (sp->n_lanes < 2 && (n_threads >= 2 || sp->lane[0].n_procs < 2)) goto out; /* the pipeline does as well */
+    for (int k = 0; k < sp->n_lanes; k++)
+        if (lane_init(sp, &sp->lane[k], k) < 0) goto out_lanes;
+    for (int k = 0; k < SPLIT_QUEUE; k++)
+        if (!(sp->queue[k] = malloc(SPLIT_SHIP))) goto out_lanes;
+    size_t n_parts = 0;
+    for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
+    sp->open_share = (latrec_legs_max_open(p->legs) - 1) / n_parts;
+    p->split = 1;
+    for (int k = 1; k < sp->n_lanes; k++) {
+        if (pthread_create(&sp->lane[k].thread, NULL, lane_run, &sp->lane[k]) != 0) {
+            stop_all(sp, 0); /* no thread: in time order, as before */
+            break;
+        }
+        sp->lane[k].started = 1;
+        sp->workers_left++;
+    }
+    if (!stopped(sp)) lane_run(&sp->lane[0]);
+    drain(sp, 1);
+    for (int k = 1; k < sp->n_lanes; k++)
+        if (sp->lane[k].started) pthread_join(sp->lane[k].thread, NULL);
+    drain(sp, 0);
+    p->split = 0;
+    if (sp->p->split_lost) sp->lost = 1;
+    if (sp->failed) rc = -1;
+    else if (sp->lost) undo(sp);
+    else {
+        commit(sp);
+        rc = 1;
+    }
+    p->split_lost = 0;
+out_lanes:
+    for (int k = 0; k < SPLIT_QUEUE; k++) free(sp->queue[k]);
+    for (int k = 0; k < sp->n_lanes; k++) lane_free(&sp->lane[k]);
+out:
+    free(procs);
+    free(load);
+    return rc;
+}
+
+int latrec_pass_split_run(latrec_pass *p, int n_threads)
+{
+    if (!eligible(p)) return 0;
+    struct split *sp = calloc(1, sizeof(*sp));
+    uint32_t *ring_proc = calloc(p->in->set.n + 1, sizeof(*ring_proc));
+    int rc = 0;
+    if (sp && ring_proc) {
+        sp->p = p;
+        for (size_t i = 0; i < p->in->set.n; i++)
+            if (p->in->set.rings[i].status == LATREC_RING_OK && (int)i != p->in->sched_ring)
+                ring_proc[i] = latrec_legs_ring_process(p->legs, (uint32_t)i);
+        sp->ring_proc = ring_proc;
+        pthread_mutex_init(&sp->mu, NULL);
+        pthread_cond_init(&sp->cv, NULL);
+        rc = split_go(sp, n_threads);
+        pthread_cond_destroy(&sp->cv);
+        pthread_mutex_destroy(&sp->mu);
+    }
+    free(ring_proc);
+    free(sp);
+    if (rc < 0) fprintf(stderr, "latrec: out of memory\n");
+    return rc;
+}

@@ -1,0 +1,281 @@
+/* A pass read by process (engine/pass_split.c) gives the figures of the
+ * pass in time order: over ringgen runs of 4 processes (an oai and a
+ * libe3.outbound thread each, the outbound leg: ENQUEUE on oai, the rest on
+ * libe3.outbound; every 17th message without SEND_DONE, cut by the leg
+ * horizon or ended at the end), a run with sinks that may restart (on 1
+ * and 2 threads) and one without (in time order) must give the same values
+ * per (table, hop) as multisets, the same tables, counts and stream counts.
+ * The clean run and one with DROPs joining their instances are read by
+ * process (2 threads: values reach the sinks without their instance, and
+ * no restart); a DROP of no open instance (an extra of several legs placed
+ * by what its role stamped in any process), a second leg (a second table) and a ring out of time order each
+ * make the run by process give up and start over, once. The counts are
+ * also checked against what the rings hold. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "engine/engine.h"
+#include "engine/pass.h"
+#include "latrec/stages.h"
+#include "ringgen.h"
+
+#define T0 2000000000ull
+#define PROCS 4
+#define MSGS 6000 /* per process, 20 us apart */
+#define HORIZON 20000000ull
+
+enum { CLEAN = 0, DROPS = 1, TWO_LEGS = 2, DISORDER = 4, LONE_DROPS = 8 };
+
+static char dir[512];
+static const char *kinds[2] = { "oai", "libe3.outbound" };
+
+static void ring_path(char *buf, size_t len, int p, int k)
+{
+    snprintf(buf, len, "%s/%s.%d.latrec", dir, kinds[k], 100 + 10 * p + k);
+}
+
+static void remove_rings(void)
+{
+    char path[600];
+    for (int p = 0; p < PROCS; p++)
+        for (int k = 0; k < 2; k++) {
+            ring_path(path, sizeof(path), p, k);
+            unlink(path);
+        }
+    rmdir(dir);
+}
+
+/* Message i of process p at T0 + i * 20 us + p * 3 us (see above); DROPS:
+ * every 13th has a DROP (joining its instance, in grace); LONE_DROPS: one
+ * DROP of a seq of its own per process (an instance of the first leg its
+ * role stamped); TWO_LEGS: every 5th is also received (RECV,
+ * DECODE_E3AP_DONE on oai, seqs of their own); DISORDER: process 2's
+ * libe3.outbound ring has one record stamped before the one before it. */
+static void write_rings(int flags)
+{
+    snprintf(dir, sizeof(dir), "%s/pass_split.%d", LATREC_TEST_TMP, (int)getpid());
+    mkdir(LATREC_TEST_TMP, 0755);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    for (int p = 0; p < PROCS; p++) {
+        ringgen g[2];
+        for (int k = 0; k < 2; k++) {
+            char name[64];
+            snprintf(name, sizeof(name), "%s.%d", kinds[k], 100 + 10 * p + k);
+            assert_int_equal(ringgen_init(&g[k], 3, 1u << 15, name), 0);
+            ringgen_set_u32(&g[k], RINGGEN_OFF_PID, 5000 + (uint32_t)p);
+            ringgen_set_u32(&g[k], RINGGEN_OFF_TID, 100 + 10 * (uint32_t)p + (uint32_t)k);
+        }
+        for (uint64_t i = 1; i <= MSGS; i++) {
+            const uint64_t t = T0 + i * 20000 + (uint64_t)p * 3000;
+            const uint64_t d = t + 2000 + (i * 7919) % 500;
+            ringgen_stamp(&g[0], i, 0, LATREC_ENQUEUE, t, 0, 0);
+            if ((flags & TWO_LEGS) && i % 5 == 0) {
+                ringgen_stamp(&g[0], 1000000 + i, 0, LATREC_RECV, t + 300, 0, 0);
+                ringgen_stamp(&g[0], 1000000 + i, 0, LATREC_DECODE_E3AP_DONE, t + 700 + i % 9, 0, 0);
+            }
+            ringgen_stamp(&g[1], i, 1, LATREC_DEQUEUE, d, 0, 0);
+            const uint64_t enc = (flags & DISORDER) && p == 2 && i == MSGS / 2 ? d - 1 : d + 900 + i % 11;
+            ringgen_stamp(&g[1], i, 1, LATREC_ENCODE_E3AP_DONE, enc, 64, 0);
+            if (i % 17) ringgen_stamp(&g[1], i, 1, LATREC_SEND_DONE, d + 1500 + i % 7, 0, 0);
+            if ((flags & DROPS) && i % 13 == 0) ringgen_stamp(&g[1], i, 1, LATREC_DROP, d + 1700, 0, 0);
+            if ((flags & LONE_DROPS) && i == MSGS / 3)
+                ringgen_stamp(&g[1], 2000000 + i, 1, LATREC_DROP, d + 1700, 0, 0);
+        }
+        for (int k = 0; k < 2; k++) {
+            char path[600];
+            ringgen_set_u64(&g[k], RINGGEN_OFF_REC_COUNT, g[k].next);
+            ring_path(path, sizeof(path), p, k);
+            assert_int_equal(ringgen_write(&g[k], path), 0);
+            ringgen_free(&g[k]);
+        }
+    }
+}
+
+struct value {
+    int table, hop;
+    int64_t v;
+};
+
+struct result {
+    struct value *v;
+    size_t n, cap;
+    int restarts, no_inst, n_tables;
+    char names[8][2 * LATREC_NAME_MAX + 2];
+    uint64_t instances[8], complete[8];
+    uint64_t cut_horizon, fed, records, warm_skipped;
+};
+
+static int table_new(void *ctx, latrec_leg_table *t)
+{
+    struct result *r = ctx;
+    assert_true(r->n_tables < 8);
+    snprintf(r->names[r->n_tables], sizeof(r->names[0]), "%s/%s", t->component_name, t->legdef.name);
+    t->user = (void *)(intptr_t)r->n_tables++;
+    return 0;
+}
+
+static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+{
+    struct result *r = ctx;
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 4096;
+        assert_non_null(r->v = realloc(r->v, r->cap * sizeof(*r->v)));
+    }
+    r->v[r->n++] = (struct value){ (int)(intptr_t)t->user, hop, ns };
+    r->no_inst += inst == NULL;
+}
+
+static void on_restart(void *ctx, latrec_leg_table **tables, int n)
+{
+    struct result *r = ctx;
+    (void)tables;
+    assert_int_equal(n, r->n_tables);
+    r->restarts++;
+    r->n = 0;
+    r->no_inst = 0;
+    r->n_tables = 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const struct value *x = a, *y = b;
+    if (x->table != y->table) return x->table - y->table;
+    if (x->hop != y->hop) return x->hop - y->hop;
+    return (x->v > y->v) - (x->v < y->v);
+}
+
+static void run(struct result *r, int threads, int may_restart)
+{
+    latrec_input_opts io;
+    memset(&io, 0, sizeof(io));
+    io.quiet = 1;
+    io.threads = threads;
+    io.leg_horizon_ns = HORIZON;
+    latrec_input_add_dir(&io, dir);
+    latrec_pass_opts po;
+    memset(&po, 0, sizeof(po));
+    po.warmup_ns = 1000000;
+    memset(r, 0, sizeof(*r));
+    latrec_pass_sinks sinks = {
+        .ctx = r, .table_new = table_new, .value = on_value, .restart = may_restart ? on_restart : NULL
+    };
+    latrec_engine *e = latrec_engine_open(&io, "test", 0);
+    assert_non_null(e);
+    assert_int_equal(latrec_engine_start(e, &po, &sinks), 0);
+    assert_int_equal(latrec_engine_run(e), 0);
+    latrec_pass *p = latrec_engine_pass(e);
+    int n;
+    latrec_leg_table **t = latrec_pass_tables(p, &n);
+    assert_int_equal(n, r->n_tables);
+    for (int i = 0; i < n; i++) {
+        r->instances[i] = t[i]->instances;
+        r->complete[i] = t[i]->complete;
+    }
+    r->cut_horizon = latrec_legs_cut_horizon(latrec_pass_legs(p));
+    r->fed = latrec_pass_fed(p);
+    r->warm_skipped = latrec_pass_warmup_skipped(p);
+    r->records = latrec_engine_input(e)->records;
+    latrec_engine_close(e);
+    qsort(r->v, r->n, sizeof(*r->v), by_value);
+}
+
+static void same(const struct result *a, const struct result *b)
+{
+    assert_int_equal(a->n_tables, b->n_tables);
+    for (int i = 0; i < a->n_tables; i++) {
+        assert_string_equal(a->names[i], b->names[i]);
+        assert_int_equal(a->instances[i], b->instances[i]);
+        assert_int_equal(a->complete[i], b->complete[i]);
+    }
+    assert_int_equal(a->n, b->n);
+    assert_memory_equal(a->v, b->v, a->n * sizeof(*a->v));
+    assert_int_equal(a->cut_horizon, b->cut_horizon);
+    assert_int_equal(a->fed, b->fed);
+    assert_int_equal(a->records, b->records);
+    assert_int_equal(a->warm_skipped, b->warm_skipped);
+}
+
+/* The run with `flags` three ways; restarts: 1 when the run by process
+ * must give up. */
+static void check(int flags, int restarts)
+{
+    write_rings(flags);
+    struct result ordered, one, two;
+    run(&ordered, 1, 0);
+    run(&one, 1, 1);
+    run(&two, 2, 1);
+    remove_rings();
+    uint64_t recs = PROCS * (MSGS * 3ull + (MSGS - MSGS / 17));
+    if (flags & DROPS) recs += PROCS * (MSGS / 13);
+    if (flags & LONE_DROPS) recs += PROCS;
+    if (flags & TWO_LEGS) recs += PROCS * (MSGS / 5) * 2;
+    assert_int_equal(ordered.records, recs);
+    assert_int_equal(ordered.fed, recs);
+    assert_int_equal(ordered.restarts, 0);
+    /* warm-up 1 ms: the first 50 messages of each process */
+    int out = -1;
+    for (int i = 0; i < ordered.n_tables; i++)
+        if (strcmp(ordered.names[i], "libe3/outbound") == 0) out = i;
+    assert_true(out >= 0);
+    assert_int_equal(ordered.n_tables, flags & TWO_LEGS ? 2 : 1);
+    /* a lone DROP is an instance of outbound (the role stamped it) */
+    assert_int_equal(ordered.instances[out], PROCS * (MSGS - 50ull + (flags & LONE_DROPS ? 1 : 0)));
+    assert_int_equal(ordered.complete[out], PROCS * (MSGS - 50ull - (MSGS / 17 - 50 / 17)));
+    same(&ordered, &one);
+    same(&ordered, &two);
+    assert_int_equal(one.restarts, restarts);
+    assert_int_equal(two.restarts, restarts);
+    if (!restarts) assert_true(two.no_inst > 0); /* a worker thread's values */
+    else assert_int_equal(two.no_inst, 0);
+    free(ordered.v);
+    free(one.v);
+    free(two.v);
+}
+
+static void test_clean(void **state)
+{
+    (void)state;
+    check(CLEAN, 0);
+}
+
+static void test_drops(void **state)
+{
+    (void)state;
+    check(DROPS, 0); /* each DROP joins its open instance: no other process matters */
+}
+
+static void test_lone_drops(void **state)
+{
+    (void)state;
+    check(LONE_DROPS, 1);
+}
+
+static void test_two_legs(void **state)
+{
+    (void)state;
+    check(TWO_LEGS, 1);
+}
+
+static void test_disorder(void **state)
+{
+    (void)state;
+    check(DISORDER, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean),    cmocka_unit_test(test_drops),    cmocka_unit_test(test_lone_drops),
+        cmocka_unit_test(test_two_legs), cmocka_unit_test(test_disorder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
