@@ -41,6 +41,13 @@
  * stamp. Fork, exec and rename of a non-target forget its name, so it is
  * named afresh the next time.
  *
+ * Events never seen. A kernel may not trace some events at all (a 6.18 VM
+ * traced no switch away from, and no wakeup in the context of, some of its
+ * system tasks): a target thread switched out that was not switched in, or
+ * switched in that was still running or blocked with no wakeup, shows one
+ * was missed; counted in stats.unseen_in / unseen_out / unseen_wakeup
+ * (once its state is known: "known" in its "threads" entry).
+ *
  * Loss and the start stamp. A record the ring buffer has no room for is
  * counted in stats.lost of its CPU; once user space sets start_ns (the
  * run's start stamp), records stamped before it are counted in
@@ -76,6 +83,9 @@ struct tstate {
     __s32 wait_cpu; /* runqueue it waits on, -1 none */
     __u32 running;  /* 1 between its switch-in and switch-out */
     __u64 named_t;  /* t_ns of its last COMM submitted, 0 none */
+    __u32 known;    /* 1 once an event said its state (else running and
+                       wait_cpu are only the defaults) */
+    __u32 reserved;
 };
 
 struct {
@@ -247,6 +257,17 @@ static __always_inline void name_thread(struct tstate *ts, struct task_struct *p
     if (emit_comm(tid, p->comm, 0, cpu, t) == 0) ts->named_t = t;
 }
 
+/* An event of a target thread the program never saw: 0 its switch-in,
+ * 1 its switch-out, 2 its wakeup. */
+static __always_inline void count_unseen(int which)
+{
+    struct latrec_sched_stats *st = my_stats();
+    if (!st) return;
+    if (which == 0) __sync_fetch_and_add(&st->unseen_in, 1);
+    else if (which == 1) __sync_fetch_and_add(&st->unseen_out, 1);
+    else __sync_fetch_and_add(&st->unseen_wakeup, 1);
+}
+
 static __always_inline void waiting_add(__s32 cpu, __s32 d)
 {
     __u32 k = (__u32)cpu;
@@ -267,7 +288,7 @@ static __always_inline struct tstate *thread_of(__u32 tid)
 {
     struct tstate *ts = bpf_map_lookup_elem(&threads, &tid);
     if (ts) return ts;
-    struct tstate fresh = { .wait_cpu = -1, .running = 0, .named_t = 0 };
+    struct tstate fresh = { .wait_cpu = -1, .running = 0, .named_t = 0, .known = 0 };
     if (bpf_map_update_elem(&threads, &tid, &fresh, BPF_NOEXIST) != 0) {
         struct latrec_sched_stats *st = my_stats();
         if (st) __sync_fetch_and_add(&st->untracked, 1);
@@ -302,7 +323,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
         int runnable = preempt || state == 0;
         struct tstate *ts = thread_of(ptid);
         if (ts) {
+            if (ts->known && !ts->running) count_unseen(0);
             ts->running = 0;
+            ts->known = 1;
             set_wait(ts, runnable ? (__s32)cpu : -1);
         }
         name_thread(ts, prev, ptid, cpu, t);
@@ -317,7 +340,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
     if (nt) {
         struct tstate *ts = thread_of(ntid);
         if (ts) {
+            if (ts->known && (ts->running || ts->wait_cpu < 0)) count_unseen(ts->running ? 1 : 2);
             ts->running = 1;
+            ts->known = 1;
             set_wait(ts, -1);
         }
         name_thread(ts, next, ntid, cpu, t);
@@ -351,7 +376,10 @@ static __always_inline int on_wake(struct task_struct *p, __u32 kind)
     __u64 t = bpf_ktime_get_ns();
     __u32 cpu = bpf_get_smp_processor_id();
     __u32 tc = task_cpu_of(p);
-    if (ts) set_wait(ts, (__s32)tc);
+    if (ts) {
+        set_wait(ts, (__s32)tc);
+        ts->known = 1;
+    }
     name_thread(ts, p, tid, cpu, t);
     emit(kind, cpu, tid, (__u32)bpf_get_current_pid_tgid(), tc, t);
     return 0;
@@ -439,6 +467,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
     struct tstate *ts = thread_of(tid);
     if (ts) {
         ts->running = 1;
+        ts->known = 1;
         set_wait(ts, -1);
     }
     emit(LATREC_K_EXEC, cpu, tid, old, (__u32)p->tgid, t);

@@ -36,6 +36,12 @@ struct latrec_sched_stats {
     __u64 dropped;   /* records stamped before start_ns, not submitted */
     __u64 untracked; /* target threads the "threads" map had no room for */
     __u64 spurious;  /* wakeups of a target thread already running or waiting: not recorded */
+    /* Events of target threads the program never saw (the kernel did not
+     * trace them; some kernels trace no switch away from, and no wakeup in
+     * the context of, certain tasks), noticed at the thread's next event:
+     * switched out while not switched in, switched in while still running,
+     * switched in from blocked with no wakeup. */
+    __u64 unseen_in, unseen_out, unseen_wakeup;
 };
 
 #endif

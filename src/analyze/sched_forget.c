@@ -43,6 +43,7 @@ void latrec_sched_forget(latrec_sched_model *m, uint64_t t_ns)
             if (k > j) k = j;
         }
         if (k) {
+            g->forgot_end = g->ends[k - 1];
             memmove(g->iv, g->iv + k, (g->n_iv - k) * sizeof *g->iv);
             memmove(g->ends, g->ends + k, (g->n_iv - k) * sizeof *g->ends);
             g->n_iv -= k;

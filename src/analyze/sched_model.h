@@ -182,12 +182,19 @@ typedef struct latrec_sched_other {
 } latrec_sched_other;
 
 /* How [t_a, t_b) divided for one thread. on_cpu + runnable + blocked +
- * unknown == t_b - t_a exactly. */
+ * unknown == t_b - t_a exactly; lost <= unknown. */
 typedef struct latrec_sched_breakdown {
     uint64_t on_cpu_ns;   /* RUNNING */
     uint64_t runnable_ns; /* RUNNABLE: runqueue wait */
     uint64_t blocked_ns;  /* BLOCKED */
     uint64_t unknown_ns;  /* no data */
+    uint64_t lost_ns;     /* of unknown_ns, the part within the thread's
+                             timeline (from its first stored state to its
+                             end): states the model dropped because their
+                             events were lost (ring buffer full, late in a
+                             live ring, never traced by the kernel); the
+                             rest is before its first state or after its
+                             end */
     uint32_t preemptions; /* SWITCH_OUT_PREEMPTED with t_a <= t < t_b */
     uint32_t migrations;  /* MIGRATE (and implicit ones) in the window */
     int32_t  gen;         /* generation used; -1: tid unknown to the model */
@@ -279,7 +286,7 @@ int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns);
  * intervals, CPU occupancy, preemption and migration times, runqueue
  * waits), so that memory follows the span still asked about, not the run.
  * A window reaching before t_ns reads UNKNOWN there (and may miss who ran
- * instead then); after t_ns every figure is as before. Threads,
+ * instead then; not as lost_ns); after t_ns every figure is as before. Threads,
  * generations, names and whole-life totals stay. */
 void latrec_sched_forget(latrec_sched_model *m, uint64_t t_ns);
 

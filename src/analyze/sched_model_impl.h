@@ -43,6 +43,8 @@ typedef struct gen {
     uint64_t *ends; /* iv[i].end_ns, packed for the searches */
     size_t   n_iv, cap_iv, cap_ends;
     uint64_t tot[3];
+    uint64_t forgot_end; /* end of the last interval latrec_sched_forget let
+                            go (0: none): the timeline reaches back to it */
     u64vec   pre, mig; /* preemption and migration times */
 } gen;
 

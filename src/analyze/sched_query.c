@@ -194,12 +194,30 @@ done:
     return rc;
 }
 
+/* Of [t_a, t_b), the unknown part inside g's timeline, `known` ns of it
+ * in states: from its first interval (or the end of the last one
+ * latrec_sched_forget let go) to its end (closed or finished; live: its
+ * open state's stored end, or the model's time while it is UNKNOWN after a
+ * drop) the model leaves a thread no gap but a state dropped for lost
+ * events. Before (not born yet, or forgotten) and after its end, unknown
+ * is not lost. */
+static uint64_t lost_in(const latrec_sched_model *m, const gen *g, uint64_t t_a, uint64_t t_b, uint64_t known)
+{
+    if (!g->n_iv && !g->forgot_end) return 0;
+    const uint64_t ks = g->forgot_end ? g->forgot_end : g->iv[0].start_ns;
+    uint64_t ke = g->n_iv ? g->ends[g->n_iv - 1] : ks;
+    const uint64_t end = g->end_t != NO_T ? g->end_t : g->state != LATREC_SCHED_UNKNOWN ? g->since : m->cur_t;
+    if (end > ke) ke = end;
+    const uint64_t s = t_a > ks ? t_a : ks, e = t_b < ke ? t_b : ke;
+    return e > s && e - s > known ? e - s - known : 0;
+}
+
 /* The figures of a split but who ran instead; *gp and *iap get the
  * generation (NULL: none) and the interval t_a falls in, for others(). */
 static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
                       latrec_sched_breakdown *out, const gen **gp, size_t *iap)
 {
-    out->on_cpu_ns = out->runnable_ns = out->blocked_ns = 0;
+    out->on_cpu_ns = out->runnable_ns = out->blocked_ns = out->lost_ns = 0;
     out->preemptions = out->migrations = 0;
     out->n_tasks = 0;
     out->instead_ns = out->unattributed_ns = 0;
@@ -219,7 +237,11 @@ static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_
     out->gen = (int32_t)g->gen_no;
     out->preemptions = u64_count_from(&g->pre, &h->pre, t_a, t_b);
     out->migrations = u64_count_from(&g->mig, &h->mig, t_a, t_b);
-    if (g->n_iv == 0 || t_a == t_b) return 0;
+    if (t_a == t_b) return 0;
+    if (g->n_iv == 0) {
+        out->lost_ns = lost_in(m, g, t_a, t_b, 0);
+        return 0;
+    }
     size_t ia = end_seek(g->ends, g->n_iv, h->iv, t_a);
     size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
     h->iv = ia;
@@ -227,7 +249,9 @@ static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_
     out->on_cpu_ns = fb.on - fa.on;
     out->runnable_ns = fb.runnable - fa.runnable;
     out->blocked_ns = fb.blocked - fa.blocked;
-    out->unknown_ns -= out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
+    const uint64_t known = out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
+    out->unknown_ns -= known;
+    out->lost_ns = lost_in(m, g, t_a, t_b, known);
     out->unattributed_ns = out->runnable_ns;
     *gp = g;
     *iap = ia;

@@ -99,6 +99,7 @@ static void split(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t t_b
     last->runnable += all->runnable - before.runnable;
     last->blocked += all->blocked - before.blocked;
     last->unknown += all->unknown - before.unknown;
+    last->lost += all->lost - before.lost;
     last->preemptions += all->preemptions - before.preemptions;
     last->migrations += all->migrations - before.migrations;
     row->hop_ns[LATREC_TOP_ALL] += (long double)(t_b - t_a);

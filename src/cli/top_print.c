@@ -152,12 +152,12 @@ static void sched_table(FILE *out, const latrec_top *t, const latrec_top_tick *k
 static json_t *split_json(const latrec_top_row *row, int which, const latrec_units *u)
 {
     const latrec_sched_acc *a = &row->sched[which];
-    const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
-    static const char *const keys[] = { "on_cpu", "runq", "blocked", "unknown" };
+    const long double v[5] = { a->on_cpu, a->runnable, a->blocked, a->unknown, a->lost };
+    static const char *const keys[] = { "on_cpu", "runq", "blocked", "unknown", "unknown_lost" };
     json_t *o = json_object();
     json_object_set_new(o, "split", json_integer((json_int_t)a->n));
     char key[32];
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < 5; c++) {
         snprintf(key, sizeof(key), "%s_%s", keys[c], u->name);
         json_object_set_new(o, key, a->n ? json_real((double)(v[c] / a->n) / u->div) : json_null());
     }

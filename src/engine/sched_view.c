@@ -171,6 +171,7 @@ int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uin
     acc->runnable += b.runnable_ns;
     acc->blocked += b.blocked_ns;
     acc->unknown += b.unknown_ns;
+    acc->lost += b.lost_ns;
     acc->preemptions += b.preemptions;
     acc->migrations += b.migrations;
     return 0;

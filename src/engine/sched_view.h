@@ -35,6 +35,7 @@ typedef struct latrec_sched_view {
 typedef struct latrec_sched_acc {
     uint64_t n;                  /* instances split */
     long double on_cpu, runnable, blocked, unknown; /* ns, summed */
+    long double lost; /* of unknown, where events were lost (lost_ns) */
     uint64_t preemptions, migrations;
     latrec_sched_hint hint; /* where the last split's searches ended */
 } latrec_sched_acc;

@@ -44,6 +44,7 @@ struct sched_priv {
     uint64_t drain_dropped;    /* of those, stamped before the start stamp */
     uint64_t after_stop;       /* left out: stamped after the stop stamp */
     uint64_t kernel_dropped, untracked, spurious;
+    uint64_t unseen[3];        /* events never seen: switch-in, switch-out, wakeup */
     uint64_t *lost_cpu;        /* per possible CPU, at stop */
     int      ncpus;
     uint64_t runs, write_ns;
@@ -226,6 +227,9 @@ static int bpf_finish(struct sched_priv *p, char *err, size_t errlen)
         p->kernel_dropped += v[i].dropped;
         p->untracked += v[i].untracked;
         p->spurious += v[i].spurious;
+        p->unseen[0] += v[i].unseen_in;
+        p->unseen[1] += v[i].unseen_out;
+        p->unseen[2] += v[i].unseen_wakeup;
     }
     free(v);
     return 0;
@@ -424,6 +428,11 @@ static json_t *sched_describe(const latrec_collector *c)
     json_object_set_new(o, "dropped_after_stop", json_integer((json_int_t)p->after_stop));
     json_object_set_new(o, "untracked_threads", json_integer((json_int_t)p->untracked));
     json_object_set_new(o, "wakeups_not_recorded", json_integer((json_int_t)p->spurious));
+    json_t *unseen = json_object();
+    json_object_set_new(unseen, "switch_in", json_integer((json_int_t)p->unseen[0]));
+    json_object_set_new(unseen, "switch_out", json_integer((json_int_t)p->unseen[1]));
+    json_object_set_new(unseen, "wakeup", json_integer((json_int_t)p->unseen[2]));
+    json_object_set_new(o, "events_not_seen", unseen);
     json_t *live = json_object();
     if (p->live) {
         json_object_set_new(live, "entries", json_integer((json_int_t)1 << LATREC_SCHED_LIVE_LOG2));

@@ -41,7 +41,10 @@
  * dropped_before_start_kernel, dropped_before_start_drain,
  * dropped_after_stop, untracked_threads (target threads the program's wait
  * map had no room for), wakeups_not_recorded (wakeups of a thread already
- * running or waiting: they start nothing, bpf/sched.bpf.c), live
+ * running or waiting: they start nothing, bpf/sched.bpf.c),
+ * events_not_seen ({switch_in, switch_out, wakeup}: events of target
+ * threads the kernel never traced, noticed at their next event; the model
+ * has the thread's state unknown there, bpf/sched.bpf.c), live
  * ({entries, window_ms, published, late}, or {reason} when the live ring
  * could not be made), spool_runs, write_ns (sorting and writing at stop).
  */

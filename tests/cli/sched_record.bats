@@ -113,6 +113,34 @@ if err: print("\n".join(err)); sys.exit(1)
 EOF
 }
 
+# events_not_seen FILE: per target thread, in sched.latrec's order, a
+# switch-out while not switched in, a switch-in while running, a switch-in
+# from blocked with no wakeup: "SWITCH_IN SWITCH_OUT WAKEUP" counts.
+events_not_seen() {
+    python3 - "$1" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+count, = struct.unpack_from('<Q', d, 16)
+state, n = {}, [0, 0, 0]
+for i in range(count):
+    sc, t, a, b = struct.unpack_from('<QQQQ', d, 4096 + 32 * i)
+    kind, tid = sc >> 56, sc & 0xFFFFFFFFFFFF
+    s = state.get(tid)
+    if kind == 3:                        # SWITCH_IN
+        n[1] += s == 'running'
+        n[2] += s == 'blocked'
+        state[tid] = 'running'
+    elif kind in (1, 2):                 # SWITCH_OUT_PREEMPTED, _BLOCKED
+        n[0] += s in ('blocked', 'runnable')
+        state[tid] = 'blocked' if kind == 2 else 'runnable'
+    elif kind in (4, 5):                 # WAKEUP, WAKEUP_NEW
+        state[tid] = 'runnable'
+    elif kind == 8:                      # EXEC
+        state[tid] = 'running'
+print(*n)
+EOF
+}
+
 # ---- the file ---------------------------------------------------------------------------------
 
 @test "sched.latrec: an ALR1 v3 ring named sched, catalog kernel, time-ordered, exact rec_count" {
@@ -144,6 +172,11 @@ EOF
     jq -e '.collectors.sched | has("dropped_before_start_kernel") and has("dropped_before_start_drain")
         and has("dropped_after_stop") and has("wakeups_not_recorded") and has("untracked_threads")' "$r/run.json"
     jq -e '.collectors.sched.untracked_threads == 0' "$r/run.json"
+    # events the kernel never traced, as the program noticed them: the same
+    # counts as a second look, at the records' own sequences per thread
+    run events_not_seen "$r/sched.latrec"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(jq -r '.collectors.sched.events_not_seen | "\(.switch_in) \(.switch_out) \(.wakeup)"' "$r/run.json")" ]
     # every sample is accounted for
     jq -e '.collectors.sched | .records + .dropped_before_start + .lost == .written' "$r/run.json"
     jq -e '.collectors.sched | .dropped_before_start ==

@@ -696,6 +696,16 @@ static void test_lost_events(void **state)
     split_ok(m, 100, 1000, 5000, &o);
     assert_int_equal(o.on_cpu_ns, 3000);
     assert_int_equal(o.unknown_ns, 1000);
+    assert_int_equal(o.lost_ns, 1000); /* [2000, 3000): inside its timeline */
+    split_ok(m, 100, 500, 2500, &o);
+    assert_int_equal(o.unknown_ns, 1000); /* before its first event, then lost */
+    assert_int_equal(o.lost_ns, 500);
+    split_ok(m, 102, 3000, 5000, &o); /* before its first event: not lost */
+    assert_int_equal(o.unknown_ns, 1000);
+    assert_int_equal(o.lost_ns, 0);
+    split_ok(m, 101, 3400, 4500, &o); /* its run, switch-out lost, then closed at the end */
+    assert_int_equal(o.unknown_ns, 1100);
+    assert_int_equal(o.lost_ns, 0);
     const latrec_rec w[] = {
         EXIT(1000, 2, 300, 300),    /* first event: it runs on CPU 2 */
         SBLK(1200, 2, 300, 0),      /* its final switch-out, same generation */

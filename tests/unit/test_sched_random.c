@@ -53,14 +53,30 @@ static size_t random_stream(latrec_rec *v, size_t n)
     return n;
 }
 
-/* the split computed the slow way, over every interval */
-static void brute(const latrec_sched_interval *iv, size_t n, uint64_t a, uint64_t b, uint64_t f[3])
+/* the split computed the slow way, over every interval; f[3]: the gaps
+ * after the first interval, up to the thread's end (lost) */
+static void brute(const latrec_sched_interval *iv, size_t n, uint64_t end, uint64_t a, uint64_t b, uint64_t f[4])
 {
-    f[0] = f[1] = f[2] = 0;
+    f[0] = f[1] = f[2] = f[3] = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t s = iv[i].start_ns > a ? iv[i].start_ns : a, e = iv[i].end_ns < b ? iv[i].end_ns : b;
         if (s < e) f[iv[i].state - 1] += e - s;
+        const uint64_t next = i + 1 < n ? iv[i + 1].start_ns : end;
+        s = iv[i].end_ns > a ? iv[i].end_ns : a, e = next < b ? next : b;
+        if (s < e) f[3] += e - s;
     }
+}
+
+/* the end of the generation of tid alive at t */
+static uint64_t gen_end(const latrec_sched_model *m, uint32_t tid, uint64_t t)
+{
+    const int64_t gen = latrec_sched_gen_at(m, tid, t);
+    for (size_t k = 0; k < latrec_sched_n_threads(m); k++) {
+        latrec_sched_thread th;
+        latrec_sched_thread_info(m, k, &th);
+        if (th.tid == tid && (int64_t)th.gen == gen) return th.end_ns;
+    }
+    return 0;
 }
 
 /* The sums-only split equals the full one whatever its hint: one kept per
@@ -79,6 +95,7 @@ static void sums_match(const latrec_sched_model *m, latrec_sched_hint *h, uint32
         assert_int_equal(s.runnable_ns, o->runnable_ns);
         assert_int_equal(s.blocked_ns, o->blocked_ns);
         assert_int_equal(s.unknown_ns, o->unknown_ns);
+        assert_int_equal(s.lost_ns, o->lost_ns);
         assert_int_equal(s.preemptions, o->preemptions);
         assert_int_equal(s.migrations, o->migrations);
         assert_int_equal(s.n_others, 0);
@@ -117,11 +134,13 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         sums_match(m, &hint[tid - 100], tid, a, b, &o);
         size_t n;
         const latrec_sched_interval *iv = latrec_sched_intervals(m, tid, b, &n, NULL);
-        uint64_t f[3];
-        brute(iv, n, a, b, f);
+        uint64_t f[4];
+        brute(iv, n, gen_end(m, tid, b), a, b, f);
         assert_int_equal(o.on_cpu_ns, f[0]);
         assert_int_equal(o.runnable_ns, f[1]);
         assert_int_equal(o.blocked_ns, f[2]);
+        assert_int_equal(o.lost_ns, f[3]);
+        assert_true(o.lost_ns <= o.unknown_ns);
         assert_true(o.instead_ns <= o.runnable_ns);
         assert_int_equal(o.instead_ns + o.unattributed_ns, o.runnable_ns);
         assert_true(o.n_others >= 0 && o.n_others <= LATREC_SCHED_TOP);
@@ -157,6 +176,7 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
             sum.runnable_ns += p.runnable_ns;
             sum.blocked_ns += p.blocked_ns;
             sum.unknown_ns += p.unknown_ns;
+            sum.lost_ns += p.lost_ns;
             sum.preemptions += p.preemptions;
             sum.migrations += p.migrations;
             sum.instead_ns += p.instead_ns;
@@ -165,6 +185,7 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         assert_int_equal(sum.runnable_ns, o.runnable_ns);
         assert_int_equal(sum.blocked_ns, o.blocked_ns);
         assert_int_equal(sum.unknown_ns, o.unknown_ns);
+        assert_int_equal(sum.lost_ns, o.lost_ns);
         assert_int_equal(sum.preemptions, o.preemptions);
         assert_int_equal(sum.migrations, o.migrations);
         assert_int_equal(sum.instead_ns, o.instead_ns);
