@@ -121,6 +121,13 @@ struct hist_run {
     struct hist_opts *o;
     const latrec_path_index *paths; /* the run's (--path) */
     uint64_t bucket_ns; /* bucket size in ns */
+    /* Dividing a value below 2^32 ns by a divisor d < 2^32 as a product
+     * (hi 64 bits of v * ceil(2^64 / d)), exact there: the product's error
+     * is below v / 2^64 < 1 / d, less than any quotient's distance to the
+     * next integer. For the log2 slots, floor(v / div) is what the double
+     * division gives too: its rounding error, below 2^32 / div * 2^-53, is
+     * also under 1 / div. 1: d is 1; 0: divide (not an integer, too big). */
+    uint64_t bucket_mul, unit_mul;
     struct column *cols;
     int n_cols, cap_cols;
     latrec_segment segs[LATREC_MAX_SEGS]; /* --path: column i is segment i */
@@ -185,15 +192,38 @@ static unsigned log2_slot(uint64_t v)
     return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
 }
 
+/* The multiplier of an integer divisor d in [2, 2^32]: 2^64 / d rounded
+ * down, plus 1 (ceil, or one more when d divides 2^64: still exact below
+ * 2^32); 1 for d = 1; 0 for any other d (see hist_run). */
+static uint64_t div_mul(double d)
+{
+    if (d == 1) return 1;
+    if (!(d >= 2 && d <= 4294967296.0) || d != (double)(uint64_t)d) return 0;
+    return (uint64_t)(((unsigned __int128)1 << 64) / (uint64_t)d) + 1;
+}
+
+static inline uint64_t div_by(uint64_t u, uint64_t mul)
+{
+    return mul == 1 ? u : (uint64_t)(((unsigned __int128)u * mul) >> 64);
+}
+
 static void add_value(struct hist_run *h, struct column *c, int64_t ns)
 {
     if (ns < 0) {
         c->regressions++;
         return;
     }
-    uint64_t b = (uint64_t)ns / h->bucket_ns;
+    const uint64_t u = (uint64_t)ns;
+    uint64_t b, v;
+    if (u >> 32 == 0 && h->bucket_mul && h->unit_mul) {
+        b = div_by(u, h->bucket_mul);
+        v = div_by(u, h->unit_mul);
+    } else {
+        b = u / h->bucket_ns;
+        v = (uint64_t)((double)ns / h->o->out.units.div);
+    }
     c->bucket[b < h->o->entries ? b : h->o->entries]++;
-    c->log2[log2_slot((uint64_t)((double)ns / h->o->out.units.div))]++;
+    c->log2[log2_slot(v)]++;
     if (!c->count || ns < c->min) c->min = ns;
     if (!c->count || ns > c->max) c->max = ns;
     c->sum += ns;
@@ -504,6 +534,8 @@ int latrec_cmd_hist(int argc, char **argv)
     memset(&h, 0, sizeof(h));
     h.o = &o;
     h.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
+    h.bucket_mul = div_mul((double)h.bucket_ns);
+    h.unit_mul = div_mul(o.out.units.div);
     h.paths = in->paths;
     if (o.sel.pass.path && latrec_path_check_name(in, o.sel.pass.path, "hist") < 0) {
         latrec_engine_close(e);

@@ -62,11 +62,12 @@ typedef struct latrec_pass_sinks {
     /* Forget every figure so far: the pass starts over and frees
      * tables[0..n) after this call (their user still set). Sinks that set
      * it say their figures depend neither on the order instances end in
-     * nor on value's inst (then NULL): such a pass without paths, taps,
-     * first_stage and instance sinks is read by process (engine/pass_split.c)
-     * and starts over in time order, after this call, when a pass by process
-     * could give other figures than one in time order. NULL: always in time
-     * order. */
+     * nor on value's inst (then NULL), and that they may be called from
+     * any thread, one call at a time: such a pass without paths, taps,
+     * first_stage and instance sinks is read by process
+     * (engine/pass_split.c) and starts over in time order, after this
+     * call, when a pass by process could give other figures than one in
+     * time order. NULL: always in time order. */
     void (*restart)(void *ctx, latrec_leg_table **tables, int n);
 } latrec_pass_sinks;
 
@@ -128,9 +129,9 @@ int latrec_pass_end(latrec_pass *p);
  * sinks run on the calling thread). With sinks.restart (and no paths,
  * taps, first_stage or instance sinks) the stream is read by process
  * instead, on one thread or several (engine/pass_split.c): the same
- * figures, the calls in another order, value's inst NULL for instances
- * built on another thread. 0, or -1 (reason printed). Not for a live
- * input. */
+ * figures, the calls in another order and from any of the pass's threads
+ * (one at a time), value's inst NULL. 0, or -1 (reason printed). Not for
+ * a live input. */
 int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);

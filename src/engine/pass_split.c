@@ -19,9 +19,10 @@
  * reads the stream in time order from its start (pass.c).
  *
  * Threads: each owns whole processes (balanced by their records), so no
- * record crosses between CPUs; a thread other than the caller's sends each
- * instance's hop values (16 bytes and 8 per hop) to the caller, which makes
- * every sink call. */
+ * record crosses between CPUs. Each gathers its instances' hop values (16
+ * bytes and 8 per hop) and hands them to the sinks itself, 64 KiB at a
+ * time under one lock: sinks that may restart are called from any of the
+ * pass's threads, one at a time. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,9 @@
 
 #define SPLIT_FILL 256         /* records taken from a part's merge at a time */
 #define SPLIT_SHIP (64 * 1024) /* bytes of hop values per hand-off */
-#define SPLIT_QUEUE 8          /* hand-offs in flight */
 #define SPLIT_MAX_LANES 64
 
-/* One instance's figures on their way to the calling thread. */
+/* One instance's figures on their way to the sinks. */
 struct split_val {
     int32_t component, leg;
     uint16_t n_hops, complete;
@@ -42,7 +42,7 @@ struct split_val {
     int64_t v[];
 };
 
-/* A leg's hops as its table will have them (worker threads). */
+/* A leg's hops as its table will have them. */
 struct split_hops {
     int ready, n;
     latrec_hopdef hops[LATREC_MAX_HOPS];
@@ -60,8 +60,8 @@ struct split_lane {
     int n_procs;
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
-    struct split_hops *hops; /* per catalog leg (worker threads) */
-    unsigned char *ship;     /* the hand-off being filled (worker threads) */
+    struct split_hops *hops; /* per catalog leg */
+    unsigned char *ship;     /* the hand-off being filled */
     size_t ship_len;
     pthread_t thread;
     int started;
@@ -73,12 +73,7 @@ struct split {
     size_t open_share; /* instances one process may hold open */
     const uint32_t *ring_proc;
     struct split_lane lane[SPLIT_MAX_LANES];
-    /* hand-offs from the worker threads to the calling one */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    unsigned char *queue[SPLIT_QUEUE];
-    size_t queue_len[SPLIT_QUEUE];
-    int q_head, q_n, workers_left;
+    pthread_mutex_t mu;     /* the sinks, the tables: one thread at a time */
     int stop, lost, failed; /* atomics: every lane stops at its next fill */
 };
 
@@ -92,19 +87,22 @@ static void stop_all(struct split *sp, int failed)
     if (failed) __atomic_store_n(&sp->failed, 1, __ATOMIC_RELAXED);
     else __atomic_store_n(&sp->lost, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
-    pthread_mutex_lock(&sp->mu);
-    pthread_cond_broadcast(&sp->cv);
-    pthread_mutex_unlock(&sp->mu);
 }
 
-/* ---- the calling thread: the sinks ---------------------------------------- */
+/* ---- the sinks ------------------------------------------------------------- */
 
 static void apply_vals(latrec_pass *p, const unsigned char *d, size_t len)
 {
+    latrec_leg_table *t = NULL;
+    int32_t component = -1, leg = -1;
     for (size_t off = 0; off < len;) {
         const struct split_val *sv = (const struct split_val *)(d + off);
         off += sizeof(*sv) + (size_t)sv->n_hops * sizeof(sv->v[0]);
-        latrec_leg_table *t = latrec_pass_table_for(p, sv->component, sv->leg);
+        if (sv->component != component || sv->leg != leg || !t) {
+            component = sv->component;
+            leg = sv->leg;
+            t = latrec_pass_table_for(p, component, leg);
+        }
         if (!t) continue;
         t->instances++;
         t->complete += sv->complete != 0;
@@ -113,46 +111,20 @@ static void apply_vals(latrec_pass *p, const unsigned char *d, size_t len)
     }
 }
 
-/* Apply the hand-offs that wait (wait: until the workers are done). */
-static void drain(struct split *sp, int wait)
-{
-    if (!wait && !__atomic_load_n(&sp->q_n, __ATOMIC_ACQUIRE)) return;
-    pthread_mutex_lock(&sp->mu);
-    for (;;) {
-        while (!sp->q_n && wait && sp->workers_left && !stopped(sp)) pthread_cond_wait(&sp->cv, &sp->mu);
-        if (!sp->q_n) break;
-        const int i = sp->q_head;
-        pthread_mutex_unlock(&sp->mu);
-        if (!stopped(sp)) apply_vals(sp->p, sp->queue[i], sp->queue_len[i]);
-        if (sp->p->split_lost || sp->p->failed) stop_all(sp, sp->p->failed);
-        pthread_mutex_lock(&sp->mu);
-        sp->q_head = (sp->q_head + 1) % SPLIT_QUEUE;
-        __atomic_store_n(&sp->q_n, sp->q_n - 1, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&sp->cv);
-    }
-    pthread_mutex_unlock(&sp->mu);
-}
-
-/* ---- worker threads: hop values to the caller ------------------------------ */
-
-/* Hand the filled buffer over and take the next free one. */
+/* Hand the lane's values to the sinks (and empty it). */
 static void ship_out(struct split_lane *l)
 {
     struct split *sp = l->sp;
+    latrec_pass *p = sp->p;
     pthread_mutex_lock(&sp->mu);
-    while (sp->q_n == SPLIT_QUEUE && !stopped(sp)) pthread_cond_wait(&sp->cv, &sp->mu);
-    if (!stopped(sp)) {
-        const int i = (sp->q_head + sp->q_n) % SPLIT_QUEUE;
-        unsigned char *free_buf = sp->queue[i];
-        sp->queue[i] = l->ship;
-        sp->queue_len[i] = l->ship_len;
-        l->ship = free_buf;
-        __atomic_store_n(&sp->q_n, sp->q_n + 1, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&sp->cv);
-    }
-    l->ship_len = 0;
+    if (!stopped(sp)) apply_vals(p, l->ship, l->ship_len);
+    const int lost = p->split_lost, failed = p->failed;
     pthread_mutex_unlock(&sp->mu);
+    if (lost || failed) stop_all(sp, failed);
+    l->ship_len = 0;
 }
+
+/* ---- each thread: its processes' instances ---------------------------------- */
 
 static const struct split_hops *hops_of(struct split_lane *l, int leg)
 {
@@ -166,8 +138,8 @@ static const struct split_hops *hops_of(struct split_lane *l, int leg)
     return h;
 }
 
-/* A worker's emit: what latrec_pass_on_instance does before the sinks, the
- * rest (table, counts, values) on the calling thread. */
+/* A lane's emit: what latrec_pass_on_instance does before the sinks; the
+ * rest (table, counts, values) in ship_out. */
 static void ship_instance(void *ctx, const latrec_instance *inst)
 {
     struct split_lane *l = ctx;
@@ -230,10 +202,6 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
         }
         if (latrec_legs_cross_process(l->legs) || latrec_legs_n_open(l->legs) + SPLIT_FILL > sp->open_share)
             stop_all(sp, 0);
-        if (l->id == 0) {
-            drain(sp, 0);
-            if (p->split_lost || p->failed) stop_all(sp, p->failed);
-        }
     }
     for (size_t i = 0; i < in->set.n; i++)
         if (l->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&m, i)->lapped;
@@ -248,12 +216,7 @@ static void *lane_run(void *arg)
     struct split_lane *l = arg;
     for (int k = 0; k < l->n_procs; k++)
         if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
-    if (l->id == 0) return NULL;
-    if (l->ship_len && !stopped(l->sp)) ship_out(l);
-    pthread_mutex_lock(&l->sp->mu);
-    l->sp->workers_left--;
-    pthread_cond_broadcast(&l->sp->cv);
-    pthread_mutex_unlock(&l->sp->mu);
+    if (l->ship_len) ship_out(l);
     return NULL;
 }
 
@@ -305,17 +268,14 @@ static int lane_init(struct split *sp, struct split_lane *l, int id)
     const size_t n = p->in->set.n;
     l->sp = sp;
     l->id = id;
-    l->legs = latrec_input_legs_new(p->in, id ? ship_instance : latrec_pass_on_instance, id ? (void *)l : (void *)p);
+    l->legs = latrec_input_legs_new(p->in, ship_instance, l);
     l->rings = malloc(n * sizeof(*l->rings) + 1);
     l->c.fed = calloc(n + 1, sizeof(uint64_t));
     l->c.dropped = calloc(n + 1, sizeof(uint64_t));
     l->c.lapped = calloc(n + 1, sizeof(uint64_t));
-    if (id) {
-        l->hops = calloc((size_t)latrec_legs_n_catalog_legs(p->legs) + 1, sizeof(*l->hops));
-        l->ship = malloc(SPLIT_SHIP);
-    }
-    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped || (id && (!l->hops || !l->ship)))
-        return -1;
+    l->hops = calloc((size_t)latrec_legs_n_catalog_legs(p->legs) + 1, sizeof(*l->hops));
+    l->ship = malloc(SPLIT_SHIP);
+    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped || !l->hops || !l->ship) return -1;
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }
@@ -376,8 +336,6 @@ static int split_go(struct split *sp, int n_threads)
     if (sp->n_lanes < 2 && (n_threads >= 2 || sp->lane[0].n_procs < 2)) goto out; /* the pipeline does as well */
     for (int k = 0; k < sp->n_lanes; k++)
         if (lane_init(sp, &sp->lane[k], k) < 0) goto out_lanes;
-    for (int k = 0; k < SPLIT_QUEUE; k++)
-        if (!(sp->queue[k] = malloc(SPLIT_SHIP))) goto out_lanes;
     size_t n_parts = 0;
     for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
     sp->open_share = (latrec_legs_max_open(p->legs) - 1) / n_parts;
@@ -388,13 +346,10 @@ static int split_go(struct split *sp, int n_threads)
             break;
         }
         sp->lane[k].started = 1;
-        sp->workers_left++;
     }
     if (!stopped(sp)) lane_run(&sp->lane[0]);
-    drain(sp, 1);
     for (int k = 1; k < sp->n_lanes; k++)
         if (sp->lane[k].started) pthread_join(sp->lane[k].thread, NULL);
-    drain(sp, 0);
     p->split = 0;
     if (sp->p->split_lost) sp->lost = 1;
     if (sp->failed) rc = -1;
@@ -405,7 +360,6 @@ static int split_go(struct split *sp, int n_threads)
     }
     p->split_lost = 0;
 out_lanes:
-    for (int k = 0; k < SPLIT_QUEUE; k++) free(sp->queue[k]);
     for (int k = 0; k < sp->n_lanes; k++) lane_free(&sp->lane[k]);
 out:
     free(procs);
@@ -426,9 +380,7 @@ int latrec_pass_split_run(latrec_pass *p, int n_threads)
                 ring_proc[i] = latrec_legs_ring_process(p->legs, (uint32_t)i);
         sp->ring_proc = ring_proc;
         pthread_mutex_init(&sp->mu, NULL);
-        pthread_cond_init(&sp->cv, NULL);
         rc = split_go(sp, n_threads);
-        pthread_cond_destroy(&sp->cv);
         pthread_mutex_destroy(&sp->mu);
     }
     free(ring_proc);
