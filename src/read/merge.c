@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A ring's place in the merge. The record after the head is read ahead
- * (`next`), so that when the head goes out the key that replays the
- * ring's matches is already at hand: the read of the ring's mapping is
- * off the path from one winner to the next. The ring's iteration fields
+/* A ring's place in the merge. The record after the head is read ahead,
+ * so that when the head goes out the key that replays the ring's matches
+ * is already at hand: the read of the ring's mapping is off the path from
+ * one winner to the next. The two records sit in buf[], the head at
+ * buf[h], and swap places by h (no copy). The ring's iteration fields
  * are a copy (a ring struct is kilobytes, its fields lines apart), taken
- * again whenever the ring may have been polled. It is padded to a power
- * of two bytes, so that a ring index becomes its address with a shift. */
+ * again whenever the ring may have been polled. The plain reads go by
+ * p and left (see read_one). It is padded to a power of two bytes, so
+ * that a ring index becomes its address with a shift. */
 struct latrec_merge_rec {
     latrec_merged out;   /* the record as it goes out (out.t_ns: its merge key) */
     uint64_t      key64; /* its key in the 64-bit tree (narrow merges) */
@@ -23,18 +25,24 @@ struct latrec_merge_rec {
 struct latrec_merge_src {
     union {
         struct {
-            latrec_ring_iter        it; /* the ring's, as of init or the last repoll */
-            latrec_cursor           cur;
-            struct latrec_merge_rec head; /* the next record out (when has_head) */
-            struct latrec_merge_rec next; /* the one after it (when has_next) */
+            struct latrec_merge_rec buf[2]; /* the head (buf[h]) and the record after it */
+            const latrec_rec       *p;      /* the slot at cur.pos */
+            uint64_t                left;   /* slots from p on read the plain way (0: none) */
+            uint64_t                lo, range; /* a plain read's stamp lies in [lo, lo + range] */
+            unsigned                h;
             int                     has_head, has_next;
             int                     no_wall; /* left out: no wall-clock mapping (add_rings) */
+            latrec_ring_iter        it; /* the ring's, as of init or the last repoll */
+            latrec_cursor           cur;
             latrec_wallmap          wall;
         };
-        char size[256];
+        char size[512];
     };
 };
-_Static_assert(sizeof(struct latrec_merge_src) == 256, "a merge source is a power of two bytes");
+_Static_assert(sizeof(struct latrec_merge_src) == 512, "a merge source is a power of two bytes");
+
+#define HEAD(s) (&(s)->buf[(s)->h])
+#define NEXT(s) (&(s)->buf[(s)->h ^ 1])
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -66,7 +74,10 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
  *    ring's stamps run past the bound) turns the merge wide for good.
  * Positions of one ring never meet (one head per ring). The tree is a
  * function of the leaves, which are the rings' heads in src: it is played
- * again from them whenever heads change other than by a winner's replay. */
+ * again from them whenever heads change other than by a winner's replay.
+ * The narrow tree's leaf nodes (leaves + i) hold the key of the record
+ * after ring i's head, the key its next replay plays: one load from the
+ * winner's ring index, on the path from one winner to the next. */
 typedef unsigned __int128 key128;
 struct latrec_merge_ent {
     key128 k;
@@ -99,44 +110,94 @@ static inline __attribute__((always_inline)) void set_key64(latrec_merge *m, uin
     d->key64 = off << m->shift | ring;
 }
 
-/* Read ring i's next record into *d: 1, or 0 when the ring has no more. */
-static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint32_t i, struct latrec_merge_src *s,
-                                                          struct latrec_merge_rec *d, int narrow)
+/* Where ring s's plain reads (read_one) stand: p is the slot at cur.pos,
+ * left the slots from there to the end of the visit or of the mapping,
+ * whichever comes first. A TSC ring's stamps and a wall-clock merge's keys
+ * take the general way (left 0). */
+static void plain_at(const latrec_merge *m, struct latrec_merge_src *s)
 {
-    /* Rings are read a record at a time in turn, too many streams for the
-     * hardware prefetcher to follow: ask for the line PREFETCH_AHEAD
-     * records on (wrapping within the mapping; past the end it is only
-     * a hint). */
-#ifndef NO_PREFETCH
-    __builtin_prefetch(&s->it.recs[(s->it.start + s->cur.pos + PREFETCH_AHEAD) & s->it.mask]);
-#endif
-    if (!latrec_ring_iter_next(&s->it, &s->cur, &d->out.rec)) return 0;
-    d->out.ring = i;
+    const latrec_ring_iter *it = &s->it;
+    const uint64_t pos = s->cur.pos;
+    s->left = 0;
+    if (!it->recs || pos >= it->len || it->tsc || (m->flags & LATREC_MERGE_WALL)) return;
+    const uint64_t slot = (it->start + pos) & it->mask, to_end = it->mask + 1 - slot, to_len = it->len - pos;
+    s->p = it->recs + slot;
+    s->left = to_end < to_len ? to_end : to_len;
+}
+
+/* The general read (latrec_ring_iter_next) of ring i's next record into
+ * *d: 1, or 0 when the ring has no more. */
+static __attribute__((noinline)) int read_slow(latrec_merge *m, uint32_t i, struct latrec_merge_src *s,
+                                               struct latrec_merge_rec *d, int narrow)
+{
+    const int got = latrec_ring_iter_next(&s->it, &s->cur, &d->out.rec);
+    plain_at(m, s);
+    if (!got) return 0;
     d->out.pos = s->cur.pos - 1;
-    d->out.t_ns = __builtin_expect(m->flags & LATREC_MERGE_WALL, 0) ? wall_key(s, d->out.rec.t_ns) : d->out.rec.t_ns;
+    d->out.t_ns = m->flags & LATREC_MERGE_WALL ? wall_key(s, d->out.rec.t_ns) : d->out.rec.t_ns;
     if (narrow) set_key64(m, i, d);
     return 1;
 }
 
-/* Ring i's head and the record after it, read afresh (init, repoll); the
- * tree is left to be played again. */
+/* Read ring i's next record into *d: 1, or 0 when the ring has no more.
+ * The plain read is latrec_ring_iter_next's for a slot that needs none of
+ * its exceptions: inside the mapping and the visit (left), t_ns loaded
+ * twice around the payload and unchanged, and in [lo, lo + range] (not 0,
+ * not above the ring's largest stamp, within the narrow tree's bound:
+ * rebuild), so its key needs no check either. Any other slot takes the
+ * general way, which also says whether the merge must turn wide. */
+static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint32_t i, struct latrec_merge_src *s,
+                                                          struct latrec_merge_rec *d, int narrow, unsigned shift)
+{
+    if (__builtin_expect(s->left != 0, 1)) {
+        const latrec_rec *p = s->p;
+        /* Rings are read a record at a time in turn, too many streams
+         * for the hardware prefetcher to follow: ask for the line
+         * PREFETCH_AHEAD records on (past the mapping it is only a hint). */
+#ifndef NO_PREFETCH
+        __builtin_prefetch(p + PREFETCH_AHEAD);
+#endif
+        const uint64_t t = __atomic_load_n(&p->t_ns, __ATOMIC_ACQUIRE);
+        const uint64_t sc = __atomic_load_n(&p->sc, __ATOMIC_RELAXED);
+        const uint64_t aux = __atomic_load_n(&p->aux, __ATOMIC_RELAXED);
+        const uint64_t aux2 = __atomic_load_n(&p->aux2, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__builtin_expect(t - s->lo <= s->range && __atomic_load_n(&p->t_ns, __ATOMIC_RELAXED) == t, 1)) {
+            d->out.rec = (latrec_rec){ .sc = sc, .t_ns = t, .aux = aux, .aux2 = aux2 };
+            d->out.t_ns = t;
+            d->out.pos = s->cur.pos++;
+            if (narrow) d->key64 = (t - m->base) << shift | i;
+            s->p = p + 1;
+            s->left--;
+            return 1;
+        }
+    }
+    return read_slow(m, i, s, d, narrow);
+}
+
+/* Ring i's head and the record after it, read afresh (init, repoll) the
+ * general way; the tree and the plain reads' bounds are left to be set
+ * again (rebuild, which always follows). */
 static void load_head(latrec_merge *m, uint32_t i)
 {
     struct latrec_merge_src *s = &m->src[i];
-    s->has_head = read_one(m, i, s, &s->head, 0);
-    s->has_next = s->has_head && read_one(m, i, s, &s->next, 0);
+    s->h = 0;
+    s->buf[0].out.ring = s->buf[1].out.ring = i;
+    plain_at(m, s);
+    s->has_head = read_slow(m, i, s, HEAD(s), 0);
+    s->has_next = s->has_head && read_slow(m, i, s, NEXT(s), 0);
     m->heap_len += s->has_head;
 }
 
 /* Ring i's leaf, from its head. */
 static key128 leaf_wide(const latrec_merge *m, size_t i)
 {
-    return i < m->n && m->src[i].has_head ? key_of(m->src[i].head.out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i);
+    return i < m->n && m->src[i].has_head ? key_of(HEAD(&m->src[i])->out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i);
 }
 
 static uint64_t leaf_narrow(const latrec_merge *m, size_t i)
 {
-    return i < m->n && m->src[i].has_head ? m->src[i].head.key64 : exhausted64(m, i);
+    return i < m->n && m->src[i].has_head ? HEAD(&m->src[i])->key64 : exhausted64(m, i);
 }
 
 /* Play the matches below `node`: each inner node keeps its loser's key;
@@ -170,7 +231,7 @@ static int narrow_bound(latrec_merge *m)
         if (!s->has_head) continue; /* a poll that gives it records plays the tree again */
         if (!s->it.max_t) return 0;
         const uint64_t min_t = m->rings[i].min_t_ns;
-        const uint64_t a = min_t && min_t < s->head.out.rec.t_ns ? min_t : s->head.out.rec.t_ns;
+        const uint64_t head_t = HEAD(s)->out.rec.t_ns, a = min_t && min_t < head_t ? min_t : head_t;
         const uint64_t ka = latrec_merge_key(m, i, a), kb = latrec_merge_key(m, i, s->it.max_t);
         if (ka < lo) lo = ka;
         if (kb > hi) hi = kb;
@@ -183,6 +244,27 @@ static int narrow_bound(latrec_merge *m)
     return 1;
 }
 
+/* The plain reads' bounds (read_one), per ring: a stamp not 0 and not
+ * above the ring's largest (when it has one), and in a narrow merge within
+ * the tree's bound, so that its key needs no check. A ring with no head
+ * can get an empty range (its largest stamp below the bound): it is read
+ * again only after load_head and another rebuild. */
+static void plain_bounds(latrec_merge *m)
+{
+    const uint64_t top = m->base + m->span < m->base ? UINT64_MAX : m->base + m->span;
+    for (size_t i = 0; i < m->n; i++) {
+        struct latrec_merge_src *s = &m->src[i];
+        uint64_t lo = 1, hi = s->it.max_t ? s->it.max_t : UINT64_MAX;
+        if (m->narrow) {
+            if (m->base > lo) lo = m->base;
+            if (top < hi) hi = top;
+        }
+        if (hi < lo) lo = hi = UINT64_MAX;
+        s->lo = lo;
+        s->range = hi - lo;
+    }
+}
+
 /* Play the whole tree again from the heads: narrow when allowed and the
  * keys fit, else wide. O(rings): init, polls and new rings only. */
 static void rebuild(latrec_merge *m)
@@ -191,11 +273,13 @@ static void rebuild(latrec_merge *m)
     if (m->narrow) {
         for (size_t i = 0; i < m->n; i++) {
             struct latrec_merge_src *s = &m->src[i];
-            if (s->has_head) set_key64(m, (uint32_t)i, &s->head);
-            if (s->has_next) set_key64(m, (uint32_t)i, &s->next);
+            if (s->has_head) set_key64(m, (uint32_t)i, HEAD(s));
+            if (s->has_next) set_key64(m, (uint32_t)i, NEXT(s));
+            m->tree[m->leaves + i] = NEXT(s)->key64;
         }
         m->narrow = !m->widen;
     }
+    plain_bounds(m);
     if (m->narrow)
         m->tree[0] = play_narrow(m, 1);
     else
@@ -320,63 +404,104 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
     return 0;
 }
 
-/* latrec_merge_fill in one tree shape; stops early when the merge must
- * turn wide. */
-static inline __attribute__((always_inline)) size_t fill(latrec_merge *m, latrec_merged *out, size_t max,
-                                                        uint64_t limit, int narrow)
+/* The winner, ring i, goes out: its head to *o, the record after it (read
+ * ahead) becomes its head, and the one after that is read into the old
+ * head's place while the next winner's record goes out. Its new key (or
+ * the exhausted one) is what replays its matches; 0 when it has no head
+ * left. */
+#define TAKE(o, s)                                                                                                     \
+    do {                                                                                                               \
+        *(o) = HEAD(s)->out;                                                                                           \
+        if (__builtin_expect(!(s)->has_next, 0)) {                                                                     \
+            (s)->has_head = 0;                                                                                         \
+            m->heap_len--;                                                                                             \
+        }                                                                                                              \
+    } while (0)
+
+/* latrec_merge_fill on the narrow tree of 2^shift leaves (a constant in
+ * each of fill_narrow's callers); stops early when the merge must turn
+ * wide. */
+static inline __attribute__((always_inline)) size_t fill_narrow(latrec_merge *m, latrec_merged *out, size_t max,
+                                                                uint64_t limit, const unsigned shift)
 {
     struct latrec_merge_src *const src = m->src;
     uint64_t *const tree = m->tree;
-    struct latrec_merge_ent *const heap = m->heap;
-    const size_t leaves = m->leaves;
-    const unsigned shift = m->shift;
-    const uint64_t ring_mask = ((uint64_t)1 << shift) - 1;
-    /* the limit as a narrow key: every key bit above the ring bits */
-    if (narrow && limit < m->base) return 0;
+    const size_t leaves = (size_t)1 << shift;
+    const uint64_t ring_mask = leaves - 1;
+    if (limit < m->base) return 0;
+    /* the limit as a narrow key: every key at or below it goes out (an
+     * exhausted ring's key, every key bit set, is above any) */
     const uint64_t lim64 = limit - m->base > m->span ? m->span : limit - m->base;
-    key128 w = narrow ? 0 : m->heap[0].k;
-    uint64_t w64 = narrow ? m->tree[0] : 0;
+    const uint64_t lim_key = lim64 << shift | ring_mask;
+    uint64_t w = tree[0];
     size_t n = 0;
-    while (n < max && !(narrow && __builtin_expect(m->widen, 0))) {
-        uint32_t i;
-        if (narrow) {
-            if ((w64 >> shift) > lim64) break; /* also when every ring is exhausted */
-            i = (uint32_t)(w64 & ring_mask);
-        } else {
-            if (exhausted(w) || (uint64_t)(w >> 64) > limit) break;
-            i = ring_of(w);
-        }
+    while (n < max && w <= lim_key) {
+        const uint32_t i = (uint32_t)(w & ring_mask);
         struct latrec_merge_src *s = &src[i];
-        out[n++] = s->head.out;
-        /* The record after the head (read ahead) is the ring's new head:
-         * its matches are played first, and the one after it read while
-         * the next winner's record goes out. */
-        const int more = s->has_next;
-        if (narrow) {
-            w64 = replay_narrow(tree, leaves, shift, i, more ? s->next.key64 : exhausted64(m, i));
-        } else {
-            w = replay_wide(heap, leaves, i, more ? key_of(s->next.out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i));
+        TAKE(&out[n++], s);
+        if (!s->has_head) {
+            w = replay_narrow(tree, leaves, shift, i, exhausted64(m, i));
+            continue;
         }
-        if (__builtin_expect(more, 1)) {
-            s->head = s->next;
-            s->has_next = read_one(m, i, s, &s->next, narrow);
-        } else {
-            s->has_head = 0;
-            m->heap_len--;
-        }
+        w = replay_narrow(tree, leaves, shift, i, tree[leaves + i]);
+        struct latrec_merge_rec *d = HEAD(s);
+        s->h ^= 1;
+        s->has_next = read_one(m, i, s, d, 1, shift);
+        tree[leaves + i] = d->key64;
+        if (__builtin_expect(m->widen, 0)) break;
     }
     return n;
+}
+
+/* latrec_merge_fill on the wide tree. */
+static size_t fill_wide(latrec_merge *m, latrec_merged *out, size_t max, uint64_t limit)
+{
+    struct latrec_merge_src *const src = m->src;
+    struct latrec_merge_ent *const heap = m->heap;
+    const size_t leaves = m->leaves;
+    key128 w = heap[0].k;
+    size_t n = 0;
+    while (n < max && !exhausted(w) && (uint64_t)(w >> 64) <= limit) {
+        const uint32_t i = ring_of(w);
+        struct latrec_merge_src *s = &src[i];
+        TAKE(&out[n++], s);
+        if (!s->has_head) {
+            w = replay_wide(heap, leaves, i, key_of(UINT64_MAX, EXHAUSTED + i));
+            continue;
+        }
+        w = replay_wide(heap, leaves, i, key_of(NEXT(s)->out.t_ns, i));
+        struct latrec_merge_rec *d = HEAD(s);
+        s->h ^= 1;
+        s->has_next = read_one(m, i, s, d, 0, 0);
+    }
+    return n;
+}
+
+/* The narrow fill for this merge's tree, its shape a constant (up to 64
+ * rings). */
+static size_t fill_narrow_any(latrec_merge *m, latrec_merged *out, size_t max, uint64_t limit)
+{
+    switch (m->shift) {
+    case 0: return fill_narrow(m, out, max, limit, 0);
+    case 1: return fill_narrow(m, out, max, limit, 1);
+    case 2: return fill_narrow(m, out, max, limit, 2);
+    case 3: return fill_narrow(m, out, max, limit, 3);
+    case 4: return fill_narrow(m, out, max, limit, 4);
+    case 5: return fill_narrow(m, out, max, limit, 5);
+    case 6: return fill_narrow(m, out, max, limit, 6);
+    default: return fill_narrow(m, out, max, limit, m->shift);
+    }
 }
 
 size_t latrec_merge_fill(latrec_merge *m, latrec_merged *out, size_t max, uint64_t limit)
 {
     if (m->narrow && m->widen) rebuild(m); /* a key outside the narrow bound: wide from now on */
     if (m->heap_len == 0) return 0;
-    if (!m->narrow) return fill(m, out, max, limit, 0);
-    size_t n = fill(m, out, max, limit, 1);
+    if (!m->narrow) return fill_wide(m, out, max, limit);
+    size_t n = fill_narrow_any(m, out, max, limit);
     if (m->widen) {
         rebuild(m);
-        n += fill(m, out + n, max - n, limit, 0);
+        n += fill_wide(m, out + n, max - n, limit);
     }
     return n;
 }
@@ -392,7 +517,7 @@ int latrec_merge_peek(const latrec_merge *m, uint64_t *key)
 {
     if (m->heap_len == 0) return 0;
     const size_t i = m->narrow ? (size_t)(m->tree[0] & (((uint64_t)1 << m->shift) - 1)) : ring_of(m->heap[0].k);
-    *key = m->src[i].head.out.t_ns;
+    *key = HEAD(&m->src[i])->out.t_ns;
     return 1;
 }
 

@@ -368,6 +368,97 @@ static void test_fill_batches_limit_and_wide(void **state)
     latrec_ringset_close(&set);
 }
 
+/* The merge's definition, written plainly: each ring's records in write
+ * order (latrec_ring_next), and over and over the head with the smallest
+ * (time, ring index) goes out. want[k] = ring << 32 | pos. */
+static size_t plain_merge(const latrec_ring *rings, size_t n, uint64_t *want, size_t cap)
+{
+    enum { MAX = 80 };
+    latrec_cursor cur[MAX];
+    latrec_rec head[MAX];
+    uint64_t pos[MAX];
+    int has[MAX];
+    assert_true(n <= MAX);
+    for (size_t i = 0; i < n; i++) {
+        latrec_ring_cursor_init(&cur[i]);
+        has[i] = rings[i].status == LATREC_RING_OK && latrec_ring_next(&rings[i], &cur[i], &head[i]);
+        pos[i] = cur[i].pos - 1;
+    }
+    size_t k = 0;
+    for (;;) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++)
+            if (has[i] && (best == n || head[i].t_ns < head[best].t_ns)) best = i;
+        if (best == n) return k;
+        assert_true(k < cap);
+        want[k++] = (uint64_t)best << 32 | pos[best];
+        has[best] = latrec_ring_next(&rings[best], &cur[best], &head[best]);
+        pos[best] = cur[best].pos - 1;
+    }
+}
+
+/* Every tree shape (1 to 70 rings: 2^0 to 2^7 leaves) against the plain
+ * merge, on rings with ties, local inversions, empty and torn slots, wraps
+ * and different lengths, in batches of changing sizes and under a limit
+ * that moves: the same records in the same order, ties included. */
+static void test_shapes_against_plain_merge(void **state)
+{
+    (void)state;
+    static const unsigned counts[] = { 1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 64, 70 };
+    enum { ENTRIES = 64, MAXN = 70 * ENTRIES };
+    static uint64_t want[MAXN];
+    uint64_t rnd = 0x9E3779B97F4A7C15ull;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        char dir[32];
+        snprintf(dir, sizeof dir, "shape%u", counts[c]);
+        mkdir(P(dir), 0755);
+        for (unsigned r = 0; r < counts[c]; r++) {
+            ringgen g;
+            char file[32], rel[64];
+            snprintf(file, sizeof file, "s%02u.latrec", r);
+            assert_int_equal(ringgen_init(&g, 2, ENTRIES, file), 0);
+            const unsigned n = (r * 37 + c * 11) % (2 * ENTRIES) + 1; /* some wrap */
+            uint64_t t = 1000 + r % 3;
+            for (unsigned i = 0; i < n; i++) {
+                rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+                t += (rnd >> 60) % 4; /* steps of 0..3 ns: many ties */
+                const uint64_t back = (rnd >> 40) % 16 == 0 ? 2 : 0; /* a local inversion */
+                ringgen_stamp(&g, r * 1000 + i, r, 0x21, t - back, i, r);
+            }
+            if (n > 8 && r % 4 == 1) ringgen_set_rec(&g, 3, 0, 0, 0, 0, 0, 0); /* an empty slot */
+            if (n > 8 && r % 4 == 2) ringgen_set_rec(&g, 5, 7, 0, 0x21, 0, 1, 1); /* a torn one */
+            ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, n);
+            snprintf(rel, sizeof rel, "%s/%s", dir, file);
+            assert_int_equal(ringgen_write(&g, P(rel)), 0);
+            ringgen_free(&g);
+        }
+        latrec_ringset set;
+        char err[256];
+        assert_int_equal(latrec_ringset_open_dir(&set, P(dir), err, sizeof err), 0);
+        const size_t total = plain_merge(set.rings, set.n, want, MAXN);
+        latrec_merge m;
+        latrec_merged out[41];
+        for (size_t batch = 1; batch <= 41; batch += 8) {
+            assert_int_equal(latrec_merge_init(&m, set.rings, set.n, 0, err, sizeof err), 0);
+            size_t k = 0, got, round = 0;
+            uint64_t limit = 1010;
+            while ((got = latrec_merge_fill(&m, out, batch, limit)) > 0 || latrec_merge_peek(&m, &limit)) {
+                for (size_t j = 0; j < got; j++, k++) {
+                    assert_true(k < total);
+                    assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+                    assert_true(out[j].t_ns <= limit);
+                    assert_int_equal(out[j].t_ns, out[j].rec.t_ns);
+                    assert_int_equal(out[j].rec.aux2, out[j].ring);
+                }
+                if (got == 0 || ++round % 3 == 0) limit += 7; /* a moving limit, as a live watermark */
+            }
+            assert_int_equal(k, total);
+            latrec_merge_free(&m);
+        }
+        latrec_ringset_close(&set);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_many_rings_bounded),
         cmocka_unit_test(test_wall_and_boots),
         cmocka_unit_test(test_fill_batches_limit_and_wide),
+        cmocka_unit_test(test_shapes_against_plain_merge),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
