@@ -15,11 +15,12 @@
  * buf[h], and swap places by h (no copy). The ring's iteration fields
  * are a copy (a ring struct is kilobytes, its fields lines apart), taken
  * again whenever the ring may have been polled. The plain reads go by
- * p and left (see read_one). It is padded to a power of two bytes, so
+ * p and stop (see read_one). It is padded to a power of two bytes, so
  * that a ring index becomes its address with a shift. */
 struct latrec_merge_rec {
     latrec_merged out;   /* the record as it goes out (out.t_ns: its merge key) */
-    uint64_t      key64; /* its key in the 64-bit tree (narrow merges) */
+    uint64_t      key64; /* its key in the 64-bit tree, set by rebuild and general reads (a
+                            narrow merge plays the next record's from the tree's leaf) */
 };
 
 struct latrec_merge_src {
@@ -27,7 +28,7 @@ struct latrec_merge_src {
         struct {
             struct latrec_merge_rec buf[2]; /* the head (buf[h]) and the record after it */
             const latrec_rec       *p;      /* the slot at cur.pos */
-            uint64_t                left;   /* slots from p on read the plain way (0: none) */
+            const latrec_rec       *stop;   /* slots from p up to here are read the plain way */
             uint64_t                lo, range; /* a plain read's stamp lies in [lo, lo + range] */
             unsigned                h;
             int                     has_head, has_next;
@@ -111,18 +112,18 @@ static inline __attribute__((always_inline)) void set_key64(latrec_merge *m, uin
 }
 
 /* Where ring s's plain reads (read_one) stand: p is the slot at cur.pos,
- * left the slots from there to the end of the visit or of the mapping,
- * whichever comes first. A TSC ring's stamps and a wall-clock merge's keys
- * take the general way (left 0). */
+ * stop the end of the visit or of the mapping, whichever comes first. A
+ * TSC ring's stamps and a wall-clock merge's keys take the general way
+ * (stop = p). */
 static void plain_at(const latrec_merge *m, struct latrec_merge_src *s)
 {
     const latrec_ring_iter *it = &s->it;
     const uint64_t pos = s->cur.pos;
-    s->left = 0;
+    s->p = s->stop = NULL;
     if (!it->recs || pos >= it->len || it->tsc || (m->flags & LATREC_MERGE_WALL)) return;
     const uint64_t slot = (it->start + pos) & it->mask, to_end = it->mask + 1 - slot, to_len = it->len - pos;
     s->p = it->recs + slot;
-    s->left = to_end < to_len ? to_end : to_len;
+    s->stop = s->p + (to_end < to_len ? to_end : to_len);
 }
 
 /* The general read (latrec_ring_iter_next) of ring i's next record into
@@ -139,40 +140,45 @@ static __attribute__((noinline)) int read_slow(latrec_merge *m, uint32_t i, stru
     return 1;
 }
 
-/* Read ring i's next record into *d: 1, or 0 when the ring has no more.
- * The plain read is latrec_ring_iter_next's for a slot that needs none of
- * its exceptions: inside the mapping and the visit (left), t_ns loaded
- * twice around the payload and unchanged, and in [lo, lo + range] (not 0,
- * not above the ring's largest stamp, within the narrow tree's bound:
- * rebuild), so its key needs no check either. Any other slot takes the
- * general way, which also says whether the merge must turn wide. */
-static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint32_t i, struct latrec_merge_src *s,
-                                                          struct latrec_merge_rec *d, int narrow, unsigned shift)
+/* Ring i's next record into *d the plain way: 1, or 0 (nothing read)
+ * when the next slot needs the general way. The plain read is
+ * latrec_ring_iter_next's for a slot that needs none of its exceptions:
+ * inside the mapping and the visit (before stop), t_ns loaded twice around
+ * the payload and unchanged, and in [lo, lo + range] (not 0, not above the
+ * ring's largest stamp, within the narrow tree's bound: rebuild), so its
+ * key needs no check either. A narrow merge's key goes to *key64. */
+static inline __attribute__((always_inline)) int read_plain(const latrec_merge *m, uint32_t i,
+                                                            struct latrec_merge_src *s, struct latrec_merge_rec *d,
+                                                            uint64_t *key64, unsigned shift)
 {
-    if (__builtin_expect(s->left != 0, 1)) {
-        const latrec_rec *p = s->p;
-        /* Rings are read a record at a time in turn, too many streams
-         * for the hardware prefetcher to follow: ask for the line
-         * PREFETCH_AHEAD records on (past the mapping it is only a hint). */
+    const latrec_rec *p = s->p;
+    if (__builtin_expect(p == s->stop, 0)) return 0;
+    /* Rings are read a record at a time in turn, too many streams for the
+     * hardware prefetcher to follow: ask for the line PREFETCH_AHEAD
+     * records on (past the mapping it is only a hint). */
 #ifndef NO_PREFETCH
-        __builtin_prefetch(p + PREFETCH_AHEAD);
+    __builtin_prefetch(p + PREFETCH_AHEAD);
 #endif
-        const uint64_t t = __atomic_load_n(&p->t_ns, __ATOMIC_ACQUIRE);
-        const uint64_t sc = __atomic_load_n(&p->sc, __ATOMIC_RELAXED);
-        const uint64_t aux = __atomic_load_n(&p->aux, __ATOMIC_RELAXED);
-        const uint64_t aux2 = __atomic_load_n(&p->aux2, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        if (__builtin_expect(t - s->lo <= s->range && __atomic_load_n(&p->t_ns, __ATOMIC_RELAXED) == t, 1)) {
-            d->out.rec = (latrec_rec){ .sc = sc, .t_ns = t, .aux = aux, .aux2 = aux2 };
-            d->out.t_ns = t;
-            d->out.pos = s->cur.pos++;
-            if (narrow) d->key64 = (t - m->base) << shift | i;
-            s->p = p + 1;
-            s->left--;
-            return 1;
-        }
-    }
-    return read_slow(m, i, s, d, narrow);
+    const uint64_t t = __atomic_load_n(&p->t_ns, __ATOMIC_ACQUIRE);
+    const uint64_t sc = __atomic_load_n(&p->sc, __ATOMIC_RELAXED);
+    const uint64_t aux = __atomic_load_n(&p->aux, __ATOMIC_RELAXED);
+    const uint64_t aux2 = __atomic_load_n(&p->aux2, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__builtin_expect(t - s->lo > s->range || __atomic_load_n(&p->t_ns, __ATOMIC_RELAXED) != t, 0)) return 0;
+    d->out.rec = (latrec_rec){ .sc = sc, .t_ns = t, .aux = aux, .aux2 = aux2 };
+    d->out.t_ns = t;
+    d->out.pos = s->cur.pos++;
+    if (key64) *key64 = (t - m->base) << shift | i;
+    s->p = p + 1;
+    return 1;
+}
+
+/* Read ring i's next record into *d: 1, or 0 when the ring has no more.
+ * The general way also says whether the merge must turn wide. */
+static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint32_t i, struct latrec_merge_src *s,
+                                                          struct latrec_merge_rec *d)
+{
+    return read_plain(m, i, s, d, NULL, 0) || read_slow(m, i, s, d, 0);
 }
 
 /* Ring i's head and the record after it, read afresh (init, repoll) the
@@ -446,7 +452,8 @@ static inline __attribute__((always_inline)) size_t fill_narrow(latrec_merge *m,
         w = replay_narrow(tree, leaves, shift, i, tree[leaves + i]);
         struct latrec_merge_rec *d = HEAD(s);
         s->h ^= 1;
-        s->has_next = read_one(m, i, s, d, 1, shift);
+        if (read_plain(m, i, s, d, &tree[leaves + i], shift)) continue;
+        s->has_next = read_slow(m, i, s, d, 1);
         tree[leaves + i] = d->key64;
         if (__builtin_expect(m->widen, 0)) break;
     }
@@ -472,7 +479,7 @@ static size_t fill_wide(latrec_merge *m, latrec_merged *out, size_t max, uint64_
         w = replay_wide(heap, leaves, i, key_of(NEXT(s)->out.t_ns, i));
         struct latrec_merge_rec *d = HEAD(s);
         s->h ^= 1;
-        s->has_next = read_one(m, i, s, d, 0, 0);
+        s->has_next = read_one(m, i, s, d);
     }
     return n;
 }
