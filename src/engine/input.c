@@ -377,9 +377,34 @@ static int ring_starts(latrec_input *in)
     uint64_t *t = realloc(in->ring_start_ns, (in->set.n + 1) * sizeof(*t));
     if (!t) return -1;
     in->ring_start_ns = t;
-    for (size_t i = 0; i < in->set.n; i++) t[i] = ring_start(in, (uint32_t)i);
+    in->none_early = 1;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        t[i] = ring_start(in, (uint32_t)i);
+        if (r->status == LATREC_RING_OK && r->valid && r->min_t_ns < t[i]) in->none_early = 0;
+    }
     in->n_ring_start = in->set.n;
     return 0;
+}
+
+/* keep() on the first pass of a finished input whose rings hold no record
+ * before their start stamps (every record a pass visits was seen by the
+ * scan at open, none below the ring's smallest stamp): every record is
+ * kept. */
+static size_t keep_all(latrec_input *in, const latrec_merged *out, size_t n, latrec_input_counts *c)
+{
+    const int sched = in->sched_ring;
+    uint64_t *const fed = c->fed;
+    const uint64_t sched_before = sched >= 0 ? fed[sched] : 0;
+    for (size_t j = 0; j < n; j++) {
+        const uint32_t r = out[j].ring;
+        latrec_ring_window_at(&in->set.rings[r], &in->released[r], out[j].pos);
+        fed[r]++;
+    }
+    const uint64_t n_sched = sched >= 0 ? fed[sched] - sched_before : 0;
+    c->sched_records += n_sched;
+    c->records += n - n_sched;
+    return n;
 }
 
 /* Keep the records of out[0..n) at or after their directory's start stamp
@@ -390,6 +415,7 @@ static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, 
     const int first = in->pass == 1, sched = in->sched_ring;
     uint64_t *const fed = c->fed, *const dropped = c->dropped;
     size_t j = 0, k = 0, n_sched = 0;
+    if (first && !in->live && start && in->none_early) return keep_all(in, out, n, c);
     if (first && !in->live && start) {
         /* the common case, in a loop of its own: nothing dropped yet */
         for (; j < n; j++) {

@@ -84,6 +84,8 @@ typedef struct latrec_input {
     uint64_t      *ring_start_ns; /* per ring: its directory's start stamp (0: none),
                                      for the first n_ring_start rings */
     size_t         n_ring_start;
+    int            none_early;    /* no ring holds a record before its start stamp
+                                     (its smallest stamp at open says so) */
     latrec_ring_window *released; /* per ring: the pass's resident pages
                                      (read/ring_window.h) */
     unsigned char *truncated;     /* per ring: 1 once said truncated while read */
