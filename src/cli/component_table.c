@@ -330,8 +330,8 @@ static void layout_header(latrec_csv *c, const struct layout *lo)
 
 /* How leg l's rows are written under a layout. */
 struct leg_out {
-    struct cell *plan; /* n_cols */
-    size_t n_cols;
+    struct cell *plan; /* n_cols: the stage cells, the hop cells, the key cells */
+    size_t n_cols, n_stages, n_hops;
     char field[2 * LATREC_NAME_MAX + 3]; /* the leg's name as a field */
     size_t field_len;
     latrec_fmt_hi stamp_hi; /* the stages' stamps share their leading digits */
@@ -344,6 +344,8 @@ static int leg_out_make(struct leg_out *out, const struct layout *lo, const latr
     const latrec_fmt_hi hi0 = LATREC_FMT_HI_INIT;
     out->stamp_hi = hi0;
     out->n_cols = lo->n_cols;
+    out->n_stages = lo->stages.n;
+    out->n_hops = lo->hops.n;
     out->field_len = latrec_csv_field(leg->name, out->field, sizeof(out->field));
     if (lo->n_cols && !(out->plan = calloc(lo->n_cols, sizeof(*out->plan)))) return -1;
     /* The column plan of this leg: which hit (or key) each column shows.
@@ -357,12 +359,13 @@ static int leg_out_make(struct leg_out *out, const struct layout *lo, const latr
             const struct column *col = &all[g]->c[i];
             struct cell *p = &out->plan[ci];
             p->kind = -1;
+            p->a = p->b = g < 2 ? MAX_HITS : LATREC_MAX_KEYS; /* a row's slot that is always empty */
             if (col->kind == COL_STAGE) {
-                if ((p->a = stage_hit(leg, col->a)) >= 0) p->kind = COL_STAGE;
+                const int a = stage_hit(leg, col->a);
+                if (a >= 0) *p = (struct cell){ COL_STAGE, a, 0 };
             } else if (col->kind == COL_HOP || (col->kind == COL_TOTAL && col->leg == l)) {
-                p->a = stage_hit(leg, col->a);
-                p->b = stage_hit(leg, col->b);
-                if (p->a >= 0 && p->b >= 0) p->kind = COL_HOP;
+                const int a = stage_hit(leg, col->a), b = stage_hit(leg, col->b);
+                if (a >= 0 && b >= 0) *p = (struct cell){ COL_HOP, a, b };
             } else if (col->kind == COL_KEY) {
                 for (int k = 0; k < leg->n_keys; k++)
                     if (strcmp(leg->keys[k].column, col->name) == 0) {
@@ -375,19 +378,20 @@ static int leg_out_make(struct leg_out *out, const struct layout *lo, const latr
     return 0;
 }
 
-/* One row's values: stamps by hit (0: absent), keys (kp: present). */
+/* One row's values: stamps by hit (0: absent), keys (kp: present); the
+ * last of each is the empty slot of the cells a leg does not show. */
 struct row_vals {
     uint64_t seq, complete;
     uint32_t pid; /* 0: guessed, empty */
-    uint64_t ts[MAX_HITS];
-    uint64_t kv[LATREC_MAX_KEYS];
-    int kp[LATREC_MAX_KEYS];
+    uint64_t ts[MAX_HITS + 1];
+    uint64_t kv[LATREC_MAX_KEYS + 1];
+    int kp[LATREC_MAX_KEYS + 1];
 };
 
 /* The row in place: the quoted leg name, then at most 26 bytes a cell. */
 static void put_row(latrec_csv *c, struct leg_out *out, const struct row_vals *v)
 {
-    char *o = latrec_csv_reserve(c, out->field_len + 4 + 26 * (out->n_cols + 3));
+    char *o = latrec_csv_reserve(c, out->field_len + 4 + 26 * (out->n_cols + 3) + 8);
     memcpy(o, out->field, out->field_len);
     o += out->field_len;
     *o++ = ',';
@@ -396,21 +400,21 @@ static void put_row(latrec_csv *c, struct leg_out *out, const struct row_vals *v
     o = latrec_fmt_u64(o, v->seq);
     *o++ = ',';
     o = latrec_fmt_u64(o, v->complete);
-    for (size_t i = 0; i < out->n_cols; i++) {
-        const struct cell *p = &out->plan[i];
+    /* the plan's groups in turn, each cell one test (a cell this leg
+     * does not show reads the empty slot) */
+    const struct cell *p = out->plan, *const hops = p + out->n_stages, *const keys = hops + out->n_hops,
+                      *const end = p + out->n_cols;
+    for (; p < hops; p++) {
         *o++ = ',';
-        switch (p->kind) {
-        case COL_STAGE:
-            if (v->ts[p->a]) o = latrec_fmt_u64_hi(o, v->ts[p->a], &out->stamp_hi);
-            break;
-        case COL_HOP:
-            if (v->ts[p->a] && v->ts[p->b]) o = latrec_fmt_us(o, (int64_t)(v->ts[p->b] - v->ts[p->a]));
-            break;
-        case COL_KEY:
-            if (v->kp[p->a]) o = latrec_fmt_u64(o, v->kv[p->a]);
-            break;
-        default: break;
-        }
+        if (v->ts[p->a]) o = latrec_fmt_u64_hi(o, v->ts[p->a], &out->stamp_hi);
+    }
+    for (; p < keys; p++) {
+        *o++ = ',';
+        if (v->ts[p->a] && v->ts[p->b]) o = latrec_fmt_us(o, (int64_t)(v->ts[p->b] - v->ts[p->a]));
+    }
+    for (; p < end; p++) {
+        *o++ = ',';
+        if (v->kp[p->a]) o = latrec_fmt_u64(o, v->kv[p->a]);
     }
     *o++ = '\n';
     latrec_csv_commit(c, o);
@@ -563,6 +567,8 @@ static void stream_row(const latrec_component_tables *t, struct stream *st, cons
     v.pid = latrec_legs_process(t->legs, inst->process)->pid;
     const int leg_hits = leg->n_chain + leg->n_extras; /* what the plan shows */
     for (int i = 0; i < leg_hits && i < MAX_HITS; i++) v.ts[i] = i < n_hits ? inst->hits[i].t_ns : 0;
+    v.ts[MAX_HITS] = 0;
+    v.kp[LATREC_MAX_KEYS] = 0;
     for (int k = 0; k < leg->n_keys; k++) {
         const int h = st->key_hits[k];
         v.kp[k] = h >= 0 && h < n_hits && v.ts[h];

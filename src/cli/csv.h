@@ -62,42 +62,52 @@ static inline char *latrec_csv_reserve(latrec_csv *c, size_t n)
 }
 static inline void latrec_csv_commit(latrec_csv *c, char *end) { c->len = (size_t)(end - c->buf); }
 
-/* Decimal formatting without a per-digit division: numbers are cut into
- * chunks of 8 digits (independent 32-bit work the CPU overlaps), each
- * written two digits at a time from a table. Each returns the end of what
- * it wrote (no NUL). */
+/* Decimal formatting without a division or a branch per digit: numbers
+ * are cut into chunks of 8 digits, each made in one 64-bit word (the
+ * digits split 4 | 4, 2 | 2 | 2 | 2, then 1 | 1 ... in its lanes by
+ * multiplying with reciprocals) and stored with one 8-byte store, its
+ * leading zeros shifted out. Each returns the end of what it wrote (no
+ * NUL) and may store up to 8 bytes past that end (24 bytes from out at
+ * most for any number). */
 static const char latrec_digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* The 8 decimal digits of v < 10^8 as bytes 0-9 (not yet ASCII), the most
+ * significant in the lowest byte (the first in memory). */
+static inline __attribute__((always_inline)) uint64_t latrec_digits8(uint32_t v)
+{
+    const uint64_t q = (uint64_t)v * 109951163u >> 40; /* v / 10^4 for v < 10^8 */
+    uint64_t x = q | (uint64_t)(v - (uint32_t)q * 10000u) << 32;
+    const uint64_t q2 = (x * 5243u >> 19) & 0x0000007F0000007Full; /* each half / 100 */
+    x = q2 | (x - q2 * 100u) << 16;
+    const uint64_t q3 = (x * 103u >> 10) & 0x000F000F000F000Full; /* each quarter / 10 */
+    return q3 | (x - q3 * 10u) << 8;
+}
+#define LATREC_ASCII8 0x3030303030303030ull
+
+static inline __attribute__((always_inline)) void latrec_store8(char *p, uint64_t w) { memcpy(p, &w, 8); }
+
 /* Exactly 8 digits of v < 10^8 (leading zeros kept). */
 static inline __attribute__((always_inline)) void latrec_fmt8(char *p, uint32_t v)
 {
-    const uint32_t hi = v / 10000, lo = v % 10000;
-    memcpy(p, latrec_digit_pairs + 2 * (hi / 100), 2);
-    memcpy(p + 2, latrec_digit_pairs + 2 * (hi % 100), 2);
-    memcpy(p + 4, latrec_digit_pairs + 2 * (lo / 100), 2);
-    memcpy(p + 6, latrec_digit_pairs + 2 * (lo % 100), 2);
+    latrec_store8(p, latrec_digits8(v) | LATREC_ASCII8);
 }
 
-/* v < 10^8 without leading zeros. (A branch-free digit count from the bit
- * length took more instructions: the values of a column mostly keep their
- * length, so these branches are predicted.) */
+/* v < 10^8 without leading zeros (0 is "0"). Below 100 (cpus, stage
+ * ids, small payloads) two bytes from the pair table, the first skipped
+ * below 10. */
 static inline __attribute__((always_inline)) char *latrec_fmt_small(char *out, uint32_t v)
 {
-    const size_t n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5
-                   : v < 1000000 ? 6 : v < 10000000 ? 7 : 8;
-    char *p = out + n;
-    while (v >= 100) {
-        const uint32_t i = 2 * (v % 100);
-        v /= 100;
-        p -= 2;
-        memcpy(p, latrec_digit_pairs + i, 2);
+    if (v < 100) {
+        memcpy(out, latrec_digit_pairs + 2 * v + (v < 10), 2);
+        return out + 2 - (v < 10);
     }
-    if (v >= 10) memcpy(p - 2, latrec_digit_pairs + 2 * v, 2);
-    else p[-1] = (char)('0' + v);
-    return out + n;
+    const uint64_t d = latrec_digits8(v);
+    const unsigned lz = (unsigned)__builtin_ctzll(d | 1ull << 56) >> 3; /* leading zero digits, at most 7 */
+    latrec_store8(out, (d | LATREC_ASCII8) >> (8 * lz));
+    return out + 8 - lz;
 }
 
 static inline __attribute__((always_inline)) char *latrec_fmt_u64(char *out, uint64_t v)
@@ -139,11 +149,23 @@ static inline __attribute__((always_inline)) char *latrec_fmt_u64_hi(char *out, 
     return out + h->n + 8;
 }
 
-/* A duration in ns as us with three fractional digits (-1.234). */
-static inline char *latrec_fmt_us(char *p, int64_t ns)
+/* A duration in ns as us with three fractional digits (-1.234). Below
+ * 10^8 ns (every hop of a run but the slowest) one 8-digit word: the
+ * integer part's leading zeros shifted out (one digit kept), the '.'
+ * stored over where the fraction began, then the fraction's 3 digits. */
+static inline __attribute__((always_inline)) char *latrec_fmt_us(char *p, int64_t ns)
 {
     const uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0) *p++ = '-';
+    if (__builtin_expect(a < 100000000u, 1)) {
+        const uint64_t w = latrec_digits8((uint32_t)a) | LATREC_ASCII8;
+        const uint64_t d = w ^ LATREC_ASCII8;
+        const unsigned lz = (unsigned)__builtin_ctzll(d | 1ull << 32) >> 3; /* at most 4: "0.123" */
+        latrec_store8(p, w >> (8 * lz));
+        p += 5 - lz;
+        latrec_store8(p, (w >> 32 & 0xFFFFFF00u) | '.'); /* bytes 5-7: the fraction */
+        return p + 4;
+    }
     p = latrec_fmt_u64(p, a / 1000);
     const uint32_t frac = (uint32_t)(a % 1000);
     p[0] = '.';

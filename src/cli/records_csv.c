@@ -19,7 +19,7 @@ struct piece {
 /* Rows wait in batches that go round a fixed ring of REC_QUEUE buffers:
  * the caller fills one while the writer thread formats the ones before
  * it, so rows come out in the order added. */
-#define REC_BATCH 16384
+#define REC_BATCH 8192
 #define REC_QUEUE 6
 
 /* What a row shows of a merged record, 48 bytes. */
@@ -50,6 +50,7 @@ struct latrec_records_csv {
     pthread_cond_t ready;  /* the writer waits for a filled batch */
     size_t n_rings;
     int n_legs, wall;
+    size_t row_most;     /* the most bytes a row takes, with the pieces' fixed-size copies */
     struct piece *ring;  /* per ring: ",ring,component,pid,tid," */
     struct piece *stage; /* per ring and stage id (256 a ring): "stage,stage_name," */
     struct piece *leg;   /* per catalog leg, then one for none: "leg," or "," */
@@ -87,7 +88,7 @@ static const struct piece *stage_piece(latrec_records_csv *w, uint32_t ring, uns
 {
     struct piece *p = &w->stage[(size_t)ring * 256 + stage];
     if (__builtin_expect(p->s == NULL, 0)) {
-        char id[8], namebuf[8];
+        char id[24], namebuf[8];
         char *end = latrec_fmt_u64(id, stage);
         *end = '\0';
         const char *f[2] = { id, latrec_input_stage_name(w->in, ring, stage, namebuf) };
@@ -131,6 +132,16 @@ static int rows_init(latrec_records_csv *w, const latrec_input *in, const latrec
         ok = make_piece(&w->leg[l], 0, f, 1) == 0;
     }
     if (!ok) return -1;
+    /* six numbers of at most 20 digits and their commas, the pieces (a
+     * stage's: its id, its name quoted, two commas), the newline, and room
+     * for the last piece's fixed-size copy and the last number's 8-byte
+     * store */
+    size_t ring_most = 0, leg_most = 0;
+    for (size_t i = 0; i < w->n_rings; i++)
+        if (w->ring[i].n > ring_most) ring_most = w->ring[i].n;
+    for (int l = 0; l <= w->n_legs; l++)
+        if (w->leg[l].n > leg_most) leg_most = w->leg[l].n;
+    w->row_most = 6 * 21 + ring_most + 2 * LATREC_NAME_MAX + 8 + leg_most + 1 + PIECE_COPY + 8;
     static const char *const cols[] = { "t_ns",  "ring",       "component", "pid", "tid",  "seq", "cpu",
                                         "stage", "stage_name", "leg",       "aux", "aux2", NULL };
     for (int i = 0; cols[i]; i++) latrec_csv_str(c, cols[i]);
@@ -148,9 +159,7 @@ static void rows_write(latrec_records_csv *w, const struct rec_batch *b)
         const unsigned stage = latrec_rec_stage(e->rec.sc);
         const int l = e->leg >= 0 && e->leg < w->n_legs ? e->leg : w->n_legs;
         const struct piece *sp = stage_piece(w, r, stage);
-        /* six numbers of at most 20 digits and their commas, the pieces,
-         * the newline, and room for the last piece's fixed-size copy */
-        char *p = latrec_csv_reserve(w->c, 6 * 21 + w->ring[r].n + sp->n + w->leg[l].n + 1 + PIECE_COPY);
+        char *p = latrec_csv_reserve(w->c, w->row_most);
         p = latrec_fmt_u64_hi(p, e->t_ns, t_hi);
         p = put_piece(p, &w->ring[r]);
         p = latrec_fmt_u64(p, latrec_rec_seq(e->rec.sc));
