@@ -14,7 +14,7 @@
 
 static void emit_instance(void *ctx, const latrec_instance *inst);
 
-static int selected(const latrec_pass *p, int component, int leg)
+int latrec_pass_selected(const latrec_pass *p, int component, int leg)
 {
     if (p->opts.no_legs) return 0;
     if (p->opts.component && strcmp(p->opts.component, latrec_legs_component_name(p->legs, component)) != 0)
@@ -42,7 +42,7 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
     }
     latrec_leg_table **slot = &p->index[component * p->index_legs + leg];
     if (*slot) return *slot;
-    if (!selected(p, component, leg)) return NULL;
+    if (!latrec_pass_selected(p, component, leg)) return NULL;
     if (p->split && p->n_tables) { /* pass_split.c: a second table's order is the stream's */
         p->split_lost = 1;
         return NULL;

@@ -87,6 +87,9 @@ struct latrec_pass {
     struct pass_feeder f; /* last: its lines are its own */
 };
 
+/* 1 when the options select (component, leg) for a table. */
+int latrec_pass_selected(const latrec_pass *p, int component, int leg);
+
 /* The table of (component, leg), created on first use; NULL when not
  * selected or on failure. */
 latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg);

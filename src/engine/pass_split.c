@@ -16,7 +16,9 @@
  * instance ends). When a part finds a record out of time order, a
  * cross-process decision, a part over its share of max_open, or a second
  * table, every thread stops, the sinks are told to restart, and the pass
- * reads the stream in time order from its start (pass.c).
+ * reads the stream in time order from its start (pass.c). A look at the
+ * first 65536 records in time order comes first: when they already show
+ * one of these, the stream is read in time order at once.
  *
  * Threads: each owns whole processes (balanced by their records), so no
  * record crosses between CPUs. Each gathers its instances' hop values (16
@@ -367,9 +369,61 @@ out:
     return rc;
 }
 
+/* ---- a look at the stream's start ------------------------------------------ */
+
+/* Records the look reads: few enough to cost little beside the pass. */
+#define SPLIT_PEEK (1u << 16)
+
+struct peek {
+    const latrec_pass *p;
+    int component, leg, tables; /* the first selected (component, leg); distinct ones seen */
+};
+
+static void peek_instance(void *ctx, const latrec_instance *inst)
+{
+    struct peek *k = ctx;
+    if (inst->leg < 0 || !latrec_pass_selected(k->p, inst->component, inst->leg)) return;
+    if (k->tables && inst->component == k->component && inst->leg == k->leg) return;
+    k->component = inst->component;
+    k->leg = inst->leg;
+    k->tables++;
+}
+
+/* The first records in time order through a builder of their own: 1 when
+ * nothing there makes a run by process give up (a second table, a
+ * cross-process decision, a record out of order), so that a run whose
+ * start already says so is read in time order at once instead of twice.
+ * What the look cannot see makes the run by process give up later. */
+static int peek_ok(const latrec_pass *p)
+{
+    const latrec_input *in = p->in;
+    struct peek k = { p, -1, -1, 0 };
+    latrec_legs *legs = latrec_input_legs_new(in, peek_instance, &k);
+    latrec_merged *ev = malloc(SPLIT_FILL * sizeof(*ev));
+    latrec_merge m;
+    memset(&m, 0, sizeof(m));
+    int ok = legs && ev &&
+             latrec_merge_init(&m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, NULL, 0) == 0;
+    uint64_t last = 0;
+    size_t got;
+    for (uint32_t n = 0; ok && n < SPLIT_PEEK && (got = latrec_merge_fill(&m, ev, SPLIT_FILL, UINT64_MAX)) > 0;
+         n += (uint32_t)got)
+        for (size_t i = 0; i < got && ok; i++) {
+            if ((int)ev[i].ring == in->sched_ring) continue;
+            if (!(ok = ev[i].t_ns >= last)) break;
+            last = ev[i].rec.t_ns = ev[i].t_ns; /* the merge's clock, as the pass */
+            ok = latrec_legs_feed(legs, ev[i].ring, &ev[i].rec) != -2;
+        }
+    ok = ok && k.tables <= 1 && !latrec_legs_cross_process(legs);
+    latrec_merge_free(&m);
+    latrec_legs_free(legs); /* its open instances are not emitted: they have not ended */
+    free(ev);
+    return ok;
+}
+
 int latrec_pass_split_run(latrec_pass *p, int n_threads)
 {
-    if (!eligible(p)) return 0;
+    if (!eligible(p) || !peek_ok(p)) return 0;
     struct split *sp = calloc(1, sizeof(*sp));
     uint32_t *ring_proc = calloc(p->in->set.n + 1, sizeof(*ring_proc));
     int rc = 0;
