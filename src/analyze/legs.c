@@ -143,8 +143,10 @@ static int grow_win(struct win *w)
     return 0;
 }
 
-/* Index node n under its key (absent until now). 0, or -1. */
-static int insert(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq, struct node *n)
+/* insert() when the window's entry is taken or it has none: grow the
+ * window, else the overflow table. 0, or -1. */
+static __attribute__((noinline)) int insert_slow(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq,
+                                                 struct node *n)
 {
     struct win *w = NULL;
     if (legkey >= 0) {
@@ -162,6 +164,21 @@ static int insert(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq
     slot_put(b, find_slot(b, seq, SLOT_PL(process, legkey)), seq, SLOT_PL(process, legkey), n);
     if (w) w->ovf++;
     return 0;
+}
+
+/* Index node n under its key (absent until now). 0, or -1. */
+static inline int insert(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq, struct node *n)
+{
+    if (legkey >= 0) {
+        struct win *w = win_of(b, process, legkey);
+        struct node **e = &w->e[seq & w->mask];
+        if (LATREC_LIKELY_(!*e && w->cap)) {
+            *e = n;
+            w->n++;
+            return 0;
+        }
+    }
+    return insert_slow(b, process, legkey, seq, n);
 }
 
 /* Take node n (open) out of the index. */
@@ -216,23 +233,78 @@ static int new_slab(latrec_legs *b, struct node_class *c, size_t bytes)
     return 0;
 }
 
+/* new_node() with an empty free list: the next node of a slab. */
+static __attribute__((noinline)) struct node *slab_node(latrec_legs *b, int n_slots)
+{
+    struct node_class *c = &b->classes[n_slots];
+    const size_t bytes = node_bytes(n_slots);
+    if (!c->slab_left && new_slab(b, c, bytes) < 0) return NULL;
+    struct node *n = (struct node *)c->slab;
+    c->slab += bytes;
+    c->slab_left--;
+    return n;
+}
+
 /* A node with n_slots hits; the caller fills the rest (see NODE_ZEROED).
  * The free list is last-in first-out: the node ended just now, still in
  * cache, is the one reused. */
-static struct node *new_node(latrec_legs *b, int n_slots)
+static inline struct node *new_node(latrec_legs *b, int n_slots)
 {
     struct node_class *c = &b->classes[n_slots];
     struct node *n = c->free;
-    if (n) {
-        c->free = n->next;
-    } else {
-        const size_t bytes = node_bytes(n_slots);
-        if (!c->slab_left && new_slab(b, c, bytes) < 0) return NULL;
-        n = (struct node *)c->slab;
-        c->slab += bytes;
-        c->slab_left--;
-    }
+    if (LATREC_UNLIKELY_(!n)) return slab_node(b, n_slots);
+    c->free = n->next;
     return n;
+}
+
+/* ---- the open queue (legs_impl.h) -------------------------------------------------- */
+
+/* The oldest open instance, or NULL. */
+static inline struct node *oldest(const latrec_legs *b)
+{
+    return b->oq_len ? b->oq[b->oq_head & (b->oq_cap - 1)] : NULL;
+}
+
+/* The front of the open queue ended: drop it and the holes behind it.
+ * The new front's horizon may come before `due`. */
+static void open_front_ended(latrec_legs *b)
+{
+    const uint64_t mask = b->oq_cap - 1;
+    do {
+        b->oq_head++;
+        b->oq_len--;
+    } while (b->oq_len && !b->oq[b->oq_head & mask]);
+    if (b->oq_len) {
+        const uint64_t d = NODE_INST(b->oq[b->oq_head & mask])->first_t + b->horizon;
+        if (d < b->due) b->due = d;
+    }
+}
+
+/* Room for one more open queue entry: compact when holes are most of it,
+ * else double it. 0, or -1 when out of memory. */
+static __attribute__((noinline)) int open_room(latrec_legs *b)
+{
+    const uint64_t mask = b->oq_cap - 1;
+    if (b->oq_len >= 64 && b->n_open < b->oq_len / 2) {
+        uint64_t to = b->oq_head;
+        for (uint64_t from = b->oq_head; from < b->oq_head + b->oq_len; from++) {
+            struct node *n = b->oq[from & mask];
+            if (!n) continue;
+            n->opos = (uint32_t)to;
+            b->oq[to++ & mask] = n;
+        }
+        b->oq_len = to - b->oq_head;
+        return 0;
+    }
+    const uint64_t cap = b->oq_cap ? b->oq_cap * 2 : 1024;
+    if (cap > (1ull << 32)) return -1; /* a node keeps its position mod 2^32 */
+    struct node **q = malloc(cap * sizeof(*q));
+    if (!q) return -1;
+    for (uint64_t p = b->oq_head; p < b->oq_head + b->oq_len; p++) q[p & (cap - 1)] = b->oq[p & mask];
+    free(b->oq);
+    b->oq = q;
+    b->oq_cap = cap;
+    return 0;
 }
 
 /* Zero the hits of n in `bits` (absent ones). */
@@ -326,7 +398,12 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
     /* Stamps in chain order, the usual case: no pair is reversed. */
     int ordered = 1;
     if (inst->complete) { /* every chain stamp there (none is 0) */
-        for (int i = 1; i < leg->n_chain; i++) ordered &= inst->hits[i].t_ns >= inst->hits[i - 1].t_ns;
+        uint64_t prev = inst->hits[0].t_ns;
+        for (int i = 1; i < leg->n_chain; i++) {
+            const uint64_t t = inst->hits[i].t_ns;
+            ordered &= t >= prev;
+            prev = t;
+        }
     } else {
         uint64_t last = 0;
         for (int i = 0; i < leg->n_chain && ordered; i++) {
@@ -369,7 +446,7 @@ static void end_instance(latrec_legs *b, struct node *n, latrec_instance *inst)
 }
 
 /* End node n: hand its instance to emit, then drop it from the index, the
- * grace queue and the open list. */
+ * grace queue and the open queue. */
 static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
 {
     latrec_instance *inst = NODE_INST(n);
@@ -390,18 +467,16 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
         b->gq[n->gpos & (b->gq_cap - 1)].node = NULL;
         b->n_grace--;
     }
-    if (n->prev) n->prev->next = n->next;
-    else b->head = n->next, b->due = 0; /* the new head's horizon: evict looks at it */
-    if (n->next) n->next->prev = n->prev;
-    else b->tail = n->prev;
+    b->oq[n->opos & (b->oq_cap - 1)] = NULL;
     b->n_open--;
+    if (n->opos == (uint32_t)b->oq_head) open_front_ended(b);
     n->next = b->classes[n_slots].free;
     b->classes[n_slots].free = n;
 }
 
 void latrec_legs_finish(latrec_legs *b)
 {
-    while (b->head) end_node(b, b->head);
+    for (struct node *n; (n = oldest(b));) end_node(b, n);
 }
 
 /* ---- feeding -------------------------------------------------------------- */
@@ -410,6 +485,7 @@ void latrec_legs_finish(latrec_legs *b)
 static inline __attribute__((always_inline)) struct node *open_node(latrec_legs *b, uint64_t seq, uint32_t process,
                                                                     int32_t legkey, int n_slots, uint64_t t)
 {
+    if (LATREC_UNLIKELY_(b->oq_len == b->oq_cap) && open_room(b) < 0) return NULL;
     struct node *n = new_node(b, n_slots);
     if (!n) return NULL;
     if (insert(b, process, legkey, seq, n) < 0) {
@@ -427,11 +503,10 @@ static inline __attribute__((always_inline)) struct node *open_node(latrec_legs 
     inst->first_t = t;
     inst->n_hits = n_slots;
     if (legkey < 0) NODE_DISC(n)->n = 0;
-    n->next = NULL;
-    n->prev = b->tail;
-    if (b->tail) b->tail->next = n;
-    else b->head = n, b->due = 0;
-    b->tail = n;
+    const uint64_t pos = b->oq_head + b->oq_len++;
+    n->opos = (uint32_t)pos;
+    b->oq[pos & (b->oq_cap - 1)] = n;
+    if (pos == b->oq_head && t + b->horizon < b->due) b->due = t + b->horizon; /* the front now */
     b->n_open++;
     return n;
 }
@@ -466,7 +541,7 @@ static inline __attribute__((always_inline)) void fetch_ahead(const latrec_legs 
         __builtin_prefetch(n + off);
 }
 
-static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
+static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t now)
 {
     while (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
@@ -478,14 +553,15 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
         b->gq_len--;
         fetch_ahead(b);
     }
-    while (b->head && NODE_INST(b->head)->first_t + b->horizon < now) {
-        b->cut_horizon += counts_as_evicted(b->head);
-        end_node(b, b->head);
+    for (struct node *n; (n = oldest(b)) && NODE_INST(n)->first_t + b->horizon < now;) {
+        b->cut_horizon += counts_as_evicted(n);
+        end_node(b, n);
     }
     /* Nothing more is due until the front's grace or the head's horizon
      * ends (the same sums as above; a hole at the front only makes it an
      * early look). */
-    uint64_t due = b->head ? NODE_INST(b->head)->first_t + b->horizon : UINT64_MAX;
+    const struct node *front = oldest(b);
+    uint64_t due = front ? NODE_INST(front)->first_t + b->horizon : UINT64_MAX;
     if (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
         if (g->done_t + b->grace < due) due = g->done_t + b->grace;
@@ -497,9 +573,9 @@ static __attribute__((noinline)) void evict(latrec_legs *b, uint64_t now)
 static void make_room(latrec_legs *b)
 {
     b->cross++;
-    while (b->head && b->n_open >= b->max_open) {
-        b->cut_room += counts_as_evicted(b->head);
-        end_node(b, b->head);
+    for (struct node *n; (n = oldest(b)) && b->n_open >= b->max_open;) {
+        b->cut_room += counts_as_evicted(n);
+        end_node(b, n);
     }
 }
 
@@ -636,15 +712,18 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
 {
     const uint64_t t = rec->t_ns;
     latrec_instance *inst = NODE_INST(n);
-    if (LATREC_UNLIKELY_(!t) && !(n->have & NODE_ZEROED)) { /* written, yet absent: zero the rest now */
-        zero_hits(n, ~n->have & c->all);
-        n->have |= NODE_ZEROED;
+    if (LATREC_UNLIKELY_(!t)) {
+        if (!(n->have & NODE_ZEROED)) { /* written, yet absent: zero the rest now */
+            zero_hits(n, ~n->have & c->all);
+            n->have |= NODE_ZEROED;
+        }
+    } else {
+        n->have |= 1u << c->idx;
     }
     set_hit(&inst->hits[c->idx], ring, rec);
-    n->have |= (uint32_t)(t != 0) << c->idx;
     if (LATREC_UNLIKELY_(t < inst->first_t)) {
         inst->first_t = t;
-        if (n == b->head) b->due = 0; /* an earlier horizon */
+        if (t + b->horizon < b->due) b->due = t + b->horizon; /* an earlier horizon (if n is the oldest) */
     }
     if (n->have & NODE_GRACE || c->last) return placed_last(b, n, c, t);
     return c->leg;
@@ -685,11 +764,11 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
     return place(b, n, c, ring, rec);
 }
 
-int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+/* The usual record: a stage of one leg, for an open instance that does
+ * not hold it yet, found in its window (lookup spelled out); the rest
+ * goes elsewhere by tail calls, so this path saves no registers. */
+static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
-    if (LATREC_UNLIKELY_(rec->t_ns > b->due)) evict(b, rec->t_ns);
-    /* The usual record: a stage of one leg, for an open instance that does
-     * not hold it yet, found in its window (lookup spelled out). */
     const struct ring_fast *f = &b->ring_fast[ring];
     const unsigned stage = latrec_rec_stage(rec->sc);
     if (LATREC_UNLIKELY_(f->n_cands[stage] != 1)) return feed_general(b, ring, rec);
@@ -701,4 +780,17 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || n->have >> c->idx & 1)) return feed_general(b, ring, rec);
     f->roles[c->leg] = 1;
     return place(b, n, c, ring, rec);
+}
+
+/* A record past `due`: end what is due first. */
+static __attribute__((noinline)) int feed_due(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+{
+    evict(b, rec->t_ns);
+    return feed_usual(b, ring, rec);
+}
+
+int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+{
+    if (LATREC_UNLIKELY_(rec->t_ns > b->due)) return feed_due(b, ring, rec);
+    return feed_usual(b, ring, rec);
 }

@@ -12,6 +12,7 @@
 
 #define MAX_CANDS 6
 #define LATREC_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#define LATREC_LIKELY_(x) __builtin_expect(!!(x), 1)
 #define DISC_HITS LATREC_MAX_CHAIN
 #define LATREC_LEGS_RETIRED 96 /* 48 doublings of the leg table */
 
@@ -36,9 +37,10 @@ struct cand {
  * open, inst->leg holds the table key's leg (-(component + 1) for
  * discovery) and inst->n_hits the hits allocated (the node's size class). */
 struct node {
-    struct node *prev, *next; /* open list, in order of creation (next: the free list) */
-    uint32_t gpos;            /* in grace: its entry's position in the queue (mod 2^32) */
-    uint32_t have;            /* bit i: hits[i] holds a stamp (t_ns != 0); NODE_GRACE, NODE_ZEROED */
+    struct node *next; /* the free list */
+    uint32_t opos;     /* its entry's position in the open queue (mod 2^32) */
+    uint32_t gpos;     /* in grace: its entry's position in the grace queue (mod 2^32) */
+    uint32_t have;     /* bit i: hits[i] holds a stamp (t_ns != 0); NODE_GRACE, NODE_ZEROED */
 };
 
 /* A node's hits are not zeroed when it opens: its absent hits are when it
@@ -162,7 +164,13 @@ struct latrec_legs {
     struct slot *table; /* the overflow table */
     size_t table_cap, n_slots, n_open, max_open; /* slots: buckets in use */
     unsigned table_shift; /* 64 - log2(table_cap) */
-    struct node *head, *tail;
+    /* Every open instance in order of creation: a queue of nodes whose
+     * front is always one (an instance that ends elsewhere leaves a hole,
+     * NULL, dropped when it reaches the front; compacted as the grace
+     * queue is). The front is the oldest: the horizon and max_open end it
+     * first, and finish ends them in this order. */
+    struct node **oq;
+    uint64_t oq_head, oq_len, oq_cap; /* as gq's */
     /* Complete instances waiting for late extras, in order of completion:
      * a queue of (node, when its last chain stage arrived) read from the
      * front, so the nodes due next are known ahead and fetched from memory
@@ -178,7 +186,7 @@ struct latrec_legs {
     uint64_t horizon, grace;
     /* No instance is due to end (grace over, horizon passed) while stream
      * time stays at or below this: a lower bound of the grace queue front's
-     * and the open list head's deadlines (0: look again). */
+     * and the open queue front's deadlines (0: look again). */
     uint64_t due;
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
     /* Decisions that records of other processes could have changed

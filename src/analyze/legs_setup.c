@@ -267,6 +267,7 @@ void latrec_legs_free(latrec_legs *b)
     free(b->ring_fast);
     free(b->table);
     free(b->gq);
+    free(b->oq);
     if (b->wins)
         for (size_t i = 0; i < (b->n_rings + 1) * (size_t)b->n_cat_legs; i++)
             if (b->wins[i].cap) free(b->wins[i].e);

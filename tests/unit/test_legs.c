@@ -5,7 +5,8 @@
  * eviction, DROP routing, late extras within the grace, an extra kept to
  * its own seq counter's instance, a negative last hop across two rings, the
  * default horizon's cut counted, open instances whose seqs are far apart
- * or many at once (the builder's index of open instances). Discovery of uncatalogued chains is in
+ * or many at once (the builder's index of open instances), an old instance
+ * cut by the horizon behind thousands that ended after it opened. Discovery of uncatalogued chains is in
  * test_legs_discovery.c.
  *
  * Rings are written byte by byte with ringgen.h into a directory per test,
@@ -742,6 +743,43 @@ static void test_index_spread(void **state)
     run_close(&r);
 }
 
+/* One instance that never completes (seq 1), then 3999 ENQUEUEs of seqs
+ * 5, 6, 7, 5, 6, 7, ... 1 us apart, each ending the one three records
+ * before (a seq reused): seq 1 stays the oldest open instance behind
+ * thousands that ended, until the 3 ms horizon ends it at the first record
+ * past BASE + 3 ms (the 3001st), before that record ends the instance of
+ * record 2998. */
+static void test_oldest_behind_ended(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("oldest");
+    enum { N = 4000 };
+    static struct r v[N];
+    v[0] = (struct r){ 1, ENQUEUE, BASE, 0, 0 };
+    for (int i = 1; i < N; i++) v[i] = (struct r){ 5 + (uint64_t)(i - 1) % 3, ENQUEUE, BASE + 1000ull * (uint64_t)i, (uint64_t)i, 0 };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, v, N);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 3 * MS, 0);
+    run_feed(&r, 1);
+    assert_int_equal(r.n_inst, N);
+    for (size_t k = 0, i = 1; k < N; k++) {
+        const latrec_instance *in = r.inst[k];
+        if (k == 2997) { /* ended by the horizon at record 3001 */
+            assert_int_equal(in->seq, 1);
+            assert_int_equal(in->hits[0].t_ns, BASE);
+            continue;
+        }
+        assert_int_equal(in->seq, 5 + (i - 1) % 3);
+        assert_int_equal(in->hits[0].t_ns, BASE + 1000ull * i);
+        assert_int_equal(in->hits[0].aux, i);
+        assert_int_equal(in->complete, 0);
+        i++;
+    }
+    assert_int_equal(latrec_legs_cut_horizon(r.legs), 1);
+    run_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -758,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_negative_last_hop),
         cmocka_unit_test(test_default_horizon_counted),
         cmocka_unit_test(test_index_spread),
+        cmocka_unit_test(test_oldest_behind_ended),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
 }
