@@ -127,6 +127,7 @@ struct latrec_paths {
     struct use (*uses)[LATREC_MAX_PATHS]; /* per catalog leg */
     int *n_uses;
     int *drop_hit; /* per catalog leg: hit index of its DROP stage, or -1 */
+    int8_t (*key_hit)[LATREC_MAX_KEYS]; /* per catalog leg: hit index of each key's stage, or -1 */
     struct map wait, tombs;
     struct tomb *tomb;
     size_t tomb_next;
@@ -186,8 +187,9 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
     p->uses = calloc(nl, sizeof(*p->uses));
     p->n_uses = calloc(nl, sizeof(int));
     p->drop_hit = calloc(nl, sizeof(int));
+    p->key_hit = calloc(nl, sizeof(*p->key_hit));
     p->tomb = calloc(LATREC_PATHS_TOMBS, sizeof(*p->tomb));
-    if (!p->uses || !p->n_uses || !p->drop_hit || !p->tomb || map_init(&p->wait, 1024) < 0 ||
+    if (!p->uses || !p->n_uses || !p->drop_hit || !p->key_hit || !p->tomb || map_init(&p->wait, 1024) < 0 ||
         map_init(&p->tombs, 1024) < 0) {
         latrec_paths_free(p);
         return NULL;
@@ -198,6 +200,11 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
         for (int i = 0; i < leg->n_chain + leg->n_extras; i++) {
             unsigned id = i < leg->n_chain ? leg->chain[i] : leg->extras[i - leg->n_chain];
             if (cat->stage_names[id] && strcmp(cat->stage_names[id], "DROP") == 0) p->drop_hit[l] = i;
+        }
+        for (int k = 0; k < LATREC_MAX_KEYS; k++) { /* as latrec_instance_field() finds it */
+            int i = latrec_leg_chain_pos(leg, leg->keys[k].stage);
+            if (i < 0 && (i = latrec_leg_extra_pos(leg, leg->keys[k].stage)) >= 0) i += leg->n_chain;
+            p->key_hit[l][k] = (int8_t)i;
         }
     }
     for (int k = 0; k < cat->n_paths; k++)
@@ -272,6 +279,7 @@ void latrec_paths_free(latrec_paths *p)
     free(p->uses);
     free(p->n_uses);
     free(p->drop_hit);
+    free(p->key_hit);
     free(p->tomb);
     for (int i = 0; i < LATREC_MAX_PATHS; i++) free(p->done[i].d);
     free(p->wait.e);
@@ -518,6 +526,18 @@ static int link_side(latrec_paths *p, struct piece *pc, int side)
     return 0;
 }
 
+/* Key `key` of instance in (of this catalog): latrec_instance_field() of
+ * its stage and field, the stage's hit index known. */
+static uint64_t key_value(const latrec_paths *p, const latrec_instance *in, int key, int *present)
+{
+    const int l = local_leg(p, in), idx = p->key_hit[l][key];
+    *present = idx >= 0 && idx < in->n_hits && in->hits[idx].t_ns != 0;
+    if (!*present) return 0;
+    const unsigned field = p->cat->legs[l].keys[key].field;
+    if (field == LATREC_FIELD_SEQ) return in->seq;
+    return field == LATREC_FIELD_AUX ? in->hits[idx].aux : in->hits[idx].aux2;
+}
+
 /* The key of pc's instance for join j (side: which leg of the join it is). */
 static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_join *j, int leg_is_b)
 {
@@ -525,10 +545,7 @@ static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_
     int key = leg_is_b ? j->key_b : j->key_a;
     int present = 1;
     uint64_t v = in->seq;
-    if (key >= 0) {
-        const latrec_key *k = &p->cat->legs[local_leg(p, in)].keys[key];
-        v = latrec_instance_field(p->legs, in, k->stage, k->field, &present);
-    }
+    if (key >= 0) v = key_value(p, in, key, &present);
     const latrec_process *proc = latrec_legs_process(p->legs, in->process);
     pc->has_key[side] = present;
     pc->key[side] = v;
@@ -539,10 +556,7 @@ static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_
 static int key_present(const latrec_paths *p, const latrec_instance *inst, const latrec_join *j, int leg_is_b)
 {
     int key = leg_is_b ? j->key_b : j->key_a, present = 1;
-    if (key >= 0) {
-        const latrec_key *k = &p->cat->legs[local_leg(p, inst)].keys[key];
-        latrec_instance_field(p->legs, inst, k->stage, k->field, &present);
-    }
+    if (key >= 0) key_value(p, inst, key, &present);
     return present;
 }
 
