@@ -87,10 +87,23 @@ seg() {
     [ "$(seg "$D/wall.json" 'SEND_DONE->RECV' count)" -ge $((n - 5)) ]
     awk -v m="$(seg "$D/wall.json" 'SEND_DONE->RECV' p50_us)" -v p="$(seg "$D/plain.json" 'SEND_DONE->RECV' p50_us)" \
         'BEGIN { exit !(m > 4900 && m > p + 4900) }'
-    # host2 -> host1: 5 ms shorter, every value a negative hand-off
-    [ "$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)" -ge "$n" ]
-    [ "$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' count)" = 0 ]
+    # host2 -> host1: 5 ms shorter: a negative hand-off wherever the
+    # one-host one took less than 5 ms, which on a loaded machine is not
+    # every one: counted instance by instance on the one-host run
+    # (convert's paths.csv; 50 us either side of 5 ms left out, the two
+    # readings' clock mappings differ by that little)
     [ "$(seg "$D/plain.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)" = 0 ]
+    "$LATREC" convert -q "$D/plain" -o "$D/plain.csv"
+    read -r below above < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["path"] == "e3/loop" && $c["complete"] == 1 {
+            v = $c["CREATE_OUTPUT__APPLY_CONTROL_DONE_us"]; if (v < 4950) b++; else if (v >= 5050) a++ }
+        END { print b + 0, a + 0 }' "$D/plain.csv/paths.csv")
+    reg=$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' regressions)
+    cnt=$(seg "$D/wall.json" 'CREATE_OUTPUT->APPLY_CONTROL_DONE' count)
+    echo "negative $reg (one host under 5 ms: $below), not $cnt (over: $above), loops $n"
+    [ "$below" -gt 0 ] && [ "$((reg + cnt))" -ge "$n" ]
+    [ "$reg" -ge "$((below - 1))" ] && [ "$cnt" -ge "$((above - 1))" ]
+    [ "$cnt" -le "$((n - below + 1))" ]
 }
 
 @test "hosts: --align removes the shift within the bound" {
