@@ -1,7 +1,7 @@
 /*
  * gen_rings.c - write a large synthetic run for the convert benchmark.
  *
- *   gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S]
+ *   gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S] [--sched]
  *
  * P processes (default 4) of T threads (default 4, 1 allowed), one full v3 ring of
  * 2^L records per thread (default 20, 32 MiB), so 16 rings x 2^20 records
@@ -18,6 +18,18 @@
  * Rings are named libe3.outbound.<tid> (component libe3, as libE3 names them), pid 7000 + p, tid
  * 7000 + 100 * p + t, one boot id, catalog "e3", rec_count = 2^L, clean
  * close. Prints the total record count on stdout.
+ *
+ * --sched also writes DIR/sched.latrec, the scheduler data record's
+ * collector would have saved for those threads (ring "sched", catalog
+ * "kernel", time-ordered by (t_ns, cpu, kind), exact rec_count): each
+ * thread runs on a CPU of its own, from just before its first record to
+ * just after its last, and between two of its records at least 3 us apart
+ * it gives up the CPU one time in eight (hashed): blocked, then woken by
+ * the process's previous thread 2 us before its next record, or (one time
+ * in four of those) preempted by a kworker; switched in again 0.5 us
+ * before that record. So every hop's second stage has a timeline around
+ * it, and each split holds on-CPU, runqueue and blocked time. Prints the
+ * scheduler record count on stderr.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +59,64 @@ static int by_time(const void *a, const void *b)
     return x->sc < y->sc ? -1 : x->sc > y->sc;
 }
 
+/* The scheduler records of the run, growing (--sched). */
+typedef struct {
+    latrec_rec *v;
+    size_t n, cap;
+} recvec;
+
+static int put(recvec *s, uint64_t t, unsigned cpu, unsigned kind, uint64_t seq, uint64_t aux, uint64_t aux2)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 1 << 16;
+        latrec_rec *v = realloc(s->v, cap * sizeof(*v));
+        if (!v) return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (latrec_rec){ (seq & LATREC_SEQ_MASK) | ((uint64_t)(cpu & 0xFF) << 48) | ((uint64_t)kind << 56),
+                                 t, aux, aux2 };
+    return 0;
+}
+
+/* sched.latrec's order: t_ns, then cpu, then kind */
+static int sched_order(const void *a, const void *b)
+{
+    const latrec_rec *x = a, *y = b;
+    if (x->t_ns != y->t_ns) return x->t_ns < y->t_ns ? -1 : 1;
+    const uint64_t cx = (x->sc >> 48) & 0xFF, cy = (y->sc >> 48) & 0xFF;
+    if (cx != cy) return cx < cy ? -1 : 1;
+    return (x->sc >> 56) < (y->sc >> 56) ? -1 : (x->sc >> 56) > (y->sc >> 56);
+}
+
+/* One thread's scheduler records around its n time-ordered records
+ * (kernel catalog ids: analyze/sched_catalog.h). */
+static int sched_thread(recvec *s, const latrec_rec *r, uint64_t n, uint32_t tid, uint32_t waker, unsigned cpu,
+                        unsigned waker_cpu, uint64_t seed)
+{
+    enum { OUT_PREEMPTED = 1, OUT_BLOCKED = 2, SWITCH_IN = 3, WAKEUP = 4, COMM = 10 };
+    char name[16] = { 0 };
+    snprintf(name, sizeof(name), "bench-%u", tid);
+    uint64_t w[2];
+    memcpy(w, name, 16);
+    int e = put(s, r[0].t_ns - 3000, cpu, COMM, tid, w[0], w[1]);
+    e |= put(s, r[0].t_ns - 2000, cpu, SWITCH_IN, tid, 0, 120);
+    for (uint64_t i = 0; i + 1 < n && !e; i++) {
+        const uint64_t a = r[i].t_ns, b = r[i + 1].t_ns, h = mix(seed ^ ((uint64_t)tid << 40) ^ i);
+        if (b - a < 3000 || h % 8) continue;
+        if ((h >> 8) % 4 == 0) { /* preempted by the CPU's kworker */
+            e |= put(s, a + 500, cpu, OUT_PREEMPTED, tid, 9000 + cpu, 120);
+            e |= put(s, b - 500, cpu, SWITCH_IN, tid, 9000 + cpu, 120);
+        } else {
+            e |= put(s, a + 500, cpu, OUT_BLOCKED, tid, 0, 1);
+            e |= put(s, b - 2000, waker_cpu, WAKEUP, tid, waker, cpu);
+            e |= put(s, b - 500, cpu, SWITCH_IN, tid, 0, 120);
+        }
+    }
+    e |= put(s, r[n - 1].t_ns + 500, cpu, OUT_BLOCKED, tid, 0, 1);
+    return e ? -1 : 0;
+}
+
 static int write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
@@ -62,19 +132,65 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+/* DIR/sched.latrec: the records sorted, in the smallest power-of-two ring
+ * that holds them, as record's collector saves it. 0, or -1 (said). */
+static int write_sched(const char *dir, recvec *s, const uint8_t boot[16], uint64_t t0, uint64_t t0_real)
+{
+    qsort(s->v, s->n, sizeof(*s->v), sched_order);
+    uint64_t entries = 1;
+    while (entries < s->n) entries *= 2;
+    latrec_hdr *hd = calloc(1, sizeof(*hd));
+    latrec_rec *zero = calloc(4096, sizeof(*zero));
+    if (!hd || !zero) return -1;
+    hd->magic = LATREC_MAGIC;
+    hd->version = LATREC_VERSION;
+    hd->entries = entries;
+    hd->rec_count = s->n;
+    hd->rec_size = LATREC_REC_SIZE;
+    hd->t0_mono_ns = t0 - 1000;
+    hd->t0_real_ns = t0_real - 1000;
+    hd->t1_mono_ns = s->n ? s->v[s->n - 1].t_ns + 1000 : t0;
+    hd->t1_real_ns = t0_real + (hd->t1_mono_ns - t0);
+    hd->pid = 6999; /* the recording latrec, not a target */
+    hd->flags = LATREC_F_CLEAN_CLOSE;
+    hd->clock_id = LATREC_CLOCK_ID_MONOTONIC;
+    memcpy(hd->boot_id, boot, 16);
+    snprintf(hd->name, sizeof(hd->name), "sched");
+    snprintf(hd->host, sizeof(hd->host), "bench");
+    snprintf(hd->catalog, sizeof(hd->catalog), "kernel");
+    char path[4096], part[4200];
+    snprintf(path, sizeof(path), "%s/sched.latrec", dir);
+    snprintf(part, sizeof(part), "%s.part", path);
+    int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = fd < 0 || write_all(fd, hd, sizeof(*hd)) < 0 || write_all(fd, s->v, s->n * sizeof(*s->v)) < 0;
+    for (uint64_t k = s->n; !rc && k < entries; k += 4096)
+        rc = write_all(fd, zero, (entries - k < 4096 ? entries - k : 4096) * sizeof(*zero)) < 0;
+    if (fd >= 0 && close(fd) < 0) rc = 1;
+    if (rc || rename(part, path) < 0) {
+        fprintf(stderr, "gen_rings: %s: %s\n", path, strerror(errno));
+        rc = 1;
+    }
+    fprintf(stderr, "gen_rings: %s: %zu scheduler records\n", path, s->n);
+    free(hd);
+    free(zero);
+    return rc ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "bench-rings";
     unsigned procs = 4, threads = 4, log2 = 20;
     uint64_t seed = 1;
+    int with_sched = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 < argc && strcmp(argv[i], "--dir") == 0) dir = argv[++i];
         else if (i + 1 < argc && strcmp(argv[i], "--procs") == 0) procs = (unsigned)atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0) threads = (unsigned)atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--log2") == 0) log2 = (unsigned)atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--sched") == 0) with_sched = 1;
         else {
-            fprintf(stderr, "usage: gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S]\n");
+            fprintf(stderr, "usage: gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S] [--sched]\n");
             return 2;
         }
     }
@@ -102,6 +218,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 16; i++) boot[i] = (uint8_t)mix(seed * 977 + (uint64_t)i);
     static const unsigned stages[4] = { 0x21, 0x22, 0x23, 0x24 };
     uint64_t total = 0;
+    recvec sched = { 0 };
 
     for (unsigned p = 0; p < procs; p++) {
         memset(fill, 0, threads * sizeof(*fill));
@@ -129,6 +246,12 @@ int main(int argc, char **argv)
             latrec_hdr *hd = calloc(1, sizeof(*hd));
             if (!hd) return 1;
             uint32_t pid = 7000 + p, tid = 7000 + 100 * p + th;
+            const unsigned prev = (th + threads - 1) % threads;
+            if (with_sched && sched_thread(&sched, ring[th], entries, tid, 7000 + 100 * p + prev,
+                                           p * threads + th, p * threads + prev, seed) < 0) {
+                fprintf(stderr, "gen_rings: out of memory\n");
+                return 1;
+            }
             hd->magic = LATREC_MAGIC;
             hd->version = LATREC_VERSION;
             hd->entries = entries;
@@ -164,6 +287,8 @@ int main(int argc, char **argv)
     for (unsigned t = 0; t < threads; t++) free(ring[t]);
     free(ring);
     free(fill);
+    if (with_sched && write_sched(dir, &sched, boot, t0, t0_real) < 0) return 1;
+    free(sched.v);
     printf("%llu\n", (unsigned long long)total);
     return 0;
 }

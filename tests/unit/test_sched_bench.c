@@ -1,7 +1,8 @@
 /* sched_model: cost of building the model and of a split query, on a
  * synthetic stream of 16 busy threads (about 400,000 timeline intervals).
- * Prints ns/record and ns/query; asserts only a generous ceiling so that a
- * pathological regression (a linear walk) fails. */
+ * Prints ns/record and ns/query (figures only: no time is asserted; it
+ * runs with the unit tests, under sanitizers too, in about a second) and
+ * checks that the sums-only splits give the split's figures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,7 +105,7 @@ static void test_split_cost(void **state)
            (unsigned long long)c->intervals, (unsigned long long)c->occupancy, (double)(t1 - t0) / (double)n);
     assert_int_equal(c->inconsistent, 0);
 
-    enum { Q = 2000000 };
+    enum { Q = 200000 };
     static const uint64_t windows[3] = { 20000, 200000, 2000000 };
     for (int wi = 0; wi < 6; wi++) {
         int ordered = wi >= 3; /* queries in time order, as a report asks them */
@@ -140,7 +141,6 @@ static void test_split_cost(void **state)
         printf("# split, %s, windows up to %llu us: %.1f ns/query (%.0f %% with a runqueue wait, sink %llu)\n",
                ordered ? "time order" : "random times", (unsigned long long)(windows[wi % 3] / 1000), per, 100.0 * (double)with_wait / Q,
                (unsigned long long)(sink & 0xff));
-        assert_true(per < 20000.0);
         if (ordered) { /* as a report sums a hop: no "ran instead", one hint per thread */
             latrec_sched_hint h[THREADS];
             memset(h, 0, sizeof h);
@@ -154,7 +154,6 @@ static void test_split_cost(void **state)
             assert_int_equal(sink2, sink2_ref); /* the same figures */
             printf("#   sums with a hint per thread: %.1f ns/query (%.2f of the split's, same run)\n",
                    (double)(s1 - s0) / Q, (double)(s1 - s0) / Q / per);
-            assert_true((double)(s1 - s0) / Q < 20000.0);
         }
         free(qt);
         free(qa);
