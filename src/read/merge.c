@@ -14,7 +14,10 @@
  * one winner to the next. The two records sit in buf[], the head at
  * buf[h], and swap places by h (no copy). The ring's iteration fields
  * are a copy (a ring struct is kilobytes, its fields lines apart), taken
- * again whenever the ring may have been polled. The plain reads go by
+ * again whenever the ring may have been polled. Only rings that can give
+ * records have a place (src[leaf], in ring order; leaf_of[ring] finds it),
+ * so a merge of a few rings of a large array plays a small tree. The
+ * plain reads go by
  * p and stop (see read_one). It is padded to a power of two bytes, so
  * that a ring index becomes its address with a shift. */
 struct latrec_merge_rec {
@@ -33,6 +36,7 @@ struct latrec_merge_src {
             unsigned                h;
             int                     has_head, has_next;
             int                     no_wall; /* left out: no wall-clock mapping (add_rings) */
+            uint32_t                ring;    /* its index in the rings array */
             latrec_ring_iter        it; /* the ring's, as of init or the last repoll */
             latrec_cursor           cur;
             latrec_wallmap          wall;
@@ -85,6 +89,7 @@ struct latrec_merge_ent {
 };
 
 #define EXHAUSTED (1ull << 32)
+#define NO_LEAF   UINT32_MAX /* leaf_of a ring left out (not ok) */
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 32 /* records: 16 cache lines (16 rings: 8 KiB in flight, within L1) */
 #endif
@@ -181,29 +186,30 @@ static inline __attribute__((always_inline)) int read_one(latrec_merge *m, uint3
     return read_plain(m, i, s, d, NULL, 0) || read_slow(m, i, s, d, 0);
 }
 
-/* Ring i's head and the record after it, read afresh (init, repoll) the
+/* Leaf i's head and the record after it, read afresh (init, repoll) the
  * general way; the tree and the plain reads' bounds are left to be set
  * again (rebuild, which always follows). */
 static void load_head(latrec_merge *m, uint32_t i)
 {
     struct latrec_merge_src *s = &m->src[i];
     s->h = 0;
-    s->buf[0].out.ring = s->buf[1].out.ring = i;
+    s->buf[0].out.ring = s->buf[1].out.ring = s->ring;
     plain_at(m, s);
     s->has_head = read_slow(m, i, s, HEAD(s), 0);
     s->has_next = s->has_head && read_slow(m, i, s, NEXT(s), 0);
     m->heap_len += s->has_head;
 }
 
-/* Ring i's leaf, from its head. */
+/* Leaf i, from its ring's head. */
 static key128 leaf_wide(const latrec_merge *m, size_t i)
 {
-    return i < m->n && m->src[i].has_head ? key_of(HEAD(&m->src[i])->out.t_ns, i) : key_of(UINT64_MAX, EXHAUSTED + i);
+    return i < m->n_src && m->src[i].has_head ? key_of(HEAD(&m->src[i])->out.t_ns, i)
+                                              : key_of(UINT64_MAX, EXHAUSTED + i);
 }
 
 static uint64_t leaf_narrow(const latrec_merge *m, size_t i)
 {
-    return i < m->n && m->src[i].has_head ? HEAD(&m->src[i])->key64 : exhausted64(m, i);
+    return i < m->n_src && m->src[i].has_head ? HEAD(&m->src[i])->key64 : exhausted64(m, i);
 }
 
 /* Play the matches below `node`: each inner node keeps its loser's key;
@@ -224,6 +230,12 @@ static uint64_t play_narrow(latrec_merge *m, size_t node)
     return a < b ? a : b;
 }
 
+/* The merge key of stamp t_ns of the ring at s. */
+static uint64_t src_key(const latrec_merge *m, const struct latrec_merge_src *s, uint64_t t_ns)
+{
+    return (m->flags & LATREC_MERGE_WALL) ? latrec_wallmap_apply(&s->wall, t_ns) : t_ns;
+}
+
 /* The narrow bound: every key the rings can still give. A ring's records
  * lie within its stamps' extremes at open (a record past the largest is
  * skipped as lapped, read/ring.h); one without a bound (max_t_ns 0 with
@@ -232,13 +244,13 @@ static uint64_t play_narrow(latrec_merge *m, size_t node)
 static int narrow_bound(latrec_merge *m)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = 0; i < m->n_src; i++) {
         const struct latrec_merge_src *s = &m->src[i];
         if (!s->has_head) continue; /* a poll that gives it records plays the tree again */
         if (!s->it.max_t) return 0;
-        const uint64_t min_t = m->rings[i].min_t_ns;
+        const uint64_t min_t = m->rings[s->ring].min_t_ns;
         const uint64_t head_t = HEAD(s)->out.rec.t_ns, a = min_t && min_t < head_t ? min_t : head_t;
-        const uint64_t ka = latrec_merge_key(m, i, a), kb = latrec_merge_key(m, i, s->it.max_t);
+        const uint64_t ka = src_key(m, s, a), kb = src_key(m, s, s->it.max_t);
         if (ka < lo) lo = ka;
         if (kb > hi) hi = kb;
     }
@@ -258,7 +270,7 @@ static int narrow_bound(latrec_merge *m)
 static void plain_bounds(latrec_merge *m)
 {
     const uint64_t top = m->base + m->span < m->base ? UINT64_MAX : m->base + m->span;
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = 0; i < m->n_src; i++) {
         struct latrec_merge_src *s = &m->src[i];
         uint64_t lo = 1, hi = s->it.max_t ? s->it.max_t : UINT64_MAX;
         if (m->narrow) {
@@ -277,7 +289,7 @@ static void rebuild(latrec_merge *m)
 {
     m->narrow = !m->widen && narrow_bound(m);
     if (m->narrow) {
-        for (size_t i = 0; i < m->n; i++) {
+        for (size_t i = 0; i < m->n_src; i++) {
             struct latrec_merge_src *s = &m->src[i];
             if (s->has_head) set_key64(m, (uint32_t)i, HEAD(s));
             if (s->has_next) set_key64(m, (uint32_t)i, NEXT(s));
@@ -354,6 +366,24 @@ static int alloc_trees(latrec_merge *m, size_t k)
     return 0;
 }
 
+/* The rings' places for n_src leaves and the leaf of each of n rings, in
+ * one block (the leaves' first, zeroed; what there was copied over): 0, or
+ * -1 when out of memory. */
+static int alloc_src(latrec_merge *m, size_t n_src, size_t n)
+{
+    const size_t src_bytes = n_src * sizeof(*m->src);
+    char *b = calloc(1, src_bytes + n * sizeof(*m->leaf_of) + 1);
+    if (!b) return -1;
+    if (m->src) {
+        memcpy(b, m->src, m->n_src * sizeof(*m->src));
+        memcpy(b + src_bytes, m->leaf_of, m->n * sizeof(*m->leaf_of));
+    }
+    free(m->src);
+    m->src = (struct latrec_merge_src *)b;
+    m->leaf_of = (uint32_t *)(b + src_bytes);
+    return 0;
+}
+
 int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
                       unsigned flags, char *err, size_t errlen)
 {
@@ -384,27 +414,32 @@ int latrec_merge_init(latrec_merge *m, const latrec_ring *rings, size_t n,
         }
     }
 
+    size_t n_ok = 0;
+    for (size_t i = 0; i < n; i++) n_ok += rings[i].status == LATREC_RING_OK;
     size_t k = 1;
-    while (k < n)
+    while (k < n_ok)
         k *= 2;
-    m->src = calloc(n, sizeof *m->src);
-    if (alloc_trees(m, k) < 0 || !m->src) {
+    if (alloc_src(m, n_ok, n) < 0 || alloc_trees(m, k) < 0) {
         latrec_merge_free(m);
         return fail(err, errlen, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
+        m->leaf_of[i] = NO_LEAF;
         if (rings[i].status != LATREC_RING_OK)
             continue;
+        struct latrec_merge_src *s = &m->src[m->n_src];
         if (flags & LATREC_MERGE_WALL) {
             char why[LATREC_REASON_LEN];
-            if (latrec_wallmap_init(&m->src[i].wall, &rings[i], why, sizeof why) != 0) {
+            if (latrec_wallmap_init(&s->wall, &rings[i], why, sizeof why) != 0) {
                 latrec_merge_free(m);
                 return fail(err, errlen, "%s: %s", rings[i].path, why);
             }
         }
-        latrec_ring_cursor_init(&m->src[i].cur);
-        latrec_ring_iter_of(&rings[i], &m->src[i].it);
-        load_head(m, (uint32_t)i);
+        s->ring = (uint32_t)i;
+        m->leaf_of[i] = (uint32_t)m->n_src;
+        latrec_ring_cursor_init(&s->cur);
+        latrec_ring_iter_of(&rings[i], &s->it);
+        load_head(m, (uint32_t)m->n_src++);
     }
     rebuild(m);
     return 0;
@@ -528,29 +563,37 @@ int latrec_merge_peek(const latrec_merge *m, uint64_t *key)
     return 1;
 }
 
-latrec_cursor *latrec_merge_cursor(latrec_merge *m, size_t i) { return &m->src[i].cur; }
+latrec_cursor *latrec_merge_cursor(latrec_merge *m, size_t i)
+{
+    if (m->leaf_of[i] != NO_LEAF) return &m->src[m->leaf_of[i]].cur;
+    latrec_ring_cursor_init(&m->no_cursor); /* a ring left out: nothing visited */
+    return &m->no_cursor;
+}
 
 uint64_t latrec_merge_key(const latrec_merge *m, size_t i, uint64_t t_ns)
 {
-    return (m->flags & LATREC_MERGE_WALL) ? latrec_wallmap_apply(&m->src[i].wall, t_ns) : t_ns;
+    return m->leaf_of[i] != NO_LEAF ? src_key(m, &m->src[m->leaf_of[i]], t_ns) : t_ns;
 }
 
-/* Take a head for ring i when it has none: 1 when it has one now. The
+/* Take a head for leaf i when it has none: 1 when it has one now. The
  * tree is left to the caller to play again (a ring joining changes
  * matches off the winner's path). */
 static int repoll_leaf(latrec_merge *m, size_t i)
 {
-    if (m->src[i].has_head) return 1;
-    if (m->rings[i].status != LATREC_RING_OK || m->src[i].no_wall) return 0;
-    latrec_ring_iter_of(&m->rings[i], &m->src[i].it); /* a poll may have moved them */
+    struct latrec_merge_src *s = &m->src[i];
+    if (s->has_head) return 1;
+    if (s->no_wall) return 0;
+    latrec_ring_iter_of(&m->rings[s->ring], &s->it); /* a poll may have moved them */
     load_head(m, (uint32_t)i);
-    return m->src[i].has_head;
+    return s->has_head;
 }
 
 int latrec_merge_repoll(latrec_merge *m, size_t i)
 {
-    if (m->src[i].has_head) return 1;
-    if (!repoll_leaf(m, i)) return 0;
+    const uint32_t leaf = m->leaf_of[i];
+    if (leaf == NO_LEAF) return 0;
+    if (m->src[leaf].has_head) return 1;
+    if (!repoll_leaf(m, leaf)) return 0;
     rebuild(m); /* O(rings), live polls only */
     return 1;
 }
@@ -571,30 +614,33 @@ int latrec_merge_add_rings(latrec_merge *m, const latrec_ring *rings, size_t n, 
     if (n > UINT32_MAX) return fail(err, errlen, "too many rings");
     m->rings = rings;
     if (n <= m->n) return 0;
-    struct latrec_merge_src *src = realloc(m->src, n * sizeof(*src));
-    if (src) m->src = src;
-    if (!src || grow_tree(m, n) < 0) return fail(err, errlen, "out of memory");
+    size_t n_ok = m->n_src;
+    for (size_t i = m->n; i < n; i++) n_ok += rings[i].status == LATREC_RING_OK;
+    if (alloc_src(m, n_ok, n) < 0 || grow_tree(m, n_ok) < 0) return fail(err, errlen, "out of memory");
     int rc = 0;
+    const size_t from = m->n_src;
     for (size_t i = m->n; i < n; i++) {
-        memset(&m->src[i], 0, sizeof(m->src[i]));
-        latrec_ring_cursor_init(&m->src[i].cur);
+        m->leaf_of[i] = NO_LEAF;
+        if (rings[i].status != LATREC_RING_OK) continue;
+        struct latrec_merge_src *s = &m->src[m->n_src];
+        s->ring = (uint32_t)i;
+        m->leaf_of[i] = (uint32_t)m->n_src++;
+        latrec_ring_cursor_init(&s->cur);
         char why[LATREC_REASON_LEN];
-        if (rings[i].status == LATREC_RING_OK && (m->flags & LATREC_MERGE_WALL) &&
-            latrec_wallmap_init(&m->src[i].wall, &rings[i], why, sizeof(why)) != 0) {
-            m->src[i].no_wall = 1;
+        if ((m->flags & LATREC_MERGE_WALL) && latrec_wallmap_init(&s->wall, &rings[i], why, sizeof(why)) != 0) {
+            s->no_wall = 1;
             if (rc == 0) rc = fail(err, errlen, "%s: %s", rings[i].path, why);
         }
     }
-    size_t from = m->n;
     m->n = n;
-    for (size_t i = from; i < n; i++) repoll_leaf(m, i);
+    for (size_t i = from; i < m->n_src; i++) repoll_leaf(m, i);
     rebuild(m);
     return rc;
 }
 
 void latrec_merge_free(latrec_merge *m)
 {
-    free(m->src);
+    free(m->src); /* and leaf_of after it */
     free(m->heap); /* and the narrow tree after it */
     memset(m, 0, sizeof *m);
 }

@@ -9,7 +9,9 @@
  * O(number of rings), allocated once at init; latrec_merge_next() and
  * latrec_merge_fill() never allocate. The rings' heads meet in a
  * tournament (loser) tree: a record costs one key comparison per level,
- * log2(rings) rounded up, on 64-bit keys while every key of the merge fits
+ * log2(ok rings) rounded up (a ring that is not ok takes no leaf, so a
+ * merge of some rings of an array, the others marked rejected, plays a
+ * tree of their number), on 64-bit keys while every key of the merge fits
  * beside the ring bits (128-bit keys otherwise; merge.c). Each ring is read
  * one record past its head. latrec_merge_fill() hands out records in
  * batches: the cheap way to read the stream.
@@ -52,7 +54,9 @@ typedef struct latrec_merge {
     const latrec_ring       *rings;
     size_t                   n;
     unsigned                 flags;
-    struct latrec_merge_src *src;  /* n entries */
+    struct latrec_merge_src *src;  /* n_src entries: the ok rings', in ring order (merge.c) */
+    uint32_t                *leaf_of; /* n entries: ring i's place in src (UINT32_MAX: none) */
+    size_t                   n_src;
     struct latrec_merge_ent *heap; /* the wide tree: 2 * leaves keys of 128 bits
                                       ([0] the winner, [1, leaves) the loser of
                                       each match; merge.c) */
@@ -63,6 +67,7 @@ typedef struct latrec_merge {
     int                      widen;    /* a key fell outside it: wide from now on */
     uint64_t                 base, span; /* narrow keys: key - base in [0, span] */
     size_t                   heap_len; /* rings not exhausted */
+    latrec_cursor            no_cursor; /* latrec_merge_cursor of a ring left out */
 } latrec_merge;
 
 /* Prepare a merge over rings[0..n) (rejected rings are skipped; the array

@@ -400,7 +400,8 @@ static size_t plain_merge(const latrec_ring *rings, size_t n, uint64_t *want, si
 /* Every tree shape (1 to 70 rings: 2^0 to 2^7 leaves) against the plain
  * merge, on rings with ties, local inversions, empty and torn slots, wraps
  * and different lengths, in batches of changing sizes and under a limit
- * that moves: the same records in the same order, ties included. */
+ * that moves, and over a subset of the rings: the same records in the
+ * same order, ties included. */
 static void test_shapes_against_plain_merge(void **state)
 {
     (void)state;
@@ -455,6 +456,27 @@ static void test_shapes_against_plain_merge(void **state)
             assert_int_equal(k, total);
             latrec_merge_free(&m);
         }
+        /* a subset of the array (the others left out, as a merge of one
+         * process's rings sees them): the same order, and a tree of the
+         * subset's size */
+        static latrec_ring some[70];
+        size_t n_some = 0;
+        for (size_t r = 0; r < set.n; r++) {
+            some[r] = set.rings[r];
+            if (r % 3 != 1) some[r].status = LATREC_RING_REJECTED;
+            else n_some++;
+        }
+        const size_t some_total = plain_merge(some, set.n, want, MAXN);
+        assert_int_equal(latrec_merge_init(&m, some, set.n, 0, err, sizeof err), 0);
+        size_t leaves = 1;
+        while (leaves < n_some) leaves *= 2;
+        assert_int_equal(m.leaves, leaves);
+        size_t k = 0, got;
+        while ((got = latrec_merge_fill(&m, out, 41, UINT64_MAX)) > 0)
+            for (size_t j = 0; j < got; j++, k++) assert_int_equal((uint64_t)out[j].ring << 32 | out[j].pos, want[k]);
+        assert_int_equal(k, some_total);
+        assert_int_equal(latrec_merge_cursor(&m, 0)->pos, 0); /* ring 0 left out: never visited */
+        latrec_merge_free(&m);
         latrec_ringset_close(&set);
     }
 }
