@@ -107,7 +107,7 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst);
  * when the pass's options and sinks allow: 1 done (the stream read to its
  * end, every instance ended), 0 not run, or given up with the sinks told to
  * restart and the pass as it was before (read the stream in time order
- * instead), -1 out of memory (printed). */
+ * instead), -1 out of memory (the caller says so). */
 int latrec_pass_split_run(latrec_pass *p, int n_threads);
 
 #endif

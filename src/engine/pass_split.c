@@ -439,6 +439,5 @@ int latrec_pass_split_run(latrec_pass *p, int n_threads)
     }
     free(ring_proc);
     free(sp);
-    if (rc < 0) fprintf(stderr, "latrec: out of memory\n");
     return rc;
 }
