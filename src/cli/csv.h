@@ -130,22 +130,38 @@ static inline __attribute__((always_inline)) char *latrec_fmt_u64(char *out, uin
  * latrec_fmt_u64 that stores up to 16 bytes from out. Start with
  * LATREC_FMT_HI_INIT. */
 typedef struct latrec_fmt_hi {
-    uint64_t hi; /* v / 10^8 of the last v >= 10^8 */
-    size_t   n;
+    uint64_t base; /* v / 10^8 * 10^8 of the last v >= 10^8 */
+    size_t   n;    /* the digits of base / 10^8 in s */
     char     s[24];
 } latrec_fmt_hi;
-#define LATREC_FMT_HI_INIT { UINT64_MAX, 0, { 0 } }
+/* A base no v < 10^8 is within 10^8 above (v - base wraps past 10^8), and
+ * whose digits are right for the v that are. */
+#define LATREC_FMT_HI_INIT { 18446744073600000000ull, 12, "184467440736" }
+#define LATREC_FMT_HI_TOP 184467440737ull /* 2^64 / 10^8: a base there would wrap */
+
+/* A v whose leading digits are not base's (or v < 10^8). */
+static inline char *latrec_fmt_hi_miss(char *out, uint64_t v, latrec_fmt_hi *h)
+{
+    if (v < 100000000u) return latrec_fmt_small(out, (uint32_t)v);
+    const uint64_t hi = v / 100000000u;
+    if (hi == LATREC_FMT_HI_TOP) { /* not cached */
+        memcpy(out, "184467440737", 12);
+        latrec_fmt8(out + 12, (uint32_t)(v - LATREC_FMT_HI_TOP * 100000000u));
+        return out + 20;
+    }
+    h->base = hi * 100000000u;
+    h->n = (size_t)(latrec_fmt_u64(h->s, hi) - h->s);
+    memcpy(out, h->s, 16);
+    latrec_fmt8(out + h->n, (uint32_t)(v - h->base));
+    return out + h->n + 8;
+}
 
 static inline __attribute__((always_inline)) char *latrec_fmt_u64_hi(char *out, uint64_t v, latrec_fmt_hi *h)
 {
-    if (v < 100000000u) return latrec_fmt_small(out, (uint32_t)v);
-    const uint64_t hi = v / 100000000u; /* < 1.9 * 10^11: at most 12 digits */
-    if (__builtin_expect(hi != h->hi, 0)) {
-        h->hi = hi;
-        h->n = (size_t)(latrec_fmt_u64(h->s, hi) - h->s);
-    }
+    const uint64_t lo = v - h->base; /* wraps when v < base: a miss too */
+    if (__builtin_expect(lo >= 100000000u, 0)) return latrec_fmt_hi_miss(out, v, h);
     memcpy(out, h->s, 16);
-    latrec_fmt8(out + h->n, (uint32_t)(v - hi * 100000000u));
+    latrec_fmt8(out + h->n, (uint32_t)lo);
     return out + h->n + 8;
 }
 

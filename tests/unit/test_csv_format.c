@@ -86,6 +86,19 @@ static void test_shared_leading_digits(void **state)
         snprintf(want, sizeof want, "%" PRIu64, v);
         assert_string_equal(got, want);
     }
+    /* a fresh cache and one after the top 10^8 of 2^64: small numbers
+     * are not taken for cached ones, and the top ones are right */
+    const uint64_t edge[] = { 0, 7, 99999999, 100000000, UINT64_MAX, 5, 18446744073609551615ull, 3,
+                              18446744073600000000ull, 99999999, 18446744073700000000ull, 1, 12345678 };
+    for (int pass = 0; pass < 2; pass++) {
+        latrec_fmt_hi h2 = LATREC_FMT_HI_INIT;
+        for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+            char got[40], want[32];
+            *latrec_fmt_u64_hi(got, edge[(i + (size_t)pass) % (sizeof edge / sizeof edge[0])], &h2) = '\0';
+            snprintf(want, sizeof want, "%" PRIu64, edge[(i + (size_t)pass) % (sizeof edge / sizeof edge[0])]);
+            assert_string_equal(got, want);
+        }
+    }
 }
 
 static void test_field(void **state)
