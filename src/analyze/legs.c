@@ -737,7 +737,7 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
     if (b->n_open >= b->max_open) make_room(b);
     struct node *n = open_node(b, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
-    b->ring_fast[ring].roles[c->leg] = 1;
+    b->ring_roles[ring][c->leg] = 1;
     return place(b, n, c, ring, rec);
 }
 
@@ -760,7 +760,7 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
         n = NULL;
     }
     if (!n) return feed_open(b, ring, rec, c, seq);
-    b->ring_fast[ring].roles[c->leg] = 1;
+    b->ring_roles[ring][c->leg] = 1;
     return place(b, n, c, ring, rec);
 }
 
@@ -769,16 +769,15 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
  * goes elsewhere by tail calls, so this path saves no registers. */
 static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
-    const struct ring_fast *f = &b->ring_fast[ring];
-    const unsigned stage = latrec_rec_stage(rec->sc);
-    if (LATREC_UNLIKELY_(f->n_cands[stage] != 1)) return feed_general(b, ring, rec);
-    const struct cand *c = &f->cands[stage][0];
+    const struct usual *u = &b->ring_fast[ring].st[latrec_rec_stage(rec->sc)];
+    const struct win *w = u->w;
+    if (LATREC_UNLIKELY_(!w)) return feed_general(b, ring, rec);
+    const struct cand *c = u->c;
     const uint64_t seq = latrec_rec_seq(rec->sc);
-    const struct win *w = &f->wins[c->leg];
     struct node *n = w->e[seq & w->mask];
     if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_open(b, ring, rec, c, seq);
     if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || n->have >> c->idx & 1)) return feed_general(b, ring, rec);
-    f->roles[c->leg] = 1;
+    *u->role = 1;
     return place(b, n, c, ring, rec);
 }
 

@@ -115,13 +115,18 @@ struct node_class {
     size_t slab_nodes; /* nodes of the last slab */
 };
 
-/* What the usual record needs of its ring, in one place: its catalog's
- * candidates, its process's windows, and the leg_roles row of its role. */
+/* What the usual record needs, per ring and stage, in one line's half:
+ * for a stage of exactly one candidate leg, that candidate, the window of
+ * the ring's process for its leg and the leg_roles cell of (the ring's
+ * role, the leg); w NULL for any other stage. */
+struct usual {
+    struct win *w;
+    const struct cand *c;
+    uint8_t *role;
+    uint64_t unused_;
+};
 struct ring_fast {
-    const uint8_t *n_cands;                 /* n_cands[cat] */
-    const struct cand (*cands)[MAX_CANDS];  /* cands[cat] */
-    struct win *wins;                       /* the windows of its process, by catalog leg */
-    uint8_t *roles;                         /* leg_roles + role * leg_roles_stride */
+    struct usual st[256];
 };
 
 struct latrec_legs {
@@ -202,12 +207,13 @@ struct latrec_legs {
     uint8_t *leg_roles;       /* [role][leg], rows leg_roles_stride (n_cat_legs + 1) wide */
     size_t leg_roles_stride;
     struct ring_fast *ring_fast; /* per ring */
+    uint8_t **ring_roles;        /* per ring: leg_roles + its role * leg_roles_stride */
 
     latrec_emit_fn emit;
     void *ctx;
 };
 
-/* Fill ring_fast[i] from ring i's catalog, process and role. */
+/* Fill ring_fast[i] and ring_roles[i] from ring i's catalog, process and role. */
 void latrec_legs_ring_fast(latrec_legs *b, size_t i);
 
 /* A zeroed table of cap slots, line-aligned; NULL when out of memory. */

@@ -164,12 +164,13 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     b->components = calloc(set->n + 1, sizeof(*b->components));
     b->processes = calloc(set->n + 1, sizeof(*b->processes));
     b->ring_role = calloc(set->n + 1, sizeof(int));
-    b->ring_fast = calloc(set->n + 1, sizeof(*b->ring_fast));
+    b->ring_fast = aligned_alloc(64, (set->n + 1) * sizeof(*b->ring_fast));
+    b->ring_roles = calloc(set->n + 1, sizeof(*b->ring_roles));
     b->table_cap = 1024;
     b->table_shift = 64 - 10;
     b->table = latrec_legs_table_new(b->table_cap);
     if (!b->ring_cat || !b->ring_component || !b->ring_process || !b->components || !b->processes ||
-        !b->ring_role || !b->ring_fast || !b->table || index_catalogs(b) < 0) {
+        !b->ring_role || !b->ring_fast || !b->ring_roles || !b->table || index_catalogs(b) < 0) {
         latrec_legs_free(b);
         return NULL;
     }
@@ -206,7 +207,7 @@ int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *
         grow(&b->ring_process, old, n, sizeof(*b->ring_process)) < 0 ||
         grow(&b->components, old, n, sizeof(*b->components)) < 0 ||
         grow(&b->processes, old, n, sizeof(*b->processes)) < 0 || grow(&b->ring_role, old, n, sizeof(*b->ring_role)) < 0 ||
-        grow(&b->ring_fast, old, n, sizeof(*b->ring_fast)) < 0 ||
+        grow(&b->ring_fast, old, n, sizeof(*b->ring_fast)) < 0 || grow(&b->ring_roles, old, n, sizeof(*b->ring_roles)) < 0 ||
         grow(&b->wins, old, n, (size_t)b->n_cat_legs * sizeof(*b->wins)) < 0)
         return -1;
     latrec_legs_wins_init(b, old + 1, n + 1);
@@ -236,10 +237,13 @@ void latrec_legs_ring_fast(latrec_legs *b, size_t i)
 {
     const int cat = b->ring_cat[i];
     struct ring_fast *f = &b->ring_fast[i];
-    f->n_cands = b->n_cands[cat];
-    f->cands = b->cands[cat];
-    f->wins = b->wins + (size_t)b->ring_process[i] * (size_t)b->n_cat_legs;
-    f->roles = b->leg_roles + (size_t)b->ring_role[i] * b->leg_roles_stride;
+    struct win *wins = b->wins + (size_t)b->ring_process[i] * (size_t)b->n_cat_legs;
+    uint8_t *roles = b->ring_roles[i] = b->leg_roles + (size_t)b->ring_role[i] * b->leg_roles_stride;
+    for (int st = 0; st < 256; st++) {
+        const struct cand *c = &b->cands[cat][st][0];
+        f->st[st] = b->n_cands[cat][st] == 1 ? (struct usual){ &wins[c->leg], c, &roles[c->leg], 0 }
+                                              : (struct usual){ NULL, NULL, NULL, 0 };
+    }
 }
 
 void latrec_legs_free(latrec_legs *b)
@@ -265,6 +269,7 @@ void latrec_legs_free(latrec_legs *b)
     free(b->ring_role);
     free(b->leg_roles);
     free(b->ring_fast);
+    free(b->ring_roles);
     free(b->table);
     free(b->gq);
     free(b->oq);
