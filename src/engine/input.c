@@ -210,7 +210,9 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     char err[512];
     if (same_dir_twice(o, cmd)) return 1;
     for (int d = 0; d < o->n_dirs; d++) run_state(in, o->dirs[d], d == 0);
-    if (latrec_ringset_open(&in->set, o->dirs, (size_t)o->n_dirs, err, sizeof(err)) < 0) {
+    /* --threads (0: 2 when two CPUs are online) scan the rings at open too */
+    const int threads = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+    if (latrec_ringset_open_on(&in->set, o->dirs, (size_t)o->n_dirs, threads, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec %s: %s\n", cmd, err);
         return 1;
     }

@@ -45,6 +45,12 @@ typedef struct latrec_ringset {
 int latrec_ringset_open(latrec_ringset *set, const char *const *dirs,
                         size_t ndirs, char *err, size_t errlen);
 
+/* The same with the rings' open-time scans on up to `threads` threads
+ * (at most two are used, for a directory of 4 rings or more): the same set
+ * in the same order. */
+int latrec_ringset_open_on(latrec_ringset *set, const char *const *dirs,
+                           size_t ndirs, int threads, char *err, size_t errlen);
+
 /* latrec_ringset_open() for one directory. */
 int latrec_ringset_open_dir(latrec_ringset *set, const char *dir, char *err,
                             size_t errlen);

@@ -92,12 +92,14 @@ static int setup(void **state)
     return 0;
 }
 
-static void test_run_dir(void **state)
+/* The run directory, its rings' scans on `threads` threads (rings/ holds
+ * four files named *.latrec: two threads take them). */
+static void check_run_dir(int threads)
 {
-    (void)state;
     latrec_ringset set;
     char err[256] = "untouched";
-    assert_int_equal(latrec_ringset_open_dir(&set, P("run"), err, sizeof err), 0);
+    const char *dir = P("run");
+    assert_int_equal(latrec_ringset_open_on(&set, &dir, 1, threads, err, sizeof err), 0);
     assert_string_equal(err, "");
     static const char *order[] = {"a.11.latrec", "b.12.latrec", "bad.latrec",
                                   "link.latrec", "sched.latrec"};
@@ -116,6 +118,20 @@ static void test_run_dir(void **state)
     assert_int_equal(set.rings[4].valid, 4);
     latrec_ringset_close(&set);
     latrec_ringset_close(&set);
+}
+
+static void test_run_dir(void **state)
+{
+    (void)state;
+    check_run_dir(1);
+}
+
+/* The same set in the same order when two threads scan the rings. */
+static void test_run_dir_threads(void **state)
+{
+    (void)state;
+    check_run_dir(2);
+    check_run_dir(64);
 }
 
 static void test_plain_and_several(void **state)
@@ -287,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_dir),
+        cmocka_unit_test(test_run_dir_threads),
         cmocka_unit_test(test_plain_and_several),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_permission),
