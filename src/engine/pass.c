@@ -546,6 +546,11 @@ static int pipe_feed(void *ctx, void *batch, int last)
             struct pipe_first *f = ev_put(p, EV_FIRST, sizeof(*f));
             if (f) *f = (struct pipe_first){ r->ring, leg, r->rec.t_ns };
         }
+        /* One thread flushes at every record; here the pending flush goes
+         * with the next event, which is the same while stamps rise. Past a
+         * descent (a ring not single-writer) the higher stamp flushes more:
+         * it goes out on its own first. */
+        if (p->f.flush_pending && r->rec.t_ns < p->f.flush_t) ev_put(p, EV_NONE, 0);
         p->f.flush_t = r->rec.t_ns;
         p->f.flush_pending = 1;
     }

@@ -33,6 +33,7 @@
 #define HORIZON 20000000ull
 
 static char dir[512];
+static int descent; /* write_rings: each libe3.outbound ring stamps once a minute ahead, mid-run */
 static const char *kinds[3] = { "oai", "libe3.outbound", "app" };
 
 static int ring_path(char *buf, size_t len, int p, int k)
@@ -74,6 +75,7 @@ static int write_rings(void **state)
                 ringgen_stamp(&g[2], i, 0, 0xC0 + c / 10, t + 100, 0, 0);
                 ringgen_stamp(&g[2], i, 0, 0xD0 + c % 10, t + 200, 0, 0);
             }
+            if (descent && i == MSGS * 3 / 4) ringgen_stamp(&g[1], 1000000 + i, 0, 0xC0, t + 60000000000ull, 0, 0);
         }
         for (int k = 0; k < 3; k++) {
             char path[600];
@@ -357,11 +359,33 @@ static void a_failing_sink_ends_the_pass(void **state)
     for (int threads = 1; threads <= 3; threads++) free(l[threads].c);
 }
 
+/* A ring that is not single-writer: a stamp a minute ahead mid-run, then
+ * the run goes on. One thread flushes the discovered legs' waiting
+ * first-stage stamps at that record (all of them are a horizon behind it);
+ * on threads they must go out there too, not at the next event's lower
+ * stamp. (Before: the inter-arrival rows of `report --threads 2` differed
+ * from --threads 1's on such a ring.) */
+static void a_stamp_far_ahead_flushes_as_on_one_thread(void **state)
+{
+    remove_rings(state);
+    descent = 1;
+    assert_int_equal(write_rings(state), 0);
+    static struct result one, two;
+    run(&one, 1, 0);
+    const uint64_t per_proc = MSGS * 3 + (MSGS - MSGS / 17) + MSGS / 13 + 2 * (MSGS - MSGS / 2 + 1);
+    assert_true(one.fed == (uint64_t)PROCS * (per_proc + 1)); /* the stamp far ahead read too */
+    run(&two, 2, 0);
+    same(&one, &two, "2 threads, a stamp far ahead");
+    free(one.log.c);
+    free(two.log.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(threads_give_the_figures_of_one),
         cmocka_unit_test(a_failing_sink_ends_the_pass),
+        cmocka_unit_test(a_stamp_far_ahead_flushes_as_on_one_thread),
     };
     return cmocka_run_group_tests(tests, write_rings, remove_rings);
 }
