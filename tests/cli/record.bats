@@ -112,10 +112,10 @@ load record_helpers
 @test "SIGINT to latrec: the command gets SIGINT, run.json is finalised, exit 130" {
     need_tracefs
     "$LATREC" record -o r -- sh -c \
-        'trap "echo INT >got; trap - INT; kill -INT \$\$" INT; sleep 60 & wait' 2>err &
+        'trap "echo INT >got; trap - INT; kill -INT \$\$" INT; : >ready; sleep 60 & wait' 2>err &
     local lp=$!
     wait_running r
-    sleep 0.2
+    wait_ready # its trap is set (on a loaded machine the shell may take a while to get there)
     kill -INT "$lp"
     local st=0
     wait "$lp" || st=$?
@@ -132,9 +132,10 @@ load record_helpers
 @test "three SIGINTs in quick succession: latrec survives, kills the command, leaves a readable run" {
     need_tracefs
     # a command that ignores SIGINT and SIGTERM: only SIGKILL ends it
-    "$LATREC" record -o r -- sh -c 'trap "" INT TERM; sleep 97.25; exit 0' 2>err &
+    "$LATREC" record -o r -- sh -c 'trap "" INT TERM; : >ready; sleep 97.25; exit 0' 2>err &
     local lp=$!
     wait_running r
+    wait_ready
     kill -INT "$lp"; kill -INT "$lp"; kill -INT "$lp"
     local st=0
     wait "$lp" || st=$?
@@ -178,12 +179,14 @@ load record_helpers
 }
 
 @test "-d escalates to SIGTERM, then SIGKILL, after the grace period" {
-    run "$LATREC" record -o r -d 0.3 --grace 0.3 -- sh -c 'trap "" INT; exec sleep 30'
+    # env ignores the signals as it starts (a shell's trap, set once the
+    # shell has started, can come after the 0.3 s on a loaded machine)
+    run "$LATREC" record -o r -d 0.3 --grace 0.3 -- env --ignore-signal=INT sleep 30
     [ "$status" -eq 0 ]
     [[ "$output" == *"sending SIGTERM"* ]]
     [[ "$output" == *"the command died of SIGTERM (stopped at the end of -d: exit 0)"* ]]
     [ "$(jq -r .exit.signal_name r/run.json)" = SIGTERM ]
-    run "$LATREC" record -o r2 -d 0.3 --grace 0.3 -- sh -c 'trap "" INT TERM; exec sleep 30'
+    run "$LATREC" record -o r2 -d 0.3 --grace 0.3 -- env --ignore-signal=INT,TERM sleep 30
     [ "$status" -eq 0 ]
     [[ "$output" == *"sending SIGKILL"* ]]
     [ "$(jq -r .exit.signal_name r2/run.json)" = SIGKILL ]

@@ -10,3 +10,13 @@ wait_running() {
     done
     return 1
 }
+
+# wait_ready: the launched command made ./ready (once it is set up), 10 s at most
+wait_ready() {
+    local i
+    for i in $(seq 200); do
+        [ -e ready ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
