@@ -59,7 +59,12 @@ planted_only() {
     # instances with LIVE_ON_AIR (the report's own leg table).
     closed=$(jq -r '[.legs[] | select(.leg == "apply_ctrl") | .complete] | add' "$j")
     joined=$(jq -r '.paths[] | select(.path == "e3/loop") | .complete' "$j")
-    [ "$closed" -ge 250 ]
+    # Every loop the RAN started closed, but the few in flight at its end;
+    # on a loaded machine it starts fewer than its 300 (a tick it wakes up
+    # too late for is skipped, not made up), enough to judge by.
+    started=$(jq -r '[.legs[] | select(.leg == "source") | .complete] | add' "$j")
+    echo "started $started closed $closed joined $joined"
+    [ "$started" -ge 100 ] && [ "$closed" -ge $((started - 5)) ]
     awk -v j="$joined" -v c="$closed" 'BEGIN { exit !(j <= c && j >= 0.999 * c) }'
     # Every instance is counted somewhere: complete + incomplete (by leg and
     # reason) = instances.
