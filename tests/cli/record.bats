@@ -241,7 +241,9 @@ load record_helpers
 
 @test "rings live on tmpfs during the run (DIR/rings links there) and are moved at the end" {
     need_tracefs
-    "$LATREC" record -q -o r -- "$E3LOOP" --duration 1.5 --rate 500 &
+    # it runs until told (a run bounded by --duration may be over before
+    # its threads are counted on a loaded machine)
+    "$LATREC" record -q -o r -- "$E3LOOP" --duration 60 --rate 500 &
     local lp=$!
     wait_running r
     [ -L r/rings ]
@@ -251,14 +253,20 @@ load record_helpers
     [ "$(jq -r .state r/run.json)" = recording ]
     [ "$(jq -r .rings_dir r/run.json)" = "$tmpdir" ]
     [ "$(stat -f -c %T "$tmpdir")" = tmpfs ]
-    # every thread of both processes: count them while they run
+    # every thread of both processes: count them while they run, once the
+    # five that stamp have their rings
     local ran dapp i ran_threads dapp_threads
     ran="$(jq -r .pid r/run.json)"
-    for i in $(seq 100); do dapp="$(pgrep -P "$ran" || true)"; [ -n "$dapp" ] && break; sleep 0.02; done
-    sleep 0.5
+    for i in $(seq 200); do
+        dapp="$(pgrep -P "$ran" || true)"
+        [ -n "$dapp" ] && [ "$(ls "$tmpdir" | grep -c '\.latrec$')" -ge 5 ] && break
+        sleep 0.05
+    done
     ran_threads="$(ls "/proc/$ran/task" | wc -l)"
     dapp_threads="$(ls "/proc/$dapp/task" | wc -l)"
-    wait "$lp"
+    kill -INT "$lp"
+    wait "$lp" || true
+    [ "$(jq -r .exit.stopped_by r/run.json)" = SIGINT ]
     [ -d r/rings ] && [ ! -L r/rings ]
     [ ! -e "$tmpdir" ]
     [ "$(ls r/rings/*.latrec | wc -l)" -eq 5 ]
