@@ -52,9 +52,11 @@ struct split_hops {
 
 struct split;
 
-/* One thread's share of the processes. */
+/* One thread's share of the processes: lines of its own, and what it
+ * writes per record allocated on its own thread (a line or an arena chunk
+ * two threads write moves between the cores at every write). */
 struct split_lane {
-    struct split *sp;
+    _Alignas(64) struct split *sp;
     int id;
     latrec_legs *legs;
     latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
@@ -213,9 +215,15 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
     return stopped(sp) ? -1 : 0;
 }
 
+static int lane_init(struct split_lane *l);
+
 static void *lane_run(void *arg)
 {
     struct split_lane *l = arg;
+    if (lane_init(l) < 0) {
+        stop_all(l->sp, 1);
+        return NULL;
+    }
     for (int k = 0; k < l->n_procs; k++)
         if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
     if (l->ship_len) ship_out(l);
@@ -264,12 +272,11 @@ static int share_out(struct split *sp, int n_threads, uint32_t *procs, uint64_t 
     return n_lanes;
 }
 
-static int lane_init(struct split *sp, struct split_lane *l, int id)
+/* On the lane's thread. */
+static int lane_init(struct split_lane *l)
 {
-    latrec_pass *p = sp->p;
+    latrec_pass *p = l->sp->p;
     const size_t n = p->in->set.n;
-    l->sp = sp;
-    l->id = id;
     l->legs = latrec_input_legs_new(p->in, ship_instance, l);
     l->rings = malloc(n * sizeof(*l->rings) + 1);
     l->c.fed = calloc(n + 1, sizeof(uint64_t));
@@ -336,8 +343,10 @@ static int split_go(struct split *sp, int n_threads)
     if (!procs || !load) goto out;
     sp->n_lanes = share_out(sp, n_threads, procs, load, n_procs);
     if (sp->n_lanes < 2 && (n_threads >= 2 || sp->lane[0].n_procs < 2)) goto out; /* the pipeline does as well */
-    for (int k = 0; k < sp->n_lanes; k++)
-        if (lane_init(sp, &sp->lane[k], k) < 0) goto out_lanes;
+    for (int k = 0; k < sp->n_lanes; k++) {
+        sp->lane[k].sp = sp;
+        sp->lane[k].id = k;
+    }
     size_t n_parts = 0;
     for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
     sp->open_share = (latrec_legs_max_open(p->legs) - 1) / n_parts;
@@ -361,7 +370,7 @@ static int split_go(struct split *sp, int n_threads)
         rc = 1;
     }
     p->split_lost = 0;
-out_lanes:
+
     for (int k = 0; k < sp->n_lanes; k++) lane_free(&sp->lane[k]);
 out:
     free(procs);
@@ -424,7 +433,8 @@ static int peek_ok(const latrec_pass *p)
 int latrec_pass_split_run(latrec_pass *p, int n_threads)
 {
     if (!eligible(p) || !peek_ok(p)) return 0;
-    struct split *sp = calloc(1, sizeof(*sp));
+    struct split *sp = aligned_alloc(_Alignof(struct split), (sizeof(struct split) + 63) & ~(size_t)63);
+    if (sp) memset(sp, 0, sizeof(*sp));
     uint32_t *ring_proc = calloc(p->in->set.n + 1, sizeof(*ring_proc));
     int rc = 0;
     if (sp && ring_proc) {
