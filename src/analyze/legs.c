@@ -474,6 +474,12 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
     b->classes[n_slots].free = n;
 }
 
+uint64_t latrec_legs_next_cut(const latrec_legs *b)
+{
+    const struct node *n = oldest(b);
+    return n ? NODE_INST(n)->first_t + b->horizon : UINT64_MAX;
+}
+
 void latrec_legs_finish(latrec_legs *b)
 {
     for (struct node *n; (n = oldest(b));) end_node(b, n);

@@ -203,6 +203,10 @@ uint64_t latrec_legs_horizon(const latrec_legs *b);
  * an instance ended for room (max_open counts every process), a reversed
  * chain noted (the first pair seen is named). */
 uint64_t latrec_legs_cross_process(const latrec_legs *b);
+/* A record stamped after this (ns, stream time) would cut the oldest open
+ * instance by the leg horizon; UINT64_MAX with none open. A builder that
+ * ends while another's records go on past it ends differently. */
+uint64_t latrec_legs_next_cut(const latrec_legs *b);
 /* Instances open now, and the most that may be (max_open). */
 size_t latrec_legs_n_open(const latrec_legs *b);
 size_t latrec_legs_max_open(const latrec_legs *b);

@@ -16,7 +16,9 @@
  * instance ends). When a part finds a record out of time order, a
  * cross-process decision, a part over its share of max_open, or a second
  * table, every thread stops, the sinks are told to restart, and the pass
- * reads the stream in time order from its start (pass.c). A look at the
+ * reads the stream in time order from its start (pass.c); so it does, once
+ * every part has ended, when a process ended with an instance open that
+ * the leg horizon cuts before another process's last record. A look at the
  * first 65536 records in time order comes first: when they already show
  * one of these, the stream is read in time order at once.
  *
@@ -64,6 +66,7 @@ struct split_lane {
     int n_procs;
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
+    uint64_t next_cut; /* the earliest latrec_legs_next_cut() at a process's end */
     struct split_hops *hops; /* per catalog leg */
     unsigned char *ship;     /* the hand-off being filled */
     size_t ship_len;
@@ -211,6 +214,8 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
         if (l->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&m, i)->lapped;
     latrec_merge_free(&m);
     if (last > l->last_t) l->last_t = last;
+    const uint64_t cut = latrec_legs_next_cut(l->legs);
+    if (cut < l->next_cut) l->next_cut = cut;
     if (!stopped(sp)) latrec_legs_finish(l->legs);
     return stopped(sp) ? -1 : 0;
 }
@@ -346,6 +351,7 @@ static int split_go(struct split *sp, int n_threads)
     for (int k = 0; k < sp->n_lanes; k++) {
         sp->lane[k].sp = sp;
         sp->lane[k].id = k;
+        sp->lane[k].next_cut = UINT64_MAX;
     }
     size_t n_parts = 0;
     for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
@@ -363,6 +369,15 @@ static int split_go(struct split *sp, int n_threads)
         if (sp->lane[k].started) pthread_join(sp->lane[k].thread, NULL);
     p->split = 0;
     if (sp->p->split_lost) sp->lost = 1;
+    /* A process whose records ended with instances open while another's
+     * went on past their leg horizon: in time order those are cut by it
+     * (counted), here they were ended at the process's end. */
+    uint64_t end_t = 0, next_cut = UINT64_MAX;
+    for (int k = 0; k < sp->n_lanes; k++) {
+        if (sp->lane[k].last_t > end_t) end_t = sp->lane[k].last_t;
+        if (sp->lane[k].next_cut < next_cut) next_cut = sp->lane[k].next_cut;
+    }
+    if (next_cut < end_t) sp->lost = 1;
     if (sp->failed) rc = -1;
     else if (sp->lost) undo(sp);
     else {

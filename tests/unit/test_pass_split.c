@@ -35,7 +35,7 @@
 #define MSGS 6000 /* per process, 20 us apart */
 #define HORIZON 20000000ull
 
-enum { CLEAN = 0, DROPS = 1, TWO_LEGS = 2, DISORDER = 4, LONE_DROPS = 8, LATE = 16 };
+enum { CLEAN = 0, DROPS = 1, TWO_LEGS = 2, DISORDER = 4, LONE_DROPS = 8, LATE = 16, EARLY_END = 32 };
 /* What the run with restart sinks does: read by process, in time order at
  * once (the look at the first records saw why), or by process until it
  * gives up and starts over in time order. */
@@ -73,7 +73,10 @@ static uint64_t from(int flags)
  * DROP of a seq of its own per process (an instance of the first leg its
  * role stamped); TWO_LEGS: every 5th is also received (RECV,
  * DECODE_E3AP_DONE on oai, seqs of their own); DISORDER: process 2's
- * libe3.outbound ring has one record stamped before the one before it. */
+ * libe3.outbound ring has one record stamped before the one before it;
+ * EARLY_END: every process but the first sends one more message two leg
+ * horizons after the rest (the first's last open instances are cut by the
+ * horizon in time order). */
 static void write_rings(int flags)
 {
     snprintf(dir, sizeof(dir), "%s/pass_split.%d", LATREC_TEST_TMP, (int)getpid());
@@ -103,6 +106,13 @@ static void write_rings(int flags)
             if ((flags & DROPS) && i % 13 == 0) ringgen_stamp(&g[1], i, 1, LATREC_DROP, d + 1700, 0, 0);
             if ((flags & LONE_DROPS) && i == from(flags))
                 ringgen_stamp(&g[1], 2000000 + i, 1, LATREC_DROP, d + 1700, 0, 0);
+        }
+        if ((flags & EARLY_END) && p > 0) {
+            const uint64_t t = T0 + (MSGS + 1) * 20000ull + 2 * HORIZON;
+            ringgen_stamp(&g[0], MSGS + 1, 0, LATREC_ENQUEUE, t, 0, 0);
+            ringgen_stamp(&g[1], MSGS + 1, 1, LATREC_DEQUEUE, t + 2000, 0, 0);
+            ringgen_stamp(&g[1], MSGS + 1, 1, LATREC_ENCODE_E3AP_DONE, t + 2900, 64, 0);
+            ringgen_stamp(&g[1], MSGS + 1, 1, LATREC_SEND_DONE, t + 3500, 0, 0);
         }
         for (int k = 0; k < 2; k++) {
             char path[600];
@@ -230,6 +240,8 @@ static void check(int flags, int how)
     uint64_t recs = PROCS * (MSGS * 3ull + (MSGS - MSGS / 17));
     if (flags & DROPS) recs += PROCS * (MSGS / 13);
     if (flags & LONE_DROPS) recs += PROCS;
+    const uint64_t more = flags & EARLY_END ? PROCS - 1 : 0; /* messages */
+    recs += more * 4;
     if (flags & TWO_LEGS) recs += PROCS * (MSGS / 5 - (from(flags) - 1) / 5) * 2;
     assert_int_equal(ordered.records, recs);
     assert_int_equal(ordered.fed, recs);
@@ -241,8 +253,11 @@ static void check(int flags, int how)
     assert_true(out >= 0);
     assert_int_equal(ordered.n_tables, flags & TWO_LEGS ? 2 : 1);
     /* a lone DROP is an instance of outbound (the role stamped it) */
-    assert_int_equal(ordered.instances[out], PROCS * (MSGS - 50ull + (flags & LONE_DROPS ? 1 : 0)));
-    assert_int_equal(ordered.complete[out], PROCS * (MSGS - 50ull - (MSGS / 17 - 50 / 17)));
+    assert_int_equal(ordered.instances[out], PROCS * (MSGS - 50ull + (flags & LONE_DROPS ? 1 : 0)) + more);
+    assert_int_equal(ordered.complete[out], PROCS * (MSGS - 50ull - (MSGS / 17 - 50 / 17)) + more);
+    /* every 17th message is cut by the horizon: the stream goes on two
+     * horizons past every process's last one */
+    if (flags & EARLY_END) assert_int_equal(ordered.cut_horizon, PROCS * (MSGS / 17));
     same(&ordered, &one);
     same(&ordered, &two);
     assert_int_equal(one.restarts, how == RESTARTED);
@@ -281,6 +296,12 @@ static void test_two_legs(void **state)
     check(TWO_LEGS | LATE, RESTARTED);
 }
 
+static void test_early_end(void **state)
+{
+    (void)state;
+    check(EARLY_END, RESTARTED); /* known only when every process is read */
+}
+
 static void test_disorder(void **state)
 {
     (void)state;
@@ -292,7 +313,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean),    cmocka_unit_test(test_drops),    cmocka_unit_test(test_lone_drops),
-        cmocka_unit_test(test_two_legs), cmocka_unit_test(test_disorder),
+        cmocka_unit_test(test_two_legs), cmocka_unit_test(test_disorder),   cmocka_unit_test(test_early_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
