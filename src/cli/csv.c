@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -115,10 +116,115 @@ int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
     return 0;
 }
 
+/* ---- the blocks of a large file written on a thread ----------------------
+ *
+ * With O_DIRECT a write(2) returns when the device has the bytes, so the
+ * large buffer's blocks go out on a thread of the file's own while the
+ * caller fills a second buffer: the formatting does not wait for the
+ * device (more system time it does not save, only wall time). Between a
+ * hand-over and the next wait, the thread alone uses fd, written, align,
+ * error and err_no; the caller waits for it (io_wait) before it looks at
+ * them or writes itself. */
+struct csv_io {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *spare;      /* the buffer not being filled (being written while busy) */
+    const char *pend; /* busy: pend_n bytes to write */
+    size_t pend_n;
+    int busy, stop;
+};
+
+static void put(latrec_csv *c, const char *p, size_t n);
+
+static void *io_main(void *arg)
+{
+    latrec_csv *c = arg;
+    struct csv_io *io = c->io;
+    pthread_mutex_lock(&io->mu);
+    for (;;) {
+        while (!io->busy && !io->stop) pthread_cond_wait(&io->cv, &io->mu);
+        if (!io->busy) break;
+        pthread_mutex_unlock(&io->mu);
+        put(c, io->pend, io->pend_n);
+        pthread_mutex_lock(&io->mu);
+        io->busy = 0;
+        pthread_cond_broadcast(&io->cv);
+    }
+    pthread_mutex_unlock(&io->mu);
+    return NULL;
+}
+
+/* The block handed over written. */
+static void io_wait(latrec_csv *c)
+{
+    struct csv_io *io = c->io;
+    if (!io) return;
+    pthread_mutex_lock(&io->mu);
+    while (io->busy) pthread_cond_wait(&io->cv, &io->mu);
+    pthread_mutex_unlock(&io->mu);
+}
+
+/* A second buffer and the thread (else the blocks are written here). */
+static void io_start(latrec_csv *c)
+{
+    struct csv_io *io = calloc(1, sizeof(*io));
+    if (!io || posix_memalign((void **)&io->spare, CSV_HUGE, CSV_FILE_BUF) != 0) {
+        free(io);
+        return;
+    }
+    madvise(io->spare, CSV_FILE_BUF, MADV_HUGEPAGE);
+    pthread_mutex_init(&io->mu, NULL);
+    pthread_cond_init(&io->cv, NULL);
+    c->io = io;
+    if (pthread_create(&io->thread, NULL, io_main, c) != 0) {
+        pthread_mutex_destroy(&io->mu);
+        pthread_cond_destroy(&io->cv);
+        free(io->spare);
+        free(io);
+        c->io = NULL;
+    }
+}
+
+static void io_stop(latrec_csv *c)
+{
+    struct csv_io *io = c->io;
+    if (!io) return;
+    pthread_mutex_lock(&io->mu);
+    io->stop = 1;
+    pthread_cond_broadcast(&io->cv);
+    pthread_mutex_unlock(&io->mu);
+    pthread_join(io->thread, NULL);
+    pthread_mutex_destroy(&io->mu);
+    pthread_cond_destroy(&io->cv);
+    free(io->spare);
+    free(io);
+    c->io = NULL;
+}
+
+/* The first n bytes of the buffer to the thread; the rest moves to the
+ * front of the spare one, which is filled from then on. */
+static void io_hand_over(latrec_csv *c, size_t n)
+{
+    struct csv_io *io = c->io;
+    char *const full = c->buf;
+    memcpy(io->spare, full + n, c->len - n);
+    c->buf = io->spare;
+    c->len -= n;
+    pthread_mutex_lock(&io->mu);
+    io->spare = full;
+    io->pend = full;
+    io->pend_n = n;
+    io->busy = 1;
+    pthread_cond_broadcast(&io->cv);
+    pthread_mutex_unlock(&io->mu);
+}
+
 /* Everything buffered out (with O_DIRECT, then, no more: the file's end is
  * no longer aligned). */
 static void flush(latrec_csv *c)
 {
+    io_wait(c);
     if (c->fd >= 0) {
         if (c->align && c->len % c->align) direct_off(c);
         put(c, c->buf, c->len);
@@ -151,14 +257,20 @@ static void grow(latrec_csv *c)
     free(c->buf);
     c->buf = big;
     c->cap = CSV_FILE_BUF;
+    io_start(c);
 }
 
 void latrec_csv_make_room(latrec_csv *c)
 {
     if (c->fd >= 0 && !c->grown && c->written + c->len >= CSV_BIG_AFTER) grow(c);
+    io_wait(c); /* the thread's last block written: the spare buffer is free, align is current */
     const size_t whole = c->align ? c->len - c->len % c->align : 0;
     if (!whole) {
         flush(c);
+        return;
+    }
+    if (c->io) {
+        io_hand_over(c, whole);
         return;
     }
     put(c, c->buf, whole);
@@ -302,6 +414,7 @@ void latrec_csv_end(latrec_csv *c)
 
 void latrec_csv_abort(latrec_csv *c)
 {
+    io_stop(c); /* a block being written is written, then removed with the file */
     if (c->out) {
         latrec_outfile_abort(c->out);
         free(c->out);
@@ -317,6 +430,7 @@ void latrec_csv_abort(latrec_csv *c)
 int latrec_csv_close(latrec_csv *c)
 {
     flush(c);
+    io_stop(c);
     int rc = c->error ? -1 : 0;
     if (fflush(c->f) != 0 && !rc) {
         rc = -1;

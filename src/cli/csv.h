@@ -25,6 +25,7 @@ typedef struct latrec_csv {
     int    fd;      /* opened by path: out's, written with write(2); else -1 (f) */
     unsigned align; /* > 0: whole blocks of align bytes go out with O_DIRECT */
     int    grown;   /* the large buffer was tried (csv.c) */
+    struct csv_io *io; /* its blocks' writer thread, or NULL (csv.c) */
     uint64_t written; /* bytes written to fd */
 } latrec_csv;
 
