@@ -269,6 +269,11 @@ const char *latrec_outfile_strerror(int e)
 int latrec_outdir_make(const char *dir, char *err, size_t errlen)
 {
     char buf[4096];
+    if (!*dir) { /* (the walk below starts past the first byte) */
+        snprintf(err, errlen, "an empty directory name");
+        errno = ENOENT;
+        return -1;
+    }
     if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf)) {
         snprintf(err, errlen, "%.200s...: path too long", dir);
         errno = ENAMETOOLONG;

@@ -154,6 +154,27 @@ static void test_outfile_marker_link(void **state)
     assert_string_equal(buf, "keep");
 }
 
+/* An empty directory name is said so (it was walked from past its end,
+ * reading the bytes after the string: `convert -o ''`); a nested one is
+ * made. */
+static void test_outdir_empty(void **state)
+{
+    (void)state;
+    char err[512] = "", made[700], parent[600];
+    errno = 0;
+    assert_int_equal(latrec_outdir_make("", err, sizeof(err)), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_string_equal(err, "an empty directory name");
+    snprintf(parent, sizeof(parent), "%s/made", dir);
+    snprintf(made, sizeof(made), "%s/here", parent);
+    assert_int_equal(latrec_outdir_make(made, err, sizeof(err)), 0);
+    struct stat st;
+    assert_int_equal(stat(made, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(rmdir(made), 0);
+    assert_int_equal(rmdir(parent), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_text_safe),
         cmocka_unit_test_setup_teardown(test_outfile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outfile_marker_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outdir_empty, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
