@@ -503,26 +503,32 @@ EOF
 # so the test holds the two to 10%: still a disagreement it would catch.
 @test "per-thread on-CPU time from sched.latrec agrees with /proc/<pid>/task/<tid>/schedstat (within 10% under load)" {
     need_sched
-    # Two threads, each 300 times: sleep 1 ms, spin 1 ms; then they sleep 1 s
-    # (blocked, so their schedstat is exact) while the test reads it.
+    # Two threads, each 300 times: sleep 1 ms, spin 1 ms; then they wait
+    # (blocked, so their schedstat is exact) until the test has read it and
+    # says so through the FIFO ./go (a fixed sleep can end first on a
+    # loaded machine, where one thread may finish a second after the other).
     cat >helper.py <<'EOF'
 import os, sys, threading, time
 done = []
+release = threading.Event()
 def work():
     for _ in range(300):
         time.sleep(0.001)
         end = time.perf_counter_ns() + 1000000
         while time.perf_counter_ns() < end: pass
     done.append(threading.get_native_id())
-    time.sleep(1.0)
+    release.wait()
 ts = [threading.Thread(target=work) for _ in range(2)]
 for t in ts: t.start()
 while len(done) < 2: time.sleep(0.01)
 open(sys.argv[1] + ".tmp", "w").write(" ".join(map(str, done)) + "\n")
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+open(sys.argv[2]).read()
+release.set()
 for t in ts: t.join()
 EOF
-    "$LATREC" record -q -o r -- python3 helper.py "$WORK/ready" 3>&- &
+    mkfifo go
+    "$LATREC" record -q -o r -- python3 helper.py "$WORK/ready" "$WORK/go" 3>&- &
     BG_PIDS=$!
     local i
     for i in $(seq 400); do [ -e ready ] && break; sleep 0.05; done
@@ -530,6 +536,7 @@ EOF
     local pid args="" t
     pid="$(jq -r .pid r/run.json)"
     for t in $(cat ready); do args="$args $t=$(cut -d' ' -f1 "/proc/$pid/task/$t/schedstat")"; done
+    echo >go
     wait "$BG_PIDS"
     BG_PIDS=""
     run "$LATREC" convert -q -o csv r
