@@ -60,6 +60,18 @@ teardown() {
         kill -KILL "$p" 2>/dev/null || true
         wait "$p" 2>/dev/null || true
     done
+    # what a killed record leaves behind: its command, its rings' directory
+    # (in /dev/shm), its trace instance
+    local d v
+    for d in ${KILLED_RUNS:-}; do
+        [ -f "$d/run.json" ] || continue
+        v=$(jq -r '.pid // empty' "$d/run.json" 2>/dev/null) || v=
+        [ -z "$v" ] || kill -KILL "$v" 2>/dev/null || true
+        v=$(jq -r '.rings_tmp // empty' "$d/run.json" 2>/dev/null) || v=
+        [ -z "$v" ] || rm -rf "$v"
+        v=$(jq -r '.tracefs.instance // empty' "$d/run.json" 2>/dev/null) || v=
+        [ -z "$v" ] || rmdir "/sys/kernel/tracing/instances/$v" 2>/dev/null || true
+    done
     rm -rf "$WORK"
 }
 
@@ -569,6 +581,7 @@ EOF
     "$LATREC" record -q -o "$WORK/k" -- "$E3LOOP" --duration 30 --rate 1000 >"$WORK/k.out" 2>&1 &
     local rec=$!
     BG_PIDS="$rec"
+    KILLED_RUNS="$WORK/k"
     # the collector publishes every 50 ms, 150 ms behind the clock
     local i
     for i in $(seq 100); do
