@@ -143,7 +143,7 @@ struct latrec_legs {
     int *leg_cat;             /* catalog of every leg (cap_legs) */
     int n_legs, cap_legs;
     /* legs and leg_cat before they grew, freed with the builder (a reader
-     * on another thread may hold them: grow_legs in legs.c). */
+     * on another thread may hold them: grow_legs in legs_discovered.c). */
     void *retired[LATREC_LEGS_RETIRED];
     int n_retired;
     struct cand (*cands)[256][MAX_CANDS]; /* [catalog][stage] */
@@ -221,5 +221,9 @@ struct slot *latrec_legs_table_new(size_t cap);
 
 /* Windows of processes [from, to) made empty. */
 void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to);
+
+/* The leg index of discovery node n's stage chain in its ring's catalog,
+ * added the first time (legs_discovered.c); -1 when the table cannot grow. */
+int latrec_legs_discovered_leg(latrec_legs *b, const struct node *n);
 
 #endif

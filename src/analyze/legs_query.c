@@ -8,7 +8,7 @@
 
 /* ---- queries -------------------------------------------------------------- */
 
-/* Acquire loads: the leg table may grow on another thread (grow_legs). */
+/* Acquire loads: the leg table may grow on another thread (grow_legs, legs_discovered.c). */
 const latrec_leg *latrec_legs_leg(const latrec_legs *b, int leg)
 {
     return &__atomic_load_n(&b->legs, __ATOMIC_ACQUIRE)[leg];
