@@ -17,14 +17,8 @@
 #include "analyze/sched_catalog.h"
 #include "analyze/sched_model.h"
 
-static uint64_t rng_state = 42;
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#define RNG_SEED 42
+#include "rng.h"
 
 static uint64_t now_ns(void)
 {

@@ -13,14 +13,7 @@
 
 #include "analyze/stats.h"
 
-static uint64_t rng_state;
-static uint64_t rng(void) /* splitmix64 */
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "rng.h"
 
 static int cmp_i64(const void *a, const void *b)
 {
