@@ -158,6 +158,30 @@ static inline uint64_t latrec_real_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC and CLOCK_REALTIME as one pair, ns, as a ring header's
+ * (t0_mono_ns, t0_real_ns) and (t1_mono_ns, t1_real_ns) want them: the
+ * realtime read between two monotonic reads, the tightest of 7 tries,
+ * *mono_ns at its midpoint (error under half that window, ~20 ns). Two
+ * plain reads are off by however long the thread was interrupted between
+ * them (tens of microseconds now and then on a virtual machine), and that
+ * error moves every stamp the ring maps to the wall clock. */
+static inline void latrec_clock_pair(uint64_t *mono_ns, uint64_t *real_ns)
+{
+    uint64_t a = latrec_now_ns();
+    *real_ns = latrec_real_ns();
+    uint64_t best = latrec_now_ns() - a;
+    *mono_ns = a + best / 2;
+    for (int k = 1; k < 7; k++) {
+        a = latrec_now_ns();
+        const uint64_t r = latrec_real_ns();
+        const uint64_t b = latrec_now_ns();
+        if (b - a >= best) continue;
+        best = b - a;
+        *mono_ns = a + best / 2;
+        *real_ns = r;
+    }
+}
+
 /* The time-stamp counter (x86-64: rdtsc; elsewhere there is no TSC ring and
  * this reads CLOCK_MONOTONIC). Only a TSC ring's stamps are in these units. */
 static inline uint64_t latrec_rdtsc(void)

@@ -141,8 +141,7 @@ static void fill_header(latrec_hdr *h, const char *name, uint64_t entries, unsig
     h->rec_count = 0;
     h->rec_size = LATREC_REC_SIZE;
     h->clock_ns_per_call = measure_clock_ns();
-    h->t0_mono_ns = latrec_now_ns();
-    h->t0_real_ns = latrec_real_ns();
+    latrec_clock_pair(&h->t0_mono_ns, &h->t0_real_ns);
     h->t1_mono_ns = h->t0_mono_ns;
     h->t1_real_ns = h->t0_real_ns;
     snprintf(h->name, sizeof(h->name), "%s", name);
@@ -307,8 +306,10 @@ void latrec_heartbeat(latrec_t *r)
     if (!r->enabled) return;
     latrec_hdr *h = (latrec_hdr *)r->map;
     LATREC_STORE_RELAXED(&h->rec_count, __atomic_load_n(&r->idx, __ATOMIC_RELAXED));
-    h->t1_mono_ns = latrec_now_ns();
-    h->t1_real_ns = latrec_real_ns();
+    uint64_t mono, real;
+    latrec_clock_pair(&mono, &real);
+    h->t1_mono_ns = mono;
+    h->t1_real_ns = real;
     if (r->timebase == LATREC_TIMEBASE_TSC) latrec_tsc_store_pair_(h);
 }
 

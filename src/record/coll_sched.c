@@ -12,6 +12,7 @@
 
 #include "analyze/sched_catalog.h"
 #include "latrec/format.h"
+#include "latrec/latrec.h" /* latrec_clock_pair */
 #include "latrec_bpf_config.h" /* LATREC_HAVE_BPF_SKEL or LATREC_BPF_MISSING (bpf/CMakeLists.txt) */
 #include "record/proctree.h"
 #include "record/sched_live.h"
@@ -317,8 +318,7 @@ static int sched_start(latrec_collector *c, const latrec_collect_ctx *x, char *e
     struct sched_priv *p = c->priv;
     snprintf(p->path, sizeof(p->path), "%s/%s", x->run_dir, SCHED_FILE);
     if (latrec_spool_open(&p->spool, x->run_dir, err, errlen) < 0) return -1;
-    p->t0_mono = clock_ns(CLOCK_MONOTONIC);
-    p->t0_real = clock_ns(CLOCK_REALTIME);
+    latrec_clock_pair(&p->t0_mono, &p->t0_real);
     live_open(p);
     if (p->o.tid) {
         if (bpf_add_target(p, 1, (uint32_t)p->o.tid, err, errlen) < 0) return -1;
@@ -389,8 +389,10 @@ static int sched_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     }
     fill_header(p, h);
     h->flags = LATREC_F_CLEAN_CLOSE;
-    h->t1_mono_ns = clock_ns(CLOCK_MONOTONIC);
-    h->t1_real_ns = clock_ns(CLOCK_REALTIME);
+    uint64_t mono, real;
+    latrec_clock_pair(&mono, &real);
+    h->t1_mono_ns = mono;
+    h->t1_real_ns = real;
     uint64_t kept = 0;
     const int replace = p->live && latrec_sched_live_is(p->live, p->path);
     int rc = latrec_spool_finish(p->spool, p->path, h, stop_ns, replace, &kept, &p->after_stop, err, errlen);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latrec/latrec.h" /* latrec_clock_pair */
 #include "record/sched_spool.h"
 
 struct latrec_sched_live {
@@ -30,13 +31,6 @@ struct latrec_sched_live {
     size_t n_buf, cap_buf;
     uint64_t late;
 };
-
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int latrec_sched_live_open(latrec_sched_live **out, const char *path, const latrec_hdr *tmpl, char *err, size_t errlen)
 {
@@ -134,7 +128,8 @@ void latrec_sched_live_publish(latrec_sched_live *l, uint64_t before_ns)
     l->until = before_ns;
     /* the pair as the realtime at before_ns; mono last, with release: a
      * reader that sees it sees every record before it */
-    const uint64_t mono = clock_ns(CLOCK_MONOTONIC), real = clock_ns(CLOCK_REALTIME);
+    uint64_t mono, real;
+    latrec_clock_pair(&mono, &real);
     __atomic_store_n(&l->hdr->t1_real_ns, real - (mono > before_ns ? mono - before_ns : 0), __ATOMIC_RELAXED);
     __atomic_store_n(&l->hdr->t1_mono_ns, before_ns, __ATOMIC_RELEASE);
 }
