@@ -16,7 +16,7 @@ void latrec_stats_reset(latrec_stats *s)
 {
 	latrec_loghist_reset(&s->hist);
 	latrec_outliers_reset(&s->outl);
-	memset(&s->mom, 0, sizeof(s->mom));
+	memset(&s->sums, 0, sizeof(s->sums));
 	s->block_n = 0;
 	s->negatives = 0;
 	s->neg_min = 0;
@@ -26,7 +26,7 @@ void latrec_stats_free(latrec_stats *s)
 {
 	latrec_loghist_free(&s->hist);
 	latrec_outliers_free(&s->outl);
-	memset(&s->mom, 0, sizeof(s->mom));
+	memset(&s->sums, 0, sizeof(s->sums));
 	s->block_n = 0;
 	s->negatives = 0;
 	s->neg_min = 0;
@@ -39,92 +39,183 @@ void latrec_stats_add_negative(latrec_stats *s, int64_t v)
 	s->negatives++;
 }
 
-/* a += (nb, mb, m2b, m3b): the pairwise combination (Chan et al. for M2,
- * Pebay 2008 for M3). */
-static void combine(latrec_moments *a, const latrec_moments *b)
+typedef unsigned __int128 u128;
+
+/* acc[0..n) += x[0..k), k <= n, carries dropped past acc[n - 1] (the sums
+ * are wide enough that none is). */
+static void add_limbs(uint64_t *acc, int n, const uint64_t *x, int k)
 {
-	if (b->n == 0)
-		return;
-	if (a->n == 0) {
-		*a = *b;
-		return;
+	u128 c = 0;
+	for (int i = 0; i < n; i++) {
+		c += acc[i];
+		if (i < k)
+			c += x[i];
+		acc[i] = (uint64_t)c;
+		c >>= 64;
 	}
-	long double na = (long double)a->n, nb = (long double)b->n;
-	long double n = na + nb;
-	long double d = b->mean - a->mean;
-	long double dn = d / n;
-	long double m2 = a->m2 + b->m2 + d * dn * na * nb;
-	long double m3 = a->m3 + b->m3 + d * dn * dn * na * nb * (na - nb)
-		+ 3.0L * dn * (na * b->m2 - nb * a->m2);
-	a->mean += dn * nb;
-	a->m2 = m2;
-	a->m3 = m3;
-	a->n += b->n;
 }
 
-/* Two-pass moments of a small block: mean from the exact sum, then the
- * deviations. Values below 2^52 ns (52 days; all real hops) take a double
- * path: the integer sum is exact, each deviation is exact to one rounding,
- * and the loop has no x87 work. Larger values take long double. */
-static void block_moments(const int64_t *v, uint32_t k, latrec_moments *out)
+/* ps += the power sums of v[0..k) (every v >= 0). Below 2^40 ns a block's
+ * sums fit 128-bit words (v^3 < 2^120, 32 of them < 2^125). */
+static void block_sums(const int64_t *v, uint32_t k, latrec_power_sums *ps)
 {
-	memset(out, 0, sizeof(*out));
-	if (k == 0)
-		return;
-	uint64_t sum = 0, bits = 0;
-	for (uint32_t i = 0; i < k; i++) {
-		sum += (uint64_t)v[i];
-		bits |= (uint64_t)v[i];
-	}
-	out->n = k;
-	if (bits < (UINT64_C(1) << 52)) {
-		/* sum < 32 x 2^52 = 2^57: exact in uint64_t */
-		long double mean = (long double)sum / k;
-		double m = (double)mean;
-		double c = 0, m2 = 0, m3 = 0;
-		for (uint32_t i = 0; i < k; i++) {
-			double d = (double)v[i] - m;
-			double d2 = d * d;
-			c += d;
-			m2 += d2;
-			m3 += d2 * d;
-		}
-		/* Corrected two-pass (Chan, Golub & LeVeque): c is the rounding
-		 * left in the mean; shift the moments to the exact mean. */
-		long double cm = (long double)c / k;
-		out->mean = mean;
-		out->m2 = (long double)m2 - (long double)c * cm;
-		out->m3 = (long double)m3 - 3.0L * cm * (long double)m2 + 2.0L * (long double)c * cm * cm;
-		return;
-	}
-	long double lsum = 0;
+	uint64_t bits = 0;
 	for (uint32_t i = 0; i < k; i++)
-		lsum += (long double)v[i];
-	long double mean = lsum / k, m2 = 0, m3 = 0;
-	for (uint32_t i = 0; i < k; i++) {
-		long double d = (long double)v[i] - mean;
-		m2 += d * d;
-		m3 += d * d * d;
+		bits |= (uint64_t)v[i];
+	ps->n += k;
+	if (bits < (UINT64_C(1) << 40)) {
+		uint64_t b1 = 0;
+		u128 b2 = 0, b3 = 0;
+		for (uint32_t i = 0; i < k; i++) {
+			const uint64_t x = (uint64_t)v[i];
+			const u128 x2 = (u128)x * x;
+			b1 += x;
+			b2 += x2;
+			b3 += (u128)(uint64_t)x2 * x + ((u128)((uint64_t)(x2 >> 64) * x) << 64);
+		}
+		const uint64_t w1[1] = { b1 }, w2[2] = { (uint64_t)b2, (uint64_t)(b2 >> 64) },
+			       w3[2] = { (uint64_t)b3, (uint64_t)(b3 >> 64) };
+		add_limbs(ps->s1, 2, w1, 1);
+		add_limbs(ps->s2, 3, w2, 2);
+		add_limbs(ps->s3, 4, w3, 2);
+		return;
 	}
-	out->mean = mean;
-	out->m2 = m2;
-	out->m3 = m3;
+	for (uint32_t i = 0; i < k; i++) { /* v < 2^63: v^2 < 2^126, v^3 < 2^189 */
+		const uint64_t x = (uint64_t)v[i];
+		const u128 x2 = (u128)x * x;
+		const u128 lo = (u128)(uint64_t)x2 * x, hi = (u128)(uint64_t)(x2 >> 64) * x;
+		const u128 mid = (lo >> 64) + (uint64_t)hi;
+		const uint64_t w1[1] = { x }, w2[2] = { (uint64_t)x2, (uint64_t)(x2 >> 64) },
+			       w3[3] = { (uint64_t)lo, (uint64_t)mid, (uint64_t)((hi >> 64) + (mid >> 64)) };
+		add_limbs(ps->s1, 2, w1, 1);
+		add_limbs(ps->s2, 3, w2, 2);
+		add_limbs(ps->s3, 4, w3, 3);
+	}
 }
 
 void latrec_stats_flush_block(latrec_stats *s)
 {
-	latrec_moments b;
-	block_moments(s->block, s->block_n, &b);
-	combine(&s->mom, &b);
+	block_sums(s->block, s->block_n, &s->sums);
 	s->block_n = 0;
+}
+
+/* The committed sums with the pending block. */
+static void all_sums(const latrec_stats *s, latrec_power_sums *ps)
+{
+	*ps = s->sums;
+	block_sums(s->block, s->block_n, ps);
+}
+
+/* ---- exact numerators: signed integers of 512 bits (two's complement) ---- */
+
+#define BIG_LIMBS 8
+typedef struct big {
+	uint64_t w[BIG_LIMBS];
+} big;
+
+static big big_of(const uint64_t *w, int k)
+{
+	big b;
+	memset(&b, 0, sizeof(b));
+	memcpy(b.w, w, (size_t)k * sizeof(*w));
+	return b;
+}
+
+static big big_add(big a, big b)
+{
+	add_limbs(a.w, BIG_LIMBS, b.w, BIG_LIMBS);
+	return a;
+}
+
+static big big_neg(big a)
+{
+	static const uint64_t one[1] = { 1 };
+	for (int i = 0; i < BIG_LIMBS; i++)
+		a.w[i] = ~a.w[i];
+	add_limbs(a.w, BIG_LIMBS, one, 1);
+	return a;
+}
+
+/* a x b mod 2^512 (the products here stay below 2^384). */
+static big big_mul(big a, big b)
+{
+	big r;
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < BIG_LIMBS; i++) {
+		u128 c = 0;
+		for (int j = 0; i + j < BIG_LIMBS; j++) {
+			c += (u128)a.w[i] * b.w[j] + r.w[i + j];
+			r.w[i + j] = (uint64_t)c;
+			c >>= 64;
+		}
+	}
+	return r;
+}
+
+/* a rounded once to long double: its top 128 bits, the rest as a sticky
+ * bit below the rounding position. */
+static long double big_to_ld(big a)
+{
+	const int neg = (int)(a.w[BIG_LIMBS - 1] >> 63);
+	if (neg)
+		a = big_neg(a);
+	int k = BIG_LIMBS - 1;
+	while (k > 0 && !a.w[k])
+		k--;
+	if (k == 0)
+		return neg ? -(long double)a.w[0] : (long double)a.w[0];
+	const int lz = __builtin_clzll(a.w[k]);
+	u128 top = (u128)a.w[k] << 64 | a.w[k - 1];
+	uint64_t below = k >= 2 ? a.w[k - 2] : 0;
+	int sticky = 0;
+	for (int i = 0; i + 2 < k; i++)
+		sticky |= a.w[i] != 0;
+	if (lz) {
+		top = top << lz | below >> (64 - lz);
+		below <<= lz;
+	}
+	if (below || sticky)
+		top |= 1;
+	const long double r = ldexpl((long double)top, 64 * (k - 1) - lz);
+	return neg ? -r : r;
+}
+
+/* n S2 - S1^2 = n M2, and n^2 S3 - 3 n S1 S2 + 2 S1^3 = n^2 M3, exactly. */
+static void numerators(const latrec_power_sums *ps, big *d2, big *d3)
+{
+	const big n = big_of(&ps->n, 1), s1 = big_of(ps->s1, 2), s2 = big_of(ps->s2, 3), s3 = big_of(ps->s3, 4);
+	const uint64_t k3 = 3, k2 = 2;
+	const big s1s1 = big_mul(s1, s1);
+	*d2 = big_add(big_mul(n, s2), big_neg(s1s1));
+	const big a = big_mul(big_mul(n, n), s3);
+	const big b = big_mul(big_mul(big_of(&k3, 1), n), big_mul(s1, s2));
+	const big c = big_mul(big_of(&k2, 1), big_mul(s1s1, s1));
+	*d3 = big_add(big_add(a, big_neg(b)), c);
+}
+
+/* S1 / n: one rounding while S1 < 2^64, else two. */
+static long double mean_of(const latrec_power_sums *ps)
+{
+	if (!ps->s1[1])
+		return (long double)ps->s1[0] / (long double)ps->n;
+	const u128 s1 = (u128)ps->s1[1] << 64 | ps->s1[0];
+	return (long double)(s1 / ps->n) + (long double)(uint64_t)(s1 % ps->n) / (long double)ps->n;
 }
 
 void latrec_stats_moments(const latrec_stats *s, latrec_moments *out)
 {
-	latrec_moments b;
-	*out = s->mom;
-	block_moments(s->block, s->block_n, &b);
-	combine(out, &b);
+	latrec_power_sums ps;
+	all_sums(s, &ps);
+	memset(out, 0, sizeof(*out));
+	if (ps.n == 0)
+		return;
+	big d2, d3;
+	numerators(&ps, &d2, &d3);
+	const long double n = (long double)ps.n;
+	out->n = ps.n;
+	out->mean = mean_of(&ps);
+	out->m2 = big_to_ld(d2) / n;
+	out->m3 = big_to_ld(d3) / (n * n);
 }
 
 int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src)
@@ -132,18 +223,32 @@ int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src)
 	if (latrec_outliers_merge(&dst->outl, &src->outl) != 0)
 		return -1;
 	latrec_loghist_merge(&dst->hist, &src->hist);
-	latrec_moments a, b;
-	latrec_stats_moments(dst, &a);
-	latrec_stats_moments(src, &b);
-	combine(&a, &b);
-	dst->mom = a;
-	dst->block_n = 0;
+	latrec_power_sums b;
+	all_sums(src, &b);
+	dst->sums.n += b.n;
+	add_limbs(dst->sums.s1, 2, b.s1, 2);
+	add_limbs(dst->sums.s2, 3, b.s2, 3);
+	add_limbs(dst->sums.s3, 4, b.s3, 4);
 	if (src->negatives) {
 		if (dst->negatives == 0 || src->neg_min < dst->neg_min)
 			dst->neg_min = src->neg_min;
 		dst->negatives += src->negatives;
 	}
 	return 0;
+}
+
+bool latrec_sum_mean(const latrec_sum *a, double *out)
+{
+	if (a->n == 0)
+		return false;
+	const long double n = (long double)a->n;
+	if (a->s >= INT64_MIN && a->s <= INT64_MAX) {
+		*out = (double)((long double)(int64_t)a->s / n);
+		return true;
+	}
+	const __int128 q = a->s / (__int128)a->n, r = a->s % (__int128)a->n;
+	*out = (double)((long double)q + (long double)(int64_t)r / n);
+	return true;
 }
 
 uint64_t latrec_stats_count(const latrec_stats *s)
@@ -163,34 +268,41 @@ bool latrec_stats_max(const latrec_stats *s, int64_t *out)
 
 bool latrec_stats_mean(const latrec_stats *s, double *out)
 {
-	latrec_moments m;
-	latrec_stats_moments(s, &m);
-	if (m.n == 0)
+	latrec_power_sums ps;
+	all_sums(s, &ps);
+	if (ps.n == 0)
 		return false;
-	*out = (double)m.mean;
+	*out = (double)mean_of(&ps);
 	return true;
 }
 
 bool latrec_stats_stddev(const latrec_stats *s, double *out)
 {
-	latrec_moments m;
-	latrec_stats_moments(s, &m);
-	if (m.n < 2)
+	latrec_power_sums ps;
+	all_sums(s, &ps);
+	if (ps.n < 2)
 		return false;
-	long double var = m.m2 / (long double)(m.n - 1);
-	*out = (double)sqrtl(var > 0 ? var : 0);
+	big d2, d3;
+	numerators(&ps, &d2, &d3);
+	const long double n = (long double)ps.n;
+	/* M2 / (n - 1) = (n M2) / (n (n - 1)); n M2 >= 0 exactly */
+	*out = (double)sqrtl(big_to_ld(d2) / (n * (n - 1)));
 	return true;
 }
 
 bool latrec_stats_skewness(const latrec_stats *s, double *out)
 {
-	latrec_moments m;
-	latrec_stats_moments(s, &m);
-	if (m.n < 3 || !(m.m2 > 0))
+	latrec_power_sums ps;
+	all_sums(s, &ps);
+	if (ps.n < 3)
 		return false;
-	long double n = (long double)m.n;
-	/* g1 = m3 / m2^1.5 with m2 = M2/n, m3 = M3/n  ==  sqrt(n) M3 / M2^1.5 */
-	long double g1 = sqrtl(n) * m.m3 / (m.m2 * sqrtl(m.m2));
+	big d2, d3;
+	numerators(&ps, &d2, &d3);
+	const long double nm2 = big_to_ld(d2), n = (long double)ps.n;
+	if (!(nm2 > 0))
+		return false;
+	/* g1 = sqrt(n) M3 / M2^1.5 = (n^2 M3) / (n M2)^1.5 */
+	long double g1 = big_to_ld(d3) / (nm2 * sqrtl(nm2));
 	*out = (double)(sqrtl(n * (n - 1)) / (n - 2) * g1);
 	return true;
 }

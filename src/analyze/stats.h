@@ -1,6 +1,7 @@
 /* stats: the running accumulator behind every latency column latrec prints.
  *
- * A column is fed hop values in ns (int64_t), in time order. What it reports:
+ * A column is fed hop values in ns (int64_t). What it reports (every figure
+ * but the outliers is a function of the samples alone, in any order):
  *   count     non-negative samples (the only figure that is always defined;
  *             0 for an empty column)
  *   min, max  of the non-negative samples, exact
@@ -24,13 +25,15 @@
  * "-") and leaves its output alone. No figure is ever a sentinel (2^64 - 1,
  * 0, NaN) and nothing divides by zero.
  *
- * Moments: M2 and M3 (sums of squared / cubed deviations from the mean) are
- * kept in long double and combined with the pairwise update of Chan et al.
- * / Pebay (the one-sample case of it is the Welford / Terriberry online
- * update). To keep add() free of divisions, samples are gathered in blocks
- * of LATREC_STATS_BLOCK (32); a full block's own moments are taken two-pass
- * (mean from an exact sum, then deviations) and merged into the running
- * moments. Accessors fold the pending partial block in on the fly.
+ * Moments: the column keeps the exact integer power sums of its samples,
+ * S1 = sum v, S2 = sum v^2, S3 = sum v^3 (128, 192 and 256 bits: no sample
+ * and no count can overflow them), so the moments do not depend on the
+ * order the samples came in, and columns merge exactly. The accessors take
+ * the central moments from exact integer numerators, M2 = (n S2 - S1^2) / n
+ * and M3 = (n^2 S3 - 3 n S1 S2 + 2 S1^3) / n^2, rounded once each to long
+ * double (no cancellation: a column of equal values has M2 = 0 exactly).
+ * Samples wait in blocks of LATREC_STATS_BLOCK (32), whose sums are taken
+ * in 128-bit words while every value is below 2^40 ns (18 minutes).
  *
  * Not thread-safe: one column per writer; merge per-thread columns.
  */
@@ -54,11 +57,36 @@ typedef struct latrec_moments {
 	long double m3;
 } latrec_moments;
 
+/* Exact power sums of n non-negative samples: little-endian 64-bit limbs. */
+typedef struct latrec_power_sums {
+	uint64_t n;
+	uint64_t s1[2]; /* sum v, ns */
+	uint64_t s2[3]; /* sum v^2, ns^2 */
+	uint64_t s3[4]; /* sum v^3, ns^3 */
+} latrec_power_sums;
+
+/* An exact signed sum of int64 values (ns) and their count: the same in any
+ * order (|sum| < 2^127 for any count below 2^64). */
+typedef struct latrec_sum {
+	__extension__ __int128 s;
+	uint64_t n;
+} latrec_sum;
+
+static inline void latrec_sum_add(latrec_sum *a, int64_t v)
+{
+	a->s += v;
+	a->n++;
+}
+
+/* The mean of a's values, ns (sum / n rounded once to long double while
+ * |sum| < 2^63, else to within two roundings). false when a is empty. */
+bool latrec_sum_mean(const latrec_sum *a, double *out);
+
 /* One column. Fields are read-only to users; use the functions. */
 typedef struct latrec_stats {
 	latrec_loghist hist;     /* non-negative samples */
 	latrec_outliers outl;    /* chunk maxima of the non-negative samples */
-	latrec_moments mom;      /* committed blocks */
+	latrec_power_sums sums;  /* committed blocks */
 	int64_t block[LATREC_STATS_BLOCK]; /* pending samples, not yet in mom */
 	uint32_t block_n;
 	uint64_t negatives;      /* hops < 0 */
@@ -75,12 +103,13 @@ void latrec_stats_reset(latrec_stats *s);
 /* Release the memory. Safe after a failed init and twice in a row. */
 void latrec_stats_free(latrec_stats *s);
 
-/* Internal to add(): fold the full pending block into the moments. */
+/* Internal to add(): fold the full pending block into the sums. */
 void latrec_stats_flush_block(latrec_stats *s);
 /* Internal to add(): count a negative hop. */
 void latrec_stats_add_negative(latrec_stats *s, int64_t v);
 
-/* Add one hop value v (ns), in time order. v < 0 is a clock regression:
+/* Add one hop value v (ns), in time order (only the outliers' chunks
+ * depend on the order). v < 0 is a clock regression:
  * counted in negatives only. Cost: loghist record + chunk-max compare + one
  * store; every 32nd call also folds the block (no division per sample). */
 static inline void latrec_stats_add(latrec_stats *s, int64_t v)
@@ -97,8 +126,8 @@ static inline void latrec_stats_add(latrec_stats *s, int64_t v)
 }
 
 /* dst += src: every figure becomes what feeding src's samples after dst's
- * would give (outliers: see latrec_outliers_merge about dst's partial chunk
- * of 1000). dst != src. Returns 0, or -1 with errno = ENOMEM (dst is then
+ * would give, exactly (outliers: see latrec_outliers_merge about dst's
+ * partial chunk of 1000). dst != src. Returns 0, or -1 with errno = ENOMEM (dst is then
  * unchanged). */
 int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src);
 

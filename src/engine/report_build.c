@@ -62,8 +62,7 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     if (!rt) return;
     if (r->pass_no == 1) {
         latrec_stats_add(&rt->col[hop], ns);
-        rt->sum[hop] += ns;
-        rt->n_sum[hop]++;
+        latrec_sum_add(&rt->sum[hop], ns);
         const latrec_hit *a, *b;
         if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
             latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in->set.rings[b->ring]), a->t_ns,

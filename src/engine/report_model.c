@@ -242,16 +242,10 @@ static void build_table(struct builder *b, latrec_report_table *mt, const latrec
         if ((row->has_base = base != NULL)) row->base = *base;
         if ((row->has_split = b->r->sv.model && h < t->n_hops)) latrec_report_split_fill(&row->split, &rt->sacc[h]);
         row->in_sum = h < t->n_hops && chain_hop(t, h);
-        if (h < t->n_hops && rt->n_sum[h]) {
-            row->has_signed_mean = 1;
-            row->signed_mean = (double)(rt->sum[h] / (long double)rt->n_sum[h]);
-        }
+        if (h < t->n_hops) row->has_signed_mean = latrec_sum_mean(&rt->sum[h], &row->signed_mean);
         int bh;
         const struct rtable *bt = h < t->n_hops ? baseline_table(b->base, t, h, &bh) : NULL;
-        if (bt && bt->n_sum[bh]) {
-            row->has_base_signed_mean = 1;
-            row->base_signed_mean = (double)(bt->sum[bh] / (long double)bt->n_sum[bh]);
-        }
+        if (bt) row->has_base_signed_mean = latrec_sum_mean(&bt->sum[bh], &row->base_signed_mean);
         if (b->req->dists && h == rt->rank_hop) {
             row->dist = latrec_report_dist_new((latrec_stats *)&rt->col[h], 0);
             latrec_stats *bc = baseline_column(b->base, t, h);

@@ -31,8 +31,7 @@ struct rpath {
     struct ptop *top;
     int n_top;
     uint64_t instances, complete, unresolved;
-    long double sum[LATREC_MAX_SEGS]; /* signed sums of pass 1, for the waterfall */
-    uint64_t n_sum[LATREC_MAX_SEGS];
+    latrec_sum sum[LATREC_MAX_SEGS]; /* signed sums of pass 1, for the waterfall */
 };
 
 struct latrec_rpaths {
@@ -139,8 +138,7 @@ static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_inst
         if (!(e->has[s] = (uint8_t)latrec_path_index_segment_value(rp->ix, pi, &p->segs[s], &v, &a, &b))) continue;
         e->v[s] = v;
         latrec_stats_add(&p->col[s], v);
-        p->sum[s] += v;
-        p->n_sum[s]++;
+        latrec_sum_add(&p->sum[s], v);
         e->t_a[s] = a->t_ns;
         e->t_b[s] = b->t_ns;
         e->tid_a[s] = latrec_ring_tid(&rp->in->set.rings[a->ring]);
@@ -318,14 +316,9 @@ static void build_rows(const latrec_rpaths *rp, const latrec_rpaths *base, int k
         const latrec_figures *b = row->name ? baseline_of(bp, row->name) : NULL;
         if ((row->has_base = b != NULL)) row->base = *b;
         row->in_sum = !dad && p->segs[s].kind != LATREC_SEG_TOTAL;
-        if (!dad && p->n_sum[s]) {
-            row->has_signed_mean = 1;
-            row->signed_mean = (double)(p->sum[s] / (long double)p->n_sum[s]);
-        }
-        if (b && !dad && s < bp->n_segs && bp->n_sum[s]) {
-            row->has_base_signed_mean = 1;
-            row->base_signed_mean = (double)(bp->sum[s] / (long double)bp->n_sum[s]);
-        }
+        if (!dad) row->has_signed_mean = latrec_sum_mean(&p->sum[s], &row->signed_mean);
+        if (b && !dad && s < bp->n_segs)
+            row->has_base_signed_mean = latrec_sum_mean(&bp->sum[s], &row->base_signed_mean);
         if (rp->req->dists && s == p->n_segs - 1) { /* the total: the chart's row */
             row->dist = latrec_report_dist_new(&p->col[s], 0);
             if (b && row->dist) row->base_dist = latrec_report_dist_new(&bp->col[s], row->dist->per_decade);

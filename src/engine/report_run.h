@@ -51,8 +51,7 @@ struct interval_row {
 
 struct rtable {
     latrec_stats col[LATREC_MAX_HOPS];
-    long double sum[LATREC_MAX_HOPS]; /* signed sums of pass 1, for the waterfall */
-    uint64_t n_sum[LATREC_MAX_HOPS];
+    latrec_sum sum[LATREC_MAX_HOPS]; /* signed sums of pass 1, for the waterfall */
     latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
     uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
     latrec_stats gaps_stats;

@@ -5,7 +5,7 @@ set(LATREC_STATS_SOURCES
   ${CMAKE_SOURCE_DIR}/src/analyze/stats.c
   ${CMAKE_SOURCE_DIR}/src/analyze/loghist.c
   ${CMAKE_SOURCE_DIR}/src/analyze/outliers.c)
-foreach(t loghist accum outliers bench)
+foreach(t loghist accum exact outliers bench)
   latrec_unit_test(test_stats_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_stats_${t}.c ${LATREC_STATS_SOURCES}
     LIBS m)
