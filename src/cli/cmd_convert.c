@@ -183,10 +183,11 @@ static void rings_csv_timebase(latrec_csv *c, const latrec_ring *r)
     latrec_csv_u64(c, r->cal_taken);
 }
 
-static int write_rings_csv(const latrec_input *in, const char *path)
+/* 0, or -1 with one line in err. */
+static int write_rings_csv(const latrec_input *in, const char *path, latrec_outset *set, char *err, size_t errlen)
 {
     latrec_csv c;
-    if (latrec_csv_open(&c, path, NULL) < 0) return -1;
+    if (latrec_csv_open(&c, path, set, err, errlen) < 0) return -1;
     for (int i = 0; rings_columns[i]; i++) latrec_csv_str(&c, rings_columns[i]);
     latrec_csv_end(&c);
     for (size_t i = 0; i < in->set.n; i++) {
@@ -253,7 +254,7 @@ static int write_rings_csv(const latrec_input *in, const char *path)
         latrec_csv_u64(&c, in->lapped[i]);
         latrec_csv_end(&c);
     }
-    return latrec_csv_close(&c);
+    return latrec_csv_close(&c, err, errlen);
 }
 
 /* ---- the pass -------------------------------------------------------------- */
@@ -268,8 +269,13 @@ struct convert_pass {
     int paths_lost;                  /* leg instances the path assembler could not take */
     latrec_paths_csv *paths_csv;     /* csv: opened at the first path instance */
     const char *outdir;
-    int paths_csv_err;               /* errno of a failed paths.csv */
+    int paths_csv_err;               /* paths.csv failed: paths_csv_msg says why */
+    char paths_csv_msg[4400];
+    uint64_t paths_rows;             /* rows paths.csv got */
     uint64_t n_records, all_records; /* records tapped, of all the rings' (progress) */
+    /* csv: every file, placed together once all are written (none when
+     * any fails: the directory is left as it was; latrec-convert(1)) */
+    latrec_outset set;
 };
 
 /* Every ended instance, before any warm-up or selection: convert shows
@@ -302,26 +308,32 @@ static void on_path(void *ctx, const latrec_path_instance *pi)
     if (!p->paths_csv && !p->paths_csv_err) { /* a run without path instances gets no paths.csv */
         char path[4200];
         snprintf(path, sizeof(path), "%s/paths.csv", p->outdir);
-        if (!(p->paths_csv = latrec_paths_csv_open(path, p->in, p->legs))) p->paths_csv_err = errno;
+        if (!(p->paths_csv =
+                  latrec_paths_csv_open(path, p->in, p->legs, &p->set, p->paths_csv_msg, sizeof(p->paths_csv_msg))))
+            p->paths_csv_err = 1;
     }
     if (p->paths_csv) latrec_paths_csv_add(p->paths_csv, pi);
 }
 
-/* paths.csv closes (the assembler finished with the records). */
-static int close_paths_csv(struct convert_pass *p, const char *outdir)
+/* paths.csv closes into the set (the assembler finished with the
+ * records). 0, or -1 with one line in err. */
+static int close_paths_csv(struct convert_pass *p, char *err, size_t errlen)
 {
-    uint64_t rows = 0;
-    if (p->paths_csv && latrec_paths_csv_close(p->paths_csv, &rows) < 0 && !p->paths_csv_err)
-        p->paths_csv_err = errno;
+    if (p->paths_csv &&
+        latrec_paths_csv_close(p->paths_csv, &p->paths_rows, p->paths_csv_msg, sizeof(p->paths_csv_msg)) < 0)
+        p->paths_csv_err = 1;
     p->paths_csv = NULL;
-    if (p->paths_csv_err) {
-        fprintf(stderr, "latrec convert: %s/paths.csv: %s\n", outdir, latrec_outfile_strerror(p->paths_csv_err));
-        return -1;
-    }
+    if (!p->paths_csv_err) return 0;
+    snprintf(err, errlen, "%s", p->paths_csv_msg);
+    return -1;
+}
+
+/* What paths.csv holds (once it is in place). */
+static void paths_csv_note(const struct convert_pass *p)
+{
     if (p->paths_lost) fprintf(stderr, "latrec convert: out of memory: some path instances are missing\n");
-    if (rows && !p->in->opts.quiet)
-        fprintf(stderr, "latrec convert: paths.csv: %llu path instances\n", (unsigned long long)rows);
-    return 0;
+    if (p->paths_rows && !p->in->opts.quiet)
+        fprintf(stderr, "latrec convert: paths.csv: %llu path instances\n", (unsigned long long)p->paths_rows);
 }
 
 static void progress(const latrec_input *in, uint64_t done, uint64_t total)
@@ -371,23 +383,23 @@ static void timeline_note(const latrec_timeline_totals *tt, const latrec_timelin
  * paths. 0, or -1 with one line on stderr. PATH (PLEN bytes) is left
  * holding records.csv's name for the messages that follow. */
 static int outputs_open(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir,
-                        char *path, size_t plen)
+                        char *path, size_t plen, char *err, size_t errlen)
 {
     if (o->chrome) {
         snprintf(path, plen, "%s/trace.json", outdir);
-        if (!(p->timeline = latrec_timeline_open(path, in, p->legs, &o->timeline))) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+        if (!(p->timeline = latrec_timeline_open(path, in, p->legs, &o->timeline, err, errlen))) {
+            fprintf(stderr, "latrec convert: %s\n", err);
             return -1;
         }
     } else {
-        p->tables = latrec_component_tables_new(in, p->legs, outdir);
+        p->tables = latrec_component_tables_new(in, p->legs, outdir, &p->set);
         if (!p->tables) {
             fprintf(stderr, "latrec convert: out of memory\n");
             return -1;
         }
         snprintf(path, plen, "%s/records.csv", outdir);
-        if (!(p->records = latrec_records_csv_open(path, in, p->legs))) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+        if (!(p->records = latrec_records_csv_open(path, in, p->legs, &p->set, err, errlen))) {
+            fprintf(stderr, "latrec convert: %s\n", err);
             return -1;
         }
     }
@@ -407,30 +419,28 @@ static int outputs_close(struct convert_pass *p, const struct convert_opts *o, l
                          char *path, size_t plen, char *err, size_t errlen)
 {
     if (p->records) {
-        const int closed = latrec_records_csv_close(p->records);
+        const int closed = latrec_records_csv_close(p->records, err, errlen);
         p->records = NULL;
         if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
+            fprintf(stderr, "latrec convert: %s\n", err);
             return -1;
         }
     }
     if (o->chrome) {
         latrec_timeline_totals tt;
-        int closed = latrec_timeline_close(p->timeline, &tt);
+        int closed = latrec_timeline_close(p->timeline, &tt, err, errlen);
         p->timeline = NULL;
         if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s/trace.json: %s\n", outdir, latrec_outfile_strerror(errno));
+            fprintf(stderr, "latrec convert: %s\n", err);
             return -1;
         }
         timeline_note(&tt, &o->timeline, outdir, in->opts.quiet);
         if (p->paths_lost) fprintf(stderr, "latrec convert: out of memory: some path flows are missing\n");
     } else {
         snprintf(path, plen, "%s/rings.csv", outdir);
-        if (write_rings_csv(in, path) < 0) {
-            fprintf(stderr, "latrec convert: %s: %s\n", path, latrec_outfile_strerror(errno));
-            return -1;
-        }
-        if (latrec_component_tables_write(p->tables, err, errlen) < 0) {
+        if (write_rings_csv(in, path, &p->set, err, errlen) < 0 ||
+            latrec_component_tables_write(p->tables, err, errlen) < 0 || close_paths_csv(p, err, errlen) < 0 ||
+            latrec_outset_place(&p->set, err, errlen) < 0) {
             fprintf(stderr, "latrec convert: %s\n", err);
             return -1;
         }
@@ -491,7 +501,7 @@ int latrec_cmd_convert(int argc, char **argv)
     else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]); /* <run>/trace.json */
     else snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
-    struct convert_pass p = { in, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0 };
+    struct convert_pass p = { .in = in };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
@@ -504,7 +514,7 @@ int latrec_cmd_convert(int argc, char **argv)
     const latrec_pass_sinks sinks = { .ctx = &p };
     if (latrec_engine_start(e, &pass_opts, &sinks) < 0) goto out; /* printed */
     p.legs = latrec_pass_legs(latrec_engine_pass(e));
-    if (outputs_open(&p, &o, in, outdir, path, sizeof(path)) < 0) goto out;
+    if (outputs_open(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;
     /* every record, sched.latrec's too, to records.csv (csv) and the
      * progress: the builder ran on the merge's time (the wall-clock mapping
      * with --wall), so the tables and the timeline show the same clock as
@@ -514,7 +524,7 @@ int latrec_cmd_convert(int argc, char **argv)
     if (convert_records(e, &p) < 0) goto out;
     if (outputs_close(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;
     if (!in->opts.quiet) print_summary(&p, in, outdir);
-    if (!o.chrome && close_paths_csv(&p, outdir) < 0) goto out;
+    if (!o.chrome) paths_csv_note(&p);
     if (!in->opts.quiet) {
         latrec_pass_print_warnings(p.legs);
         if (p.paths) latrec_pass_print_join_warnings(p.paths);
@@ -526,9 +536,10 @@ int latrec_cmd_convert(int argc, char **argv)
     }
     rc = in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:
-    if (p.timeline) latrec_timeline_close(p.timeline, NULL);
-    if (p.paths_csv) latrec_paths_csv_close(p.paths_csv, NULL);
+    latrec_timeline_abort(p.timeline);
+    latrec_paths_csv_abort(p.paths_csv);
     latrec_records_csv_abort(p.records);
+    latrec_outset_abort(&p.set);
     latrec_component_tables_free(p.tables);
     latrec_path_index_free(p.paths);
     latrec_engine_close(e);

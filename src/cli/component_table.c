@@ -25,6 +25,7 @@ struct latrec_component_tables {
     const latrec_input *in;
     const latrec_legs *legs;
     char outdir[4096];
+    latrec_outset *set; /* where each file goes when closed */
     struct spool *spools;
     size_t n, cap;
     size_t last;
@@ -113,12 +114,13 @@ static int key_hit(const latrec_leg *leg, int k)
 }
 
 latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs,
-                                                     const char *outdir)
+                                                     const char *outdir, latrec_outset *set)
 {
     latrec_component_tables *t = calloc(1, sizeof(*t));
     if (!t) return NULL;
     t->in = in;
     t->legs = legs;
+    t->set = set;
     snprintf(t->outdir, sizeof(t->outdir), "%s", outdir);
     return t;
 }
@@ -529,13 +531,14 @@ static struct stream *stream_for(latrec_component_tables *t, int comp)
  * columns (else the component is spooled, and the error shows at write). */
 static void stream_start(latrec_component_tables *t, struct stream *st, const latrec_instance *inst)
 {
-    char path[4200];
+    char path[4200], err[4400];
     const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
     st->state = STREAM_OFF;
     st->leg = inst->leg;
     component_path(t, inst->component, path, sizeof(path));
     if (layout_make(t, inst->component, inst->leg, &st->lo) < 0 ||
-        leg_out_make(&st->out, &st->lo, leg, inst->leg) < 0 || latrec_csv_open(&st->csv, path, NULL) < 0) {
+        leg_out_make(&st->out, &st->lo, leg, inst->leg) < 0 ||
+        latrec_csv_open(&st->csv, path, t->set, err, sizeof(err)) < 0) {
         stream_free(st);
         return;
     }
@@ -666,7 +669,8 @@ static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static int write_component(latrec_component_tables *t, int comp, const char *path)
+/* 0, or -1 with err: "PATH: REASON" (or the marker's line). */
+static int write_component(latrec_component_tables *t, int comp, const char *path, char *err, size_t errlen)
 {
     struct layout lo;
     struct leg_out out = { 0 };
@@ -675,8 +679,11 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
     int rc = -1;
     latrec_csv c;
     int opened = 0;
-    if (layout_make(t, comp, -1, &lo) < 0) return -1;
-    if (latrec_csv_open(&c, path, NULL) < 0) goto out;
+    if (layout_make(t, comp, -1, &lo) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (latrec_csv_open(&c, path, t->set, err, errlen) < 0) goto out;
     opened = 1;
     layout_header(&c, &lo);
     if (!(in = malloc(sizeof(*in)))) goto out;
@@ -694,10 +701,11 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
     }
     rc = 0;
 out:
-    if (opened) {
-        const int e = errno;
-        if (latrec_csv_close(&c) < 0) rc = -1;
-        else errno = e;
+    if (opened && rc < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        latrec_csv_abort(&c);
+    } else if (opened && latrec_csv_close(&c, err, errlen) < 0) {
+        rc = -1;
     }
     free(out.plan);
     free(in);
@@ -718,21 +726,15 @@ int latrec_component_tables_write(latrec_component_tables *t, char *err, size_t 
         component_path(t, comp, path, sizeof(path));
         if (st && st->state == STREAM_ON) { /* one leg: its file is complete */
             st->text = 0;
-            if (latrec_csv_close(&st->csv) < 0) {
-                snprintf(err, errlen, "%s: %s", path, latrec_outfile_strerror(errno));
-                return -1;
-            }
+            if (latrec_csv_close(&st->csv, err, errlen) < 0) return -1;
             continue;
         }
         int any = 0;
         for (size_t i = 0; i < t->n; i++) any |= t->spools[i].component == comp;
         if (!any) continue;
-        const int w = write_component(t, comp, path);
+        const int w = write_component(t, comp, path, err, errlen);
         if (st) stream_free(st); /* the streamed rows are in the file now */
-        if (w < 0) {
-            snprintf(err, errlen, "%s: %s", path, latrec_outfile_strerror(errno));
-            return -1;
-        }
+        if (w < 0) return -1;
     }
     return 0;
 }

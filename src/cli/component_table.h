@@ -23,16 +23,18 @@
 
 #include "analyze/legs.h"
 #include "engine/input.h"
+#include "read/outfile.h"
 
 typedef struct latrec_component_tables latrec_component_tables;
 
-/* The tables of <outdir>/<component>.csv. NULL when out of memory. */
+/* The tables of <outdir>/<component>.csv, each handed to set when written
+ * (cli/csv.h). NULL when out of memory. */
 latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs,
-                                                     const char *outdir);
+                                                     const char *outdir, latrec_outset *set);
 /* One ended instance: its row, or spooled. */
 void latrec_component_tables_add(latrec_component_tables *t, const latrec_instance *inst);
 /* Write <outdir>/<component>.csv for every component with rows. 0, or -1
- * with "PATH: reason" in err. */
+ * with one line in err ("PATH: REASON", or the marker's). */
 int latrec_component_tables_write(latrec_component_tables *t, char *err, size_t errlen);
 void latrec_component_tables_free(latrec_component_tables *t);
 

@@ -84,33 +84,29 @@ static void put(latrec_csv *c, const char *p, size_t n)
     }
 }
 
-int latrec_csv_open(latrec_csv *c, const char *path, FILE *f)
+int latrec_csv_open(latrec_csv *c, const char *path, latrec_outset *set, char *err, size_t errlen)
 {
     memset(c, 0, sizeof(*c));
     c->fd = -1;
-    if (path) {
-        char err[512];
-        if (!(c->out = malloc(sizeof(*c->out)))) return -1;
-        if (latrec_outfile_open(c->out, path, 0, err, sizeof(err)) < 0) {
-            const int e = errno;
-            free(c->out);
-            c->out = NULL;
-            errno = e;
-            return -1;
-        }
-        c->f = c->out->f; /* nothing is written through it: its buffer stays empty */
-        c->fd = fileno(c->f);
-    } else {
-        c->f = f;
-    }
-    c->buf = malloc(CSV_BUF);
-    if (!c->buf) {
-        if (c->out) latrec_outfile_abort(c->out);
+    c->set = set;
+    if (!(c->out = malloc(sizeof(*c->out))) || !(c->buf = malloc(CSV_BUF))) {
         free(c->out);
         c->out = NULL;
+        snprintf(err, errlen, "%s: out of memory", path);
         errno = ENOMEM;
         return -1;
     }
+    if (latrec_outfile_open(c->out, path, 0, err, errlen) < 0) {
+        const int e = errno;
+        free(c->out);
+        free(c->buf);
+        c->out = NULL;
+        c->buf = NULL;
+        errno = e;
+        return -1;
+    }
+    c->f = c->out->f; /* nothing is written through it: its buffer stays empty */
+    c->fd = fileno(c->f);
     c->cap = CSV_BUF;
     c->first = 1;
     return 0;
@@ -225,12 +221,8 @@ static void io_hand_over(latrec_csv *c, size_t n)
 static void flush(latrec_csv *c)
 {
     io_wait(c);
-    if (c->fd >= 0) {
-        if (c->align && c->len % c->align) direct_off(c);
-        put(c, c->buf, c->len);
-    } else if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len) {
-        write_error(c, errno);
-    }
+    if (c->align && c->len % c->align) direct_off(c);
+    put(c, c->buf, c->len);
     c->len = 0;
 }
 
@@ -262,7 +254,7 @@ static void grow(latrec_csv *c)
 
 void latrec_csv_make_room(latrec_csv *c)
 {
-    if (c->fd >= 0 && !c->grown && c->written + c->len >= CSV_BIG_AFTER) grow(c);
+    if (!c->grown && c->written + c->len >= CSV_BIG_AFTER) grow(c);
     io_wait(c); /* the thread's last block written: the spare buffer is free, align is current */
     const size_t whole = c->align ? c->len - c->len % c->align : 0;
     if (!whole) {
@@ -415,44 +407,40 @@ void latrec_csv_end(latrec_csv *c)
 void latrec_csv_abort(latrec_csv *c)
 {
     io_stop(c); /* a block being written is written, then removed with the file */
-    if (c->out) {
-        latrec_outfile_abort(c->out);
-        free(c->out);
-        c->out = NULL;
-    } else if (c->f && c->f != stdout && c->f != stderr) {
-        fclose(c->f);
-    }
+    if (c->out) latrec_outfile_abort(c->out);
+    free(c->out);
     free(c->buf);
+    c->out = NULL;
     c->f = NULL;
     c->buf = NULL;
 }
 
-int latrec_csv_close(latrec_csv *c)
+int latrec_csv_close(latrec_csv *c, char *err, size_t errlen)
 {
     flush(c);
     io_stop(c);
-    int rc = c->error ? -1 : 0;
-    if (fflush(c->f) != 0 && !rc) {
+    int rc = 0;
+    if (c->error) {
+        snprintf(err, errlen, "%s: %s", c->out->path, strerror(c->err_no));
+        latrec_outfile_abort(c->out);
         rc = -1;
-        c->err_no = errno;
-    }
-    if (c->out) {
-        char err[512];
-        if (rc) {
+    } else if (!c->set) {
+        rc = latrec_outfile_commit(c->out, err, errlen);
+    } else if ((rc = latrec_outfile_finish(c->out, err, errlen)) == 0) {
+        if (latrec_outset_add(c->set, c->out) == 0) c->out = NULL; /* the set's now */
+        else {
+            snprintf(err, errlen, "%s: out of memory", c->out->path);
             latrec_outfile_abort(c->out);
-        } else if (latrec_outfile_commit(c->out, err, sizeof(err)) < 0) {
+            errno = ENOMEM;
             rc = -1;
-            c->err_no = errno;
         }
-        free(c->out);
-        c->out = NULL;
-    } else if (c->f != stdout && c->f != stderr && fclose(c->f) != 0 && !rc) {
-        rc = -1;
-        c->err_no = errno;
     }
+    const int e = c->error ? c->err_no : errno;
+    free(c->out);
     free(c->buf);
-    errno = c->err_no;
+    c->out = NULL;
     c->f = NULL;
     c->buf = NULL;
+    errno = e;
     return rc;
 }

@@ -21,20 +21,21 @@ typedef struct latrec_csv {
     int    first;   /* next field is the first of its row */
     int    error;   /* a write failed (errno kept in err_no) */
     int    err_no;
-    latrec_outfile *out; /* opened by path: written aside, renamed at close */
-    int    fd;      /* opened by path: out's, written with write(2); else -1 (f) */
+    latrec_outfile *out; /* written aside, renamed at close (or by set) */
+    latrec_outset *set;  /* NULL, or where close hands the finished file */
+    int    fd;      /* out's, written with write(2) */
     unsigned align; /* > 0: whole blocks of align bytes go out with O_DIRECT */
     int    grown;   /* the large buffer was tried (csv.c) */
     struct csv_io *io; /* its blocks' writer thread, or NULL (csv.c) */
     uint64_t written; /* bytes written to fd */
 } latrec_csv;
 
-/* Open path for writing, or use f when path is NULL. A path is written to a
- * temporary name and renamed over it at close, never following a symbolic
- * link or replacing a file latrec did not write (read/outfile.h). Returns
- * 0, or -1 with errno (EEXIST: path is not latrec's; see
- * latrec_outfile_strerror). */
-int  latrec_csv_open(latrec_csv *c, const char *path, FILE *f);
+/* Open path for writing: it is written to a temporary name and renamed
+ * over path at close (or, with a set, when the set is placed), never
+ * following a symbolic link or replacing a file latrec did not write
+ * (read/outfile.h). Returns 0, or -1 with errno and err: one line naming
+ * the file (or its directory's marker) and the reason. */
+int  latrec_csv_open(latrec_csv *c, const char *path, latrec_outset *set, char *err, size_t errlen);
 void latrec_csv_str(latrec_csv *c, const char *s);   /* text, quoted as needed */
 void latrec_csv_u64(latrec_csv *c, uint64_t v);
 void latrec_csv_i64(latrec_csv *c, int64_t v);
@@ -191,10 +192,11 @@ static inline __attribute__((always_inline)) char *latrec_fmt_us(char *p, int64_
     return p + 4;
 }
 
-/* Flush and close (opened by path: renamed into place, or removed when any
- * write failed). Returns 0, or -1 with errno when any write failed. */
-int  latrec_csv_close(latrec_csv *c);
-/* Drop what was written (opened by path: the file is removed). */
+/* Flush and close: renamed into place (with a set: handed to it, still
+ * under the temporary name), or removed when any write failed. Returns 0,
+ * or -1 with errno and err ("PATH: REASON", or the marker's line). */
+int  latrec_csv_close(latrec_csv *c, char *err, size_t errlen);
+/* Drop what was written (the file is removed). */
 void latrec_csv_abort(latrec_csv *c);
 
 #endif

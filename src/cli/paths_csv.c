@@ -132,7 +132,8 @@ static void csv_free(latrec_paths_csv *w)
     free(w);
 }
 
-latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs)
+latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs,
+                                        latrec_outset *set, char *err, size_t errlen)
 {
     const int n = latrec_path_index_n(in->paths);
     latrec_paths_csv *w = calloc(1, sizeof(*w));
@@ -143,6 +144,7 @@ latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in
     }
     if (!w || !w->seg_u || !w->seg_u_cat || !w->pp) {
         if (w) csv_free(w);
+        snprintf(err, errlen, "%s: out of memory", path);
         errno = ENOMEM;
         return NULL;
     }
@@ -157,7 +159,7 @@ latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in
         pp->n_segs = latrec_path_index_segments(w->ix, k, pp->segs);
         for (int s = 0; s + 1 < pp->n_segs; s++) pp->seg_col[s] = union_seg(w, cat, pp->segs[s].name);
     }
-    if (latrec_csv_open(&w->csv, path, NULL) < 0) {
+    if (latrec_csv_open(&w->csv, path, set, err, errlen) < 0) {
         int e = errno;
         csv_free(w);
         errno = e;
@@ -237,12 +239,19 @@ void latrec_paths_csv_add(latrec_paths_csv *w, const latrec_path_instance *pi)
     w->rows++;
 }
 
-int latrec_paths_csv_close(latrec_paths_csv *w, uint64_t *rows)
+int latrec_paths_csv_close(latrec_paths_csv *w, uint64_t *rows, char *err, size_t errlen)
 {
     if (rows) *rows = w->rows;
-    int rc = latrec_csv_close(&w->csv);
+    int rc = latrec_csv_close(&w->csv, err, errlen);
     int e = errno;
     csv_free(w);
     errno = e;
     return rc;
+}
+
+void latrec_paths_csv_abort(latrec_paths_csv *w)
+{
+    if (!w) return;
+    latrec_csv_abort(&w->csv);
+    csv_free(w);
 }

@@ -22,14 +22,20 @@
 
 #include "analyze/paths.h"
 #include "engine/input.h"
+#include "read/outfile.h"
 
 typedef struct latrec_paths_csv latrec_paths_csv;
 
-/* Create path (written aside, renamed at close) and write the header. NULL
- * with errno on failure. */
-latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs);
+/* Create path (written aside, renamed at close or handed to set there,
+ * cli/csv.h) and write the header. NULL with errno and err (one line
+ * naming the file and the reason) on failure. */
+latrec_paths_csv *latrec_paths_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs,
+                                        latrec_outset *set, char *err, size_t errlen);
 void latrec_paths_csv_add(latrec_paths_csv *w, const latrec_path_instance *pi);
-/* Close (rename into place); rows written in *rows. 0, or -1 with errno. */
-int latrec_paths_csv_close(latrec_paths_csv *w, uint64_t *rows);
+/* Close (rename into place, or to the set); rows written in *rows. 0, or
+ * -1 with errno and err. */
+int latrec_paths_csv_close(latrec_paths_csv *w, uint64_t *rows, char *err, size_t errlen);
+/* Drop it: the file is removed. */
+void latrec_paths_csv_abort(latrec_paths_csv *w);
 
 #endif

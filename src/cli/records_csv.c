@@ -227,7 +227,8 @@ static void *writer_main(void *arg)
     }
 }
 
-latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs)
+latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs,
+                                            latrec_outset *set, char *err, size_t errlen)
 {
     latrec_records_csv *w = calloc(1, sizeof(*w));
     if (!w) return NULL;
@@ -235,10 +236,11 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
     for (int i = 0; ok && i < REC_QUEUE; i++) ok = (w->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
     if (!ok) {
         rows_free(w);
+        snprintf(err, errlen, "%s: out of memory", path);
         errno = ENOMEM;
         return NULL;
     }
-    if (latrec_csv_open(&w->csv, path, NULL) < 0) {
+    if (latrec_csv_open(&w->csv, path, set, err, errlen) < 0) {
         const int e = errno;
         rows_free(w);
         errno = e;
@@ -248,6 +250,7 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
     if (rows_init(w, in, legs) < 0) {
         latrec_csv_abort(&w->csv);
         rows_free(w);
+        snprintf(err, errlen, "%s: out of memory", path);
         errno = ENOMEM;
         return NULL;
     }
@@ -315,10 +318,10 @@ static void drain(latrec_records_csv *w)
     w->fill->n = 0;
 }
 
-int latrec_records_csv_close(latrec_records_csv *w)
+int latrec_records_csv_close(latrec_records_csv *w, char *err, size_t errlen)
 {
     drain(w);
-    const int rc = latrec_csv_close(&w->csv);
+    const int rc = latrec_csv_close(&w->csv, err, errlen);
     const int e = errno;
     rows_free(w);
     errno = e;

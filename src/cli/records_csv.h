@@ -20,11 +20,13 @@
 
 typedef struct latrec_records_csv latrec_records_csv;
 
-/* records.csv at path (written aside and renamed at close, cli/csv.h) with
- * its header row, for the rings of in under legs' components, processes
- * and legs. NULL with errno when it cannot be opened or out of memory. in
- * and legs must outlive it. */
-latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs);
+/* records.csv at path (written aside, cli/csv.h: renamed at close, or
+ * handed to set there) with its header row, for the rings of in under
+ * legs' components, processes and legs. NULL with errno and err (one line
+ * naming the file and the reason) when it cannot be opened or out of
+ * memory. in and legs must outlive it. */
+latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input *in, const latrec_legs *legs,
+                                            latrec_outset *set, char *err, size_t errlen);
 
 /* One row: ev as the merge gave it, whose record went to the builder's leg
  * leg (-1: none). Rows are kept in batches and formatted and written, in
@@ -33,9 +35,10 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
  * and legs. */
 void latrec_records_csv_add(latrec_records_csv *w, const latrec_merged *ev, int leg);
 
-/* Every row added written, the file closed and renamed into place, the
- * writer freed. 0, or -1 with errno when any write failed. */
-int latrec_records_csv_close(latrec_records_csv *w);
+/* Every row added written, the file closed and renamed into place (or
+ * handed to the set), the writer freed. 0, or -1 with errno and err when
+ * any write failed. */
+int latrec_records_csv_close(latrec_records_csv *w, char *err, size_t errlen);
 
 /* Drop it: the file is removed, nothing more is written. NULL is fine. */
 void latrec_records_csv_abort(latrec_records_csv *w);

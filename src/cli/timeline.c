@@ -72,12 +72,14 @@ static uint64_t origin_of(const latrec_input *in)
 }
 
 latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs,
-                                      const latrec_timeline_opts *opts)
+                                      const latrec_timeline_opts *opts, char *err, size_t errlen)
 {
     latrec_timeline *t = calloc(1, sizeof(*t));
-    if (!t) return NULL;
-    char err[512];
-    if (latrec_outfile_open(&t->out, path, 0, err, sizeof(err)) < 0) {
+    if (!t) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    if (latrec_outfile_open(&t->out, path, 0, err, errlen) < 0) {
         const int e = errno;
         free(t);
         errno = e;
@@ -303,20 +305,31 @@ static void write_other(latrec_timeline *t)
     json_decref(o);
 }
 
-int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot)
+int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot, char *err, size_t errlen)
 {
     if (!t->tot.stopped) tl_sched_flush(t, UINT64_MAX);
     tl_sched_count_rest(t);
     write_other(t);
     if (fputs("}\n", t->f) == EOF && !t->failed) t->failed = errno;
     if (fflush(t->f) != 0 && !t->failed) t->failed = errno;
-    char err[512];
-    if (t->failed) latrec_outfile_abort(&t->out);
-    else if (latrec_outfile_commit(&t->out, err, sizeof(err)) < 0) t->failed = errno;
+    if (t->failed) {
+        snprintf(err, errlen, "%s: %s", t->out.path, strerror(t->failed));
+        latrec_outfile_abort(&t->out);
+    } else if (latrec_outfile_commit(&t->out, err, errlen) < 0) {
+        t->failed = errno;
+    }
     int failed = t->failed;
     if (tot) *tot = t->tot;
     tl_sched_close(t);
     free(t);
     errno = failed;
     return failed ? -1 : 0;
+}
+
+void latrec_timeline_abort(latrec_timeline *t)
+{
+    if (!t) return;
+    latrec_outfile_abort(&t->out);
+    tl_sched_close(t);
+    free(t);
 }

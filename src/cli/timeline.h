@@ -66,18 +66,20 @@ typedef struct latrec_timeline_totals {
 } latrec_timeline_totals;
 
 /* Create path (written aside and renamed at close, read/outfile.h) and
- * write the metadata events. NULL with errno on failure (EEXIST: path is
- * not latrec's); a scheduler file that cannot be loaded is said on stderr
- * and left out. */
+ * write the metadata events. NULL with errno and err (one line naming the
+ * file, or its directory's marker, and the reason) on failure; a
+ * scheduler file that cannot be loaded is said on stderr and left out. */
 latrec_timeline *latrec_timeline_open(const char *path, const latrec_input *in, const latrec_legs *legs,
-                                      const latrec_timeline_opts *opts);
+                                      const latrec_timeline_opts *opts, char *err, size_t errlen);
 void latrec_timeline_add_instance(latrec_timeline *t, const latrec_instance *inst);
 /* A complete path instance whose legs were drawn: an async slice for the
  * whole path (cat "path", named as in->paths shows it; pi->path is the
  * run-wide index) and a flow at each hand-off (cat "path"). */
 void latrec_timeline_add_path(latrec_timeline *t, const latrec_path_instance *pi);
 /* Finish the file, rename it into place and fill *tot (may be NULL). 0, or
- * -1 with errno when any write failed (nothing is renamed then). */
-int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot);
+ * -1 with errno and err when any write failed (nothing is renamed then). */
+int latrec_timeline_close(latrec_timeline *t, latrec_timeline_totals *tot, char *err, size_t errlen);
+/* Drop it: the file is removed. NULL is fine. */
+void latrec_timeline_abort(latrec_timeline *t);
 
 #endif

@@ -47,21 +47,82 @@ int latrec_outdir_lists(int dfd, const char *name)
     return found;
 }
 
-static int marker_add(int dfd, const char *name)
+/* The marker's size before a name was added to it, so that the name can
+ * be taken out again (marker_undo); or one of these. */
+typedef long long marker_mark;
+#define MARKER_NONE (-1LL) /* there was no marker: it was created */
+#define MARKER_KEPT (-2LL) /* nothing was added (listed already, or a run directory) */
+
+/* "DIR/.latrec-output: cannot list NAME in it: REASON" (DIR: o->path's
+ * directory part, as given). */
+static void marker_error(const latrec_outfile *o, int e, char *err, size_t errlen)
 {
+    const char *why = e == ELOOP ? "a symbolic link, not followed" : e == EINVAL ? "not a regular file" : strerror(e);
+    snprintf(err, errlen, "%.*s%s: cannot list %s in it: %s", (int)(strlen(o->path) - strlen(o->name)), o->path,
+             LATREC_OUT_MARKER, o->name, why);
+}
+
+/* Whether dfd's marker can take a name: absent (it is created beside the
+ * files), or a regular file latrec may write. 0, or -1 with errno (ELOOP:
+ * a symbolic link; EINVAL: not a regular file). Checked before any data
+ * is written, so that a marker that would refuse the name fails the
+ * command at once instead of after the whole output. */
+static int marker_usable(int dfd)
+{
+    struct stat st;
+    if (fstatat(dfd, LATREC_OUT_MARKER, &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(st.st_mode)) errno = ELOOP;
+    else if (!S_ISREG(st.st_mode)) errno = EINVAL;
+    else if (faccessat(dfd, LATREC_OUT_MARKER, W_OK, AT_EACCESS) == 0) return 0;
+    return -1;
+}
+
+/* List name in dfd's marker (nothing when it is listed already). 0, or -1
+ * with errno, the marker as it was. */
+static int marker_add(int dfd, const char *name, marker_mark *mark)
+{
+    *mark = MARKER_KEPT;
     if (latrec_outdir_lists(dfd, name)) return 0;
     int fd = openat(dfd, LATREC_OUT_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    int fresh = fd >= 0;
+    const int fresh = fd >= 0;
     if (fd < 0 && errno == EEXIST) fd = openat(dfd, LATREC_OUT_MARKER, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st;
-    int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
-    if (rc == 0 && fresh && write(fd, MARKER_HEAD, strlen(MARKER_HEAD)) < 0) rc = -1;
-    char line[300];
-    int len = snprintf(line, sizeof(line), "%s\n", name);
-    if (rc == 0 && write(fd, line, (size_t)len) != len) rc = -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    *mark = fresh ? MARKER_NONE : (marker_mark)st.st_size;
+    char line[sizeof(MARKER_HEAD) + 300];
+    const int len = snprintf(line, sizeof(line), "%s%s\n", fresh ? MARKER_HEAD : "", name);
+    const ssize_t w = write(fd, line, (size_t)len);
+    const int e = w < 0 ? errno : ENOSPC; /* a short write: the filesystem is full */
+    if (w != len && !fresh) {
+        const int cut = ftruncate(fd, (off_t)*mark); /* back to its size: a shorter size needs no room */
+        (void)cut;
+    }
     close(fd);
-    return rc;
+    if (w == len) return 0;
+    if (fresh) unlinkat(dfd, LATREC_OUT_MARKER, 0);
+    *mark = MARKER_KEPT;
+    errno = e;
+    return -1;
+}
+
+/* Take out what marker_add added (mark), the marker as it was before. */
+static void marker_undo(int dfd, marker_mark mark)
+{
+    if (mark == MARKER_KEPT) return;
+    if (mark == MARKER_NONE) {
+        unlinkat(dfd, LATREC_OUT_MARKER, 0);
+        return;
+    }
+    const int fd = openat(dfd, LATREC_OUT_MARKER, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    const int cut = ftruncate(fd, (off_t)mark); /* a shorter size needs no room: fails only on an I/O error */
+    (void)cut;
+    close(fd);
 }
 
 /* 1 when `name` may be replaced, 0 when it is absent, -1 (errno EEXIST)
@@ -171,6 +232,10 @@ int latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, cha
         return -1;
     }
     if (may_replace(o, err, errlen) < 0) goto fail;
+    if (!(flags & LATREC_OUT_OWN_DIR) && marker_usable(o->dfd) < 0) {
+        marker_error(o, errno, err, errlen);
+        goto fail;
+    }
     int fd = -1;
     for (int k = 0; k < 100 && fd < 0; k++) {
         unsigned rnd = 0;
@@ -199,51 +264,113 @@ fail:;
     return -1;
 }
 
-int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
+int latrec_outfile_finish(latrec_outfile *o, char *err, size_t errlen)
 {
-    if (!o->f) return -1;
+    if (!o->f) return 0; /* finished already */
     int e = 0;
     /* registered until renamed or removed: a signal during the flush below
      * (a large buffer) removes it; one after the rename finds no such name */
     if (fflush(o->f) != 0) e = errno;
     if (fclose(o->f) != 0 && !e) e = errno;
     o->f = NULL;
-    if (e) {
-        snprintf(err, errlen, "%s: %s", o->path, strerror(e));
-        goto fail;
-    }
-    int rep = may_replace(o, err, errlen); /* again: it may have changed meanwhile */
-    if (rep < 0) {
-        e = errno;
-        if (e != EEXIST) snprintf(err, errlen, "%s: %s", o->path, strerror(e));
-        goto fail;
-    }
-    if (renameat2(o->dfd, o->tmp, o->dfd, o->name, rep ? 0 : RENAME_NOREPLACE) != 0) {
-        e = errno;
-        snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, strerror(e));
-        goto fail;
-    }
-    tmp_unregister(o);
-    if (!(o->flags & LATREC_OUT_OWN_DIR) && marker_add(o->dfd, o->name) < 0) {
-        e = errno;
-        /* the marker beside the file: o->path's directory part, then its name */
-        snprintf(err, errlen, "%.*s%s: cannot list %s in it: %s", (int)(strlen(o->path) - strlen(o->name)), o->path,
-                 LATREC_OUT_MARKER, o->name, e == ELOOP ? "a symbolic link, not followed" : strerror(e));
-        close(o->dfd);
-        o->dfd = -1;
-        errno = e;
-        return -1;
-    }
-    close(o->dfd);
-    o->dfd = -1;
-    return 0;
-fail:
-    unlinkat(o->dfd, o->tmp, 0);
-    tmp_unregister(o);
-    close(o->dfd);
-    o->dfd = -1;
+    if (!e) return 0;
+    snprintf(err, errlen, "%s: %s", o->path, strerror(e));
+    latrec_outfile_abort(o);
     errno = e;
     return -1;
+}
+
+/* Rename the finished files f[0..n) into place, each listed in its
+ * directory's marker first, so that a file in place is always one the
+ * marker lists (a marker that refuses the name leaves the file unplaced,
+ * not unlisted). Every name is checked and listed before the first
+ * rename: a refusal there places none of them. A rename refused after
+ * that (a file that appeared meanwhile) leaves the ones before it in
+ * place and takes the rest out of the marker again. Every temporary not
+ * renamed is removed. 0, or -1 with errno and err. */
+static int place_all(latrec_outfile *const *f, size_t n, char *err, size_t errlen)
+{
+    marker_mark *mark = malloc(n * sizeof(*mark));
+    int *rep = malloc(n * sizeof(*rep));
+    size_t listed = 0, placed = 0;
+    int e = 0;
+    if (!mark || !rep) {
+        snprintf(err, errlen, "%s: out of memory", f[0]->path);
+        e = ENOMEM;
+    }
+    for (size_t i = 0; i < n && !e; i++) {
+        rep[i] = may_replace(f[i], err, errlen); /* again: it may have changed meanwhile */
+        if (rep[i] < 0 && (e = errno) != EEXIST) snprintf(err, errlen, "%s: %s", f[i]->path, strerror(e));
+    }
+    for (; listed < n && !e; listed++) {
+        if (f[listed]->flags & LATREC_OUT_OWN_DIR) mark[listed] = MARKER_KEPT;
+        else if (marker_add(f[listed]->dfd, f[listed]->name, &mark[listed]) < 0)
+            marker_error(f[listed], e = errno, err, errlen);
+    }
+    for (; placed < n && !e; placed++) {
+        latrec_outfile *o = f[placed];
+        if (renameat2(o->dfd, o->tmp, o->dfd, o->name, rep[placed] ? 0 : RENAME_NOREPLACE) != 0) {
+            e = errno;
+            snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, strerror(e));
+            break;
+        }
+        tmp_unregister(o);
+        close(o->dfd);
+        o->dfd = -1;
+    }
+    /* the names not placed out of the marker again, in reverse: each back to its size before */
+    for (size_t i = listed; i-- > placed;) marker_undo(f[i]->dfd, mark[i]);
+    for (size_t i = placed; i < n; i++) latrec_outfile_abort(f[i]);
+    free(mark);
+    free(rep);
+    errno = e;
+    return e ? -1 : 0;
+}
+
+int latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen)
+{
+    if (!o->f) return -1;
+    if (latrec_outfile_finish(o, err, errlen) < 0) return -1;
+    return place_all(&o, 1, err, errlen);
+}
+
+int latrec_outset_add(latrec_outset *s, latrec_outfile *o)
+{
+    if (s->n == s->cap) {
+        const size_t cap = s->cap ? 2 * s->cap : 8;
+        latrec_outfile **f = realloc(s->f, cap * sizeof(*f));
+        if (!f) return -1;
+        s->f = f;
+        s->cap = cap;
+    }
+    s->f[s->n++] = o;
+    return 0;
+}
+
+static void outset_free(latrec_outset *s)
+{
+    for (size_t i = 0; i < s->n; i++) free(s->f[i]);
+    free(s->f);
+    memset(s, 0, sizeof(*s));
+}
+
+int latrec_outset_place(latrec_outset *s, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++) rc = latrec_outfile_finish(s->f[i], err, errlen);
+    if (rc == 0 && s->n) rc = place_all(s->f, s->n, err, errlen);
+    const int e = errno;
+    if (rc < 0)
+        for (size_t i = 0; i < s->n; i++) latrec_outfile_abort(s->f[i]);
+    outset_free(s);
+    errno = e;
+    return rc;
+}
+
+void latrec_outset_abort(latrec_outset *s)
+{
+    for (size_t i = 0; i < s->n; i++) latrec_outfile_abort(s->f[i]);
+    outset_free(s);
 }
 
 void latrec_outfile_abort(latrec_outfile *o)
@@ -256,14 +383,6 @@ void latrec_outfile_abort(latrec_outfile *o)
         close(o->dfd);
     }
     o->dfd = -1;
-}
-
-const char *latrec_outfile_strerror(int e)
-{
-    if (e == EEXIST)
-        return "exists and latrec did not write it (a symbolic link, not a regular file, or not listed in "
-               "its directory's " LATREC_OUT_MARKER "): left alone; move it away or write elsewhere";
-    return strerror(e);
 }
 
 int latrec_outdir_make(const char *dir, char *err, size_t errlen)

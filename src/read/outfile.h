@@ -15,6 +15,10 @@
  *           writes through it: a link's target or another hard link keeps
  *           its data.
  *   abort   the temporary file is removed.
+ * commit is finish (the data flushed and closed under the temporary name)
+ * then place (the rename). A set of files that belong together (convert's
+ * CSV files) is finished file by file and placed at once
+ * (latrec_outset_place): a failure of any of them places none.
  *
  * latrec's own file: a regular file (not a symbolic link, directory, FIFO
  * or device) that latrec wrote, known in one of two ways:
@@ -22,9 +26,12 @@
  *     directory latrec record made and holds locked): every regular file
  *     in it is latrec's;
  *   - otherwise the directory's marker file ".latrec-output" lists NAME.
- *     Each commit adds NAME to the marker (created O_EXCL|O_NOFOLLOW), so a
- *     directory convert wrote into once can be written again, and
- *     `record -f` knows which files of a run directory convert made.
+ *     Each commit adds NAME to the marker (created O_EXCL|O_NOFOLLOW)
+ *     before the rename, so a directory convert wrote into once can be
+ *     written again, and `record -f` knows which files of a run directory
+ *     convert made; a marker that cannot take the name (a symbolic link,
+ *     not a regular file, not writable) fails open at once, naming the
+ *     marker, and a file is never placed unlisted.
  *
  * Errors: -1 with errno and a one-line reason in err naming the path.
  */
@@ -51,7 +58,28 @@ int  latrec_outfile_open(latrec_outfile *o, const char *path, unsigned flags, ch
 /* Flush, close and rename into place. 0, or -1 (the temporary file is
  * removed, NAME is left as it was). */
 int  latrec_outfile_commit(latrec_outfile *o, char *err, size_t errlen);
+/* Flush and close, still under the temporary name (a write error shows
+ * here). 0, or -1 with err "PATH: REASON" (the temporary file removed). */
+int  latrec_outfile_finish(latrec_outfile *o, char *err, size_t errlen);
 void latrec_outfile_abort(latrec_outfile *o);
+
+/* Finished files placed together: all renamed into place, or (a name
+ * refused, the marker refusing them) none, every temporary removed. */
+typedef struct latrec_outset {
+    latrec_outfile **f; /* malloc'd, the set's own (freed by place and abort) */
+    size_t n, cap;
+} latrec_outset;
+/* Take o (malloc'd, opened, finished or not): 0, or -1 (ENOMEM; o is still
+ * the caller's). */
+int  latrec_outset_add(latrec_outset *s, latrec_outfile *o);
+/* Finish and place every file, in the order added. 0, or -1 with errno
+ * and err (one line naming the file or marker and the reason): none was
+ * placed, except when a rename is refused after the others were checked
+ * (a file that appeared meanwhile): the ones before it stay. The set is
+ * empty afterwards either way. */
+int  latrec_outset_place(latrec_outset *s, char *err, size_t errlen);
+/* Remove every temporary; the set is empty afterwards. */
+void latrec_outset_abort(latrec_outset *s);
 
 /* Remove the temporaries of files still open when a signal ends the process
  * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU,
@@ -63,10 +91,6 @@ void latrec_outfile_abort(latrec_outfile *o);
  * For commands that write files and have no signal handling of their own
  * (convert, report -o). */
 void latrec_outfile_unlink_on_signal(void);
-
-/* strerror(e), except EEXIST: "exists and latrec did not write it ...
- * left alone" (for callers that keep only errno). */
-const char *latrec_outfile_strerror(int e);
 
 /* 1 when `name` in directory dfd is latrec's own file by the marker
  * (a regular file listed in dfd's .latrec-output), else 0. */

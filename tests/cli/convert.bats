@@ -10,6 +10,7 @@
 #   FIXTURES  tests/fixtures (default: next to this file)
 
 bats_require_minimum_version 1.5.0
+load nobody
 
 setup_file() {
     export LATREC="${LATREC:-latrec}"
@@ -992,6 +993,101 @@ with open(sys.argv[1]) as f:
 print(n)
 PY
     [ "$output" = 400000 ]
+}
+
+# The files of OUT (its marker included) with their sha256, for "left as
+# it was" checks.
+out_state() {
+    (cd "$1" && find . -mindepth 1 -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+@test "output: a .latrec-output that is a symbolic link: one line naming it, before anything is written; nothing followed" {
+    mkdir -p "$OUT"
+    echo keep > "$BATS_TEST_TMPDIR/precious"
+    ln -s "$BATS_TEST_TMPDIR/precious" "$OUT/.latrec-output"
+    for fmt in csv chrome; do
+        run --separate-stderr "$LATREC" convert -q --format "$fmt" -o "$OUT" "$RINGS/b1_loop_clean"
+        [ "$status" -eq 1 ]
+        want=records.csv
+        [ "$fmt" = csv ] || want=trace.json
+        [ "$stderr" = "latrec convert: $OUT/.latrec-output: cannot list $want in it: a symbolic link, not followed" ]
+        [ "$(ls -A "$OUT")" = .latrec-output ] # no output, no temporary
+        [ "$(cat "$BATS_TEST_TMPDIR/precious")" = keep ]
+    done
+}
+
+@test "output: a .latrec-output convert may not write: one line naming it; nothing placed unlisted, so the next convert replaces all" {
+    OPEN_DIR="$(mktemp -d /tmp/latrec-convert-bats.XXXXXX)"
+    chmod 755 "$OPEN_DIR"
+    lat="$LATREC"
+    as=()
+    if [ "$(id -u)" -eq 0 ]; then # root writes anything: run as nobody
+        nobody_programs "$OPEN_DIR/bin" lat || skip "nobody cannot reach $OPEN_DIR"
+        as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    fi
+    out="$OPEN_DIR/out"
+    mkdir "$out"
+    : > "$out/.latrec-output"
+    chmod 444 "$out/.latrec-output"
+    [ "$(id -u)" -ne 0 ] || chown 65534:65534 "$out"
+    chmod 755 "$out"
+    run --separate-stderr "${as[@]}" "$lat" convert -q -o "$out" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $out/.latrec-output: cannot list records.csv in it: Permission denied" ]
+    [ "$(ls -A "$out")" = .latrec-output ]
+    [ ! -s "$out/.latrec-output" ]
+    # writable again: every file is written and listed, and a second convert replaces them
+    chmod 644 "$out/.latrec-output"
+    [ "$(id -u)" -ne 0 ] || chown 65534:65534 "$out/.latrec-output"
+    for _ in 1 2; do
+        run --separate-stderr "${as[@]}" "$lat" convert -q -o "$out" "$RINGS/b1_loop_clean"
+        echo "$stderr"
+        [ "$status" -eq 0 ]
+    done
+    [ "$(cd "$out" && ls | sort | tr '\n' ' ')" = "dapp.csv libe3.csv oai.csv paths.csv records.csv rings.csv " ]
+    [ "$(grep -v '^#' "$out/.latrec-output" | sort | tr '\n' ' ')" = "dapp.csv libe3.csv oai.csv paths.csv records.csv rings.csv " ]
+}
+
+@test "output: one rule on a failure: a name that is not latrec's (dapp.csv) leaves DIR as it was, the earlier conversion's files whole" {
+    run "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    echo "the user's" > "$OUT/dapp.csv" # b1 has a dapp component; b4 has none
+    before="$(out_state "$OUT")"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/dapp.csv: exists and is not written by latrec (its directory's .latrec-output does not list it): left alone; move it away or write elsewhere" ]
+    [ "$(out_state "$OUT")" = "$before" ]
+}
+
+@test "output: one rule on a full filesystem: whichever file fails, one line names it, exit 1, and DIR is left as it was" {
+    [ "$(id -u)" -eq 0 ] || skip "not root: a small full filesystem needs mount -t tmpfs -o size="
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+    mount -t tmpfs -o size=8m latrec-test "$MNT" || skip "cannot mount a tmpfs here"
+    # what the whole conversion takes there (tmpfs counts whole pages)
+    run "$LATREC" convert -q -o "$MNT/csv" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    need=$(du -s -B1 "$MNT/csv" | cut -f1)
+    rm -rf "$MNT/csv"
+    mkdir "$MNT/csv"
+    echo "earlier" > "$MNT/csv/keep.txt"
+    before="$(out_state "$MNT/csv")"
+    failed=""
+    # room for all but a page, half, a tenth of it: the failure lands in different files
+    for room in $((need - 4096)) $((need / 2)) $((need / 10)); do
+        rm -f "$MNT/fill"
+        avail=$(df -B1 --output=avail "$MNT" | tail -1)
+        fallocate -l $((avail - room)) "$MNT/fill"
+        run --separate-stderr "$LATREC" convert -q -o "$MNT/csv" "$RINGS/b1_loop_clean"
+        echo "room $room of $need: status $status: $stderr"
+        [ "$status" -eq 1 ]
+        # a data file, or the marker (a new one takes a page too)
+        [[ "$stderr" =~ ^"latrec convert: $MNT/csv/"[a-z0-9.-]+": "("cannot list "[a-z0-9.]+" in it: ")?"No space left on device"$ ]]
+        [ "${#stderr_lines[@]}" -eq 1 ]
+        [ "$(out_state "$MNT/csv")" = "$before" ]
+        failed+="${stderr#latrec convert: $MNT/csv/} "
+    done
+    echo "failed: $failed"
 }
 
 # ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* read/escape.c and read/outfile.c: every byte kept through JSON and the
  * terminal; outputs never through a link, never over a file latrec did not
  * write. Expected values are written out by hand below. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -131,8 +132,20 @@ static void test_outfile(void **state)
     close(dfd);
 }
 
+/* Entries in d besides . and .. */
+static int count_entries(const char *d)
+{
+    int n = 0;
+    DIR *dp = opendir(d);
+    assert_non_null(dp);
+    for (struct dirent *e; (e = readdir(dp));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(dp);
+    return n;
+}
+
 /* A marker that is a symbolic link is not followed, and the one line names
- * the marker (in the file's directory), not a path under the file. */
+ * the marker (in the file's directory), not a path under the file: at
+ * open, before any data is written, so that nothing is placed unlisted. */
 static void test_outfile_marker_link(void **state)
 {
     (void)state;
@@ -145,13 +158,83 @@ static void test_outfile_marker_link(void **state)
     snprintf(marker, sizeof(marker), "%s/" LATREC_OUT_MARKER, sub);
     assert_int_equal(symlink(target, marker), 0);
     snprintf(path, sizeof(path), "%s/r.txt", sub);
-    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), 0);
-    fputs("report", o.f);
-    assert_int_equal(latrec_outfile_commit(&o, err, sizeof(err)), -1);
+    assert_int_equal(latrec_outfile_open(&o, path, 0, err, sizeof(err)), -1);
+    assert_int_equal(errno, ELOOP);
     snprintf(want, sizeof(want), "%s: cannot list r.txt in it: a symbolic link, not followed", marker);
     assert_string_equal(err, want);
     read_file(target, buf, sizeof(buf));
     assert_string_equal(buf, "keep");
+    assert_int_equal(count_entries(sub), 1); /* the marker link alone: no temporary */
+}
+
+/* A set is placed whole or not at all: a marker turned into a link after
+ * open (so the check at open passed) refuses the second file; the first,
+ * in another directory, is not placed either and its marker is back to
+ * its bytes before; no temporary is left. Then a file that appeared under
+ * a name meanwhile (not latrec's): again none placed. Then all placed. */
+static void test_outset(void **state)
+{
+    (void)state;
+    char a[300], b[300], pa[512], pb[512], ma[512], mb[512], target[512], buf[256], err[512], want[700];
+    snprintf(a, sizeof(a), "%s/a", dir);
+    snprintf(b, sizeof(b), "%s/b", dir);
+    assert_int_equal(mkdir(a, 0755), 0);
+    assert_int_equal(mkdir(b, 0755), 0);
+    snprintf(ma, sizeof(ma), "%s/" LATREC_OUT_MARKER, a);
+    snprintf(mb, sizeof(mb), "%s/" LATREC_OUT_MARKER, b);
+    put_file(ma, "# latrec output directory\nold.csv\n");
+    snprintf(pa, sizeof(pa), "%s/one.csv", a);
+    snprintf(pb, sizeof(pb), "%s/two.csv", b);
+    snprintf(target, sizeof(target), "%s/precious", dir);
+    put_file(target, "keep");
+    for (int round = 0; round < 3; round++) {
+        latrec_outset set = { 0 };
+        latrec_outfile *o1 = malloc(sizeof(*o1)), *o2 = malloc(sizeof(*o2));
+        assert_int_equal(latrec_outfile_open(o1, pa, 0, err, sizeof(err)), 0);
+        assert_int_equal(latrec_outfile_open(o2, pb, 0, err, sizeof(err)), 0);
+        fputs("first", o1->f);
+        fputs("second", o2->f);
+        assert_int_equal(latrec_outset_add(&set, o1), 0);
+        assert_int_equal(latrec_outset_add(&set, o2), 0);
+        if (round == 0) assert_int_equal(symlink(target, mb), 0);
+        if (round == 1) put_file(pb, "user's");
+        const int rc = latrec_outset_place(&set, err, sizeof(err));
+        assert_int_equal(set.n, 0);
+        if (round == 2) {
+            assert_int_equal(rc, 0);
+            break;
+        }
+        assert_int_equal(rc, -1);
+        if (round == 0) {
+            assert_int_equal(errno, ELOOP);
+            snprintf(want, sizeof(want), "%s: cannot list two.csv in it: a symbolic link, not followed", mb);
+        } else {
+            assert_int_equal(errno, EEXIST);
+            snprintf(want, sizeof(want),
+                     "%s: exists and is not written by latrec (its directory's " LATREC_OUT_MARKER
+                     " does not list it): left alone; move it away or write elsewhere",
+                     pb);
+        }
+        assert_string_equal(err, want);
+        struct stat st;
+        assert_int_equal(stat(pa, &st), -1); /* the first file is not placed */
+        read_file(ma, buf, sizeof(buf));
+        assert_string_equal(buf, "# latrec output directory\nold.csv\n");
+        assert_int_equal(count_entries(a), 1); /* the marker alone */
+        read_file(target, buf, sizeof(buf));
+        assert_string_equal(buf, "keep");
+        assert_int_equal(unlink(round == 0 ? mb : pb), 0);
+        assert_int_equal(count_entries(b), 0);
+    }
+    read_file(pa, buf, sizeof(buf));
+    assert_string_equal(buf, "first");
+    read_file(pb, buf, sizeof(buf));
+    assert_string_equal(buf, "second");
+    read_file(ma, buf, sizeof(buf));
+    assert_string_equal(buf, "# latrec output directory\nold.csv\none.csv\n");
+    int dfd = open(b, O_RDONLY | O_DIRECTORY);
+    assert_true(latrec_outdir_lists(dfd, "two.csv"));
+    close(dfd);
 }
 
 /* An empty directory name is said so (it was walked from past its end,
@@ -183,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_text_safe),
         cmocka_unit_test_setup_teardown(test_outfile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outfile_marker_link, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outdir_empty, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
