@@ -74,7 +74,7 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
     struct convert_opts *o = state->input;
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
-    case 'o': o->outdir = arg; break;
+    case 'o': o->outdir = latrec_arg_name(state, "-o", "directory", arg); break;
     case OPT_FORMAT: o->chrome = latrec_arg_choice(state, "--format", convert_formats, arg); break;
     case OPT_WINDOW: {
         /* FROM:TO, each in the one duration grammar; an empty TO: the end */
@@ -95,9 +95,7 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
     case OPT_WATCH: o->watch = 1; break;
     case OPT_QUIET_SECS: o->quiet_secs = (double)latrec_arg_duration(state, &quiet_opt, arg) / 1e9; break;
     case OPT_TIMEOUT: o->timeout_secs = (double)latrec_arg_duration(state, &timeout_opt, arg) / 1e9; break;
-    case ARGP_KEY_ARG:
-        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
-        break;
+    case ARGP_KEY_ARG: latrec_arg_dir(state, &o->input, arg); break;
     default: return ARGP_ERR_UNKNOWN;
     }
     return 0;
@@ -472,7 +470,8 @@ int latrec_cmd_convert(int argc, char **argv)
                          "Convert the rings of a run to CSV or to a trace-event timeline.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec "
                          "files; several DIRs (one per host) need --wall.\n\n"
-                         "Exit status: 0 every ring read cleanly; 1 nothing could be read; 2 usage; "
+                         "Exit status: 0 every ring read cleanly; 1 nothing could be read, or an output "
+                         "could not be written (then none is placed); 2 usage; "
                          "3 some rings were skipped (the rest was converted). See latrec-convert(1).",
                          children, 0, 0 };
     struct convert_opts o;

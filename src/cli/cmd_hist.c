@@ -97,7 +97,7 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
     case OPT_RUNQLAT: o->runqlat = 1; break;
     case OPT_PER_THREAD: o->per_thread = 1; break;
     case ARGP_KEY_ARG:
-        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
+        latrec_arg_dir(state, &o->input, arg);
         break;
     case ARGP_KEY_END:
         if (o->bucket_arg) o->bucket_size = bucket_size(state, o->bucket_arg, &o->out.units);
@@ -510,8 +510,8 @@ int latrec_cmd_hist(int argc, char **argv)
                          "A value v falls in bucket floor(v / bucket size): a value on a bucket edge counts "
                          "in the bucket that starts there; values from entries x bucket size up count in "
                          "over:. Clock regressions (negative hops) are counted apart (regr:).\n\n"
-                         "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
-                         "(the message lists those it does); 2 usage; 3 some rings were "
+                         "Exit status: 0 success; 1 nothing could be read, the output could not be written, "
+                         "or a name the run does not hold (the message lists those it does); 2 usage; 3 some rings were "
                          "skipped. See latrec-hist(1).",
                          latrec_analysis_children, 0, 0 };
     struct hist_opts o;

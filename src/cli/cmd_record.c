@@ -164,7 +164,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     latrec_record_opts *o = &c->o;
     char err[256];
     switch (key) {
-    case 'o': o->output = arg; break;
+    case 'o': o->output = latrec_arg_name(state, "-o", "directory", arg); break;
     case 'f': o->force = 1; break;
     case 'q': o->quiet = 1; break;
     case 'd': parse_time(state, &duration_opt, arg, &o->duration_ns); break;
@@ -178,7 +178,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         if (latrec_sched_parse(arg, &c->sched, err, sizeof(err)) < 0) argp_error(state, "-P: %s", err);
         o->sched = &c->sched;
         break;
-    case OPT_LIB: o->lib_dir = arg; break;
+    case OPT_LIB: o->lib_dir = latrec_arg_name(state, "--lib", "directory", arg); break;
     case OPT_ENTRIES:
         o->entries_log2 = (unsigned)parse_long(state, "--entries-log2", arg, 12, 28);
         break;
@@ -192,11 +192,11 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         o->n_roles++;
         break;
     }
-    case OPT_RINGS_DIR: o->rings_base = arg; break;
+    case OPT_RINGS_DIR: o->rings_base = latrec_arg_name(state, "--rings-dir", "directory", arg); break;
     case 'p':
         o->attach_pid = (pid_t)parse_long(state, "-p", arg, 1, 0x7fffffff);
         break;
-    case OPT_RINGS: o->attach_rings = arg; break;
+    case OPT_RINGS: o->attach_rings = latrec_arg_name(state, "--rings", "directory", arg); break;
     case 't': o->trace = 1; break;
     case 'e': {
         const char *colon = strchr(arg, ':');
@@ -221,7 +221,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         break;
     case OPT_CATALOG: { /* a catalog that does not load stops the run before it starts */
         latrec_catalog cat;
-        if (latrec_catalog_load(&cat, arg, err, sizeof(err)) < 0)
+        if (latrec_catalog_load(&cat, latrec_arg_name(state, "--catalog", "file", arg), err, sizeof(err)) < 0)
             argp_failure(state, LATREC_RECORD_EXIT_FAIL, 0, "%s", err);
         latrec_catalog_free(&cat);
         c->catalog = arg;

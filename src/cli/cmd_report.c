@@ -87,13 +87,13 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
         o->n_gates++;
         break;
     }
-    case OPT_BASELINE: o->baseline = arg; break;
-    case 'o': o->output = arg; break;
+    case OPT_BASELINE: o->baseline = latrec_arg_name(state, "--baseline", "directory", arg); break;
+    case 'o': o->output = latrec_arg_name(state, "-o", "file", arg); break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case ARGP_KEY_ARG:
-        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
+        latrec_arg_dir(state, &o->input, arg);
         break;
     default: return ARGP_ERR_UNKNOWN;
     }
@@ -216,12 +216,13 @@ static int list_paths(const latrec_input_opts *opts)
 }
 
 /* The report to FILE through read/outfile.h (a temporary name renamed into
- * place; never over a file latrec did not write), or to standard output. */
+ * place; never over a file latrec did not write), or to standard output
+ * (whose failure main.c says: stdout_status). */
 static int write_report(const latrec_report *m, const latrec_report_format *f, const char *path)
 {
     if (!path) {
         f->write(m, stdout);
-        return fflush(stdout) == 0 ? 0 : -1;
+        return 0;
     }
     latrec_outfile of;
     char err[4400];
@@ -254,8 +255,8 @@ int latrec_cmd_report(int argc, char **argv)
                          "(one message end to end), a row per segment: every hop and every hand-off.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec files. "
                          "Percentiles are exact up to 2048 samples per column, then within 0.1%.\n\n"
-                         "Exit status: 0 success; 1 nothing could be read, or a name the run does not hold "
-                         "(the message lists those it does); 2 usage; 3 some rings were "
+                         "Exit status: 0 success; 1 nothing could be read, the output could not be written, "
+                         "or a name the run does not hold (the message lists those it does); 2 usage; 3 some rings were "
                          "skipped; 4 a --fail-over limit was crossed. See latrec-report(1).",
                          latrec_analysis_children, 0, 0 };
     struct report_opts o;

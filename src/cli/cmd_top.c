@@ -131,6 +131,7 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
     struct top_opts *o = state->input;
     for (size_t i = 0; i < sizeof(record_names) / sizeof(record_names[0]); i++)
         if (record_names[i].key == key) {
+            if (key == OPT_LIB || key == OPT_RINGS_DIR) latrec_arg_name(state, record_names[i].name, "directory", arg);
             rec_push(state, o, record_names[i].name);
             if (arg) rec_push(state, o, arg);
             return 0;
@@ -142,10 +143,8 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case 'd': o->duration_ns = latrec_arg_duration(state, &duration_opt, arg); break;
     case OPT_PATH: o->sel.pass.path = arg; break;
-    case 'o': o->output = arg; break;
-    case ARGP_KEY_ARG:
-        if (latrec_input_add_dir(&o->input, arg) < 0) argp_error(state, "too many directories");
-        break;
+    case 'o': o->output = latrec_arg_name(state, "-o", "directory", arg); break;
+    case ARGP_KEY_ARG: latrec_arg_dir(state, &o->input, arg); break;
     case ARGP_KEY_END:
         if (o->cmd && o->input.n_dirs) argp_error(state, "a DIR to watch or a command to launch (after --), not both");
         if (!o->cmd && (o->output || o->n_rec))

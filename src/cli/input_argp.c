@@ -45,11 +45,9 @@ static error_t parse_input(int key, char *arg, struct argp_state *state)
 {
     latrec_input_opts *o = state->input;
     switch (key) {
-    case 'i':
-        if (latrec_input_add_dir(o, arg) < 0) argp_error(state, "too many directories");
-        break;
-    case OPT_CATALOG: o->catalog_path = arg; break;
-    case OPT_STAGES: o->stages_header = arg; break;
+    case 'i': latrec_arg_dir(state, o, arg); break;
+    case OPT_CATALOG: o->catalog_path = latrec_arg_name(state, "--catalog", "file", arg); break;
+    case OPT_STAGES: o->stages_header = latrec_arg_name(state, "--stages", "file", arg); break;
     case OPT_STAGE_PREFIX: o->stage_prefix = arg; break;
     case OPT_WALL: o->wall = 1; break;
     case OPT_ALIGN: o->align = 1; break;

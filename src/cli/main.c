@@ -1,5 +1,7 @@
 /* latrec: dispatch to a subcommand. */
 #include <argp.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +17,31 @@ struct subcommand {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    int stdout_checked; /* its standard output checked here (stdout_status); record and top see to their own */
 };
 
 static const struct subcommand subcommands[] = {
-    { "record", latrec_cmd_record, "Run a command with its rings in a run directory (and the scheduler watched)" },
-    { "report", latrec_cmd_report, "Per-leg hop latency tables of a run" },
-    { "hist", latrec_cmd_hist, "Latency histograms of a run, in rtla's layout" },
-    { "convert", latrec_cmd_convert, "Rings to CSV (rings, records, per component) or a Perfetto timeline" },
-    { "top", latrec_cmd_top, "The figures of a run while it is recorded, every interval" },
+    { "record", latrec_cmd_record, "Run a command with its rings in a run directory (and the scheduler watched)", 0 },
+    { "report", latrec_cmd_report, "Per-leg hop latency tables of a run", 1 },
+    { "hist", latrec_cmd_hist, "Latency histograms of a run, in rtla's layout", 1 },
+    { "convert", latrec_cmd_convert, "Rings to CSV (rings, records, per component) or a Perfetto timeline", 1 },
+    { "top", latrec_cmd_top, "The figures of a run while it is recorded, every interval", 0 },
 };
+
+/* Whether what the command printed reached standard output: a write that
+ * failed (no space left, an I/O error) is one line and exit 1, as a file
+ * that cannot be written is; a reader that went away (a pipe closed, with
+ * SIGPIPE ignored so that it did not end the process) is 141, the status
+ * SIGPIPE gives, as top exits then. Otherwise the command's rc. */
+static int stdout_status(const char *cmd, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    const int e = errno;
+    if (e == EPIPE) return 128 + SIGPIPE;
+    fprintf(stderr, "latrec %s: standard output: %s\n", cmd, e ? strerror(e) : "write error");
+    return rc == LATREC_EXIT_USAGE ? rc : LATREC_EXIT_ERROR;
+}
 
 static const char doc[] =
     "latrec -- where time goes inside a low-latency pipeline\v"
@@ -68,7 +86,8 @@ int main(int argc, char **argv)
             char prog[32];
             snprintf(prog, sizeof(prog), "latrec %s", subcommands[i].name);
             argv[cmd_index] = prog;
-            return subcommands[i].run(argc - cmd_index, argv + cmd_index);
+            const int rc = subcommands[i].run(argc - cmd_index, argv + cmd_index);
+            return subcommands[i].stdout_checked ? stdout_status(subcommands[i].name, rc) : rc;
         }
     fprintf(stderr, "latrec: '%s' is not a latrec command; see 'latrec --help'\n", name);
     return LATREC_EXIT_USAGE;

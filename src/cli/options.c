@@ -28,6 +28,18 @@ uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt,
     return v;
 }
 
+const char *latrec_arg_name(struct argp_state *state, const char *opt, const char *what, const char *arg)
+{
+    if (!*arg) argp_error(state, "%s: an empty %s name", opt, what);
+    return arg;
+}
+
+void latrec_arg_dir(struct argp_state *state, latrec_input_opts *o, const char *arg)
+{
+    if (latrec_input_add_dir(o, latrec_arg_name(state, "DIR", "directory", arg)) < 0)
+        argp_error(state, "too many directories");
+}
+
 int latrec_arg_choice(struct argp_state *state, const char *name, const latrec_choice *table, const char *arg)
 {
     int v = 0;

@@ -43,6 +43,16 @@ extern const latrec_duration_opt latrec_opt_interval;
 uint64_t latrec_arg_duration(struct argp_state *state, const latrec_duration_opt *opt, const char *arg);
 uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt, const char *arg);
 
+/* A file or directory name an option takes (opt: "-o", "--catalog"...;
+ * what: "file" or "directory"): arg, or argp_error() "OPT: an empty
+ * directory name" when it is "" (which names nothing, and left its message
+ * naming nothing: "latrec: : cannot create"). Every option and operand
+ * that takes a name goes through here. */
+const char *latrec_arg_name(struct argp_state *state, const char *opt, const char *what, const char *arg);
+/* A DIR operand or -i DIR: checked as latrec_arg_name ("DIR"), added to o
+ * (argp_error past LATREC_MAX_DIRS). */
+void latrec_arg_dir(struct argp_state *state, latrec_input_opts *o, const char *arg);
+
 /* "--NAME=help": print the table (name TAB doc) and exit 0; else the value
  * of arg in it, or argp_error() listing the names. */
 int latrec_arg_choice(struct argp_state *state, const char *name, const latrec_choice *table, const char *arg);

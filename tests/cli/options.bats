@@ -150,6 +150,61 @@ usage_error() {
     [ ! -e "$D/r" ]
 }
 
+@test "names: an empty file or directory name is one line naming the option, by every option and DIR that takes one" {
+    mkdir "$BATS_TEST_TMPDIR/here" && cd "$BATS_TEST_TMPDIR/here" # nothing may be made here
+    for c in report hist convert top; do
+        usage_error "latrec $c: DIR: an empty directory name" $c ''
+        usage_error "latrec $c: DIR: an empty directory name" $c -i ''
+        usage_error "latrec $c: --catalog: an empty file name" $c --catalog '' "$D/A"
+        usage_error "latrec $c: --stages: an empty file name" $c --stages '' "$D/A"
+    done
+    usage_error "latrec report: -o: an empty file name" report -o '' "$D/A"
+    usage_error "latrec report: --baseline: an empty directory name" report --baseline '' "$D/A"
+    usage_error "latrec convert: -o: an empty directory name" convert -o '' "$D/A"
+    for o in -o --lib --rings-dir; do
+        usage_error "latrec top: $o: an empty directory name" top $o '' -- true
+    done
+    # record: exit 125 (latrec itself failed), nothing run, nothing made
+    for a in "-o|directory" "--lib|directory" "--rings-dir|directory" "--catalog|file"; do
+        run --separate-stderr "$LATREC" record -q "${a%|*}" '' -- touch ran
+        [ "$status" -eq 125 ]
+        [ "${stderr_lines[0]}" = "latrec record: ${a%|*}: an empty ${a#*|} name" ]
+    done
+    run --separate-stderr "$LATREC" record -q -p $$ --rings ''
+    [ "$status" -eq 125 ]
+    [ "${stderr_lines[0]}" = "latrec record: --rings: an empty directory name" ]
+    [ -z "$(ls -A)" ]
+}
+
+@test "standard output: a write that fails is one line and exit 1 (report, hist), a reader gone with SIGPIPE ignored 141" {
+    [ -w /dev/full ] || skip "no /dev/full here"
+    for c in "report" "report --format json" "report --format csv" "hist" "hist --format json"; do
+        run --separate-stderr "$LATREC" $c "$D/A"
+        [ "$status" -eq 0 ]
+        run --separate-stderr bash -c '"$0" "$@" >/dev/full' "$LATREC" $c "$D/A"
+        echo "$c: $status: $stderr"
+        [ "$status" -eq 1 ]
+        [ "$stderr" = "latrec ${c%% *}: standard output: No space left on device" ]
+    done
+    # a gate crossed is 4 when the report was written, 1 when it was lost
+    run "$LATREC" report -q --fail-over 'libe3/inbound:total:max>1ns' "$D/A"
+    [ "$status" -eq 4 ]
+    run --separate-stderr bash -c '"$0" "$@" >/dev/full' "$LATREC" report --fail-over 'libe3/inbound:total:max>1ns' "$D/A"
+    [ "$status" -eq 1 ]
+    [ "${stderr_lines[0]}" = "latrec report: libe3/inbound:total:max = 1.900us > 0.001us: limit crossed" ]
+    [ "${stderr_lines[1]}" = "latrec report: standard output: No space left on device" ]
+    # the reader gone before the first write, SIGPIPE ignored (as a parent
+    # that ignores it passes on): 141 and nothing said, as top
+    run --separate-stderr python3 -c '
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, restore_signals=False)  # python ignores SIGPIPE: inherited
+sys.exit(p.returncode)' "$LATREC" report "$D/A"
+    [ "$status" -eq 141 ]
+    [ -z "$stderr" ]
+}
+
 @test "unknown --component or --leg: exit 1, and the names there are" {
     for c in report hist; do
         run --separate-stderr "$LATREC" "$c" "$D/A" --leg nosuch
