@@ -522,6 +522,7 @@ int latrec_cmd_hist(int argc, char **argv)
     argp_err_exit_status = LATREC_EXIT_USAGE;
     if (argp_parse(&argp, argc, argv, 0, 0, &o) != 0) return LATREC_EXIT_USAGE;
 
+    o.input.guess = !o.runqlat; /* the pass checks what the guess gave (engine/input.h) */
     latrec_engine *e = latrec_engine_open(&o.input, "hist", 0);
     if (!e) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(e);

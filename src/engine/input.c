@@ -212,7 +212,8 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     for (int d = 0; d < o->n_dirs; d++) run_state(in, o->dirs[d], d == 0);
     /* --threads (0: 2 when two CPUs are online) scan the rings at open too */
     const int threads = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
-    if (latrec_ringset_open_on(&in->set, o->dirs, (size_t)o->n_dirs, threads, err, sizeof(err)) < 0) {
+    const int guess = o->guess && !o->wall && !o->align && in->run_state != LATREC_RUN_RECORDING;
+    if (latrec_ringset_open_guess(&in->set, o->dirs, (size_t)o->n_dirs, threads, guess, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec %s: %s\n", cmd, err);
         return 1;
     }
@@ -244,6 +245,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
             }
         }
         if (r->status == LATREC_RING_OK && strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) in->sched_ring = (int)i;
+        in->guessed += r->derived == LATREC_RING_GUESSED;
         if (r->status != LATREC_RING_OK) {
             in->n_rejected++;
             char safe[4200];
@@ -471,6 +473,7 @@ static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out
 
 size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max)
 {
+    if (__builtin_expect(in->guessed != 0, 0) && latrec_input_settle(in, m) < 0) return 0;
     latrec_input_counts c = { in->fed, in->dropped, NULL, 0, 0 };
     const size_t k = fill_counted(in, m, out, max, &c);
     in->records += c.records;
@@ -498,6 +501,50 @@ void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int
     }
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
     latrec_input_say_truncated(in, stderr);
+}
+
+int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, int n)
+{
+    int hold = 1;
+    for (size_t i = 0; i < in->set.n && in->guessed; i++) {
+        latrec_ring *r = &in->set.rings[i];
+        if (r->derived != LATREC_RING_GUESSED) continue;
+        uint64_t read = 0, lapped = 0;
+        for (int k = 0; k < n; k++) {
+            read += c[k].fed[i] + c[k].dropped[i];
+            lapped += c[k].lapped[i];
+        }
+        if (latrec_ring_guess_holds(r, read, lapped)) in->guessed--;
+        else hold = 0;
+    }
+    return hold;
+}
+
+int latrec_input_settle(latrec_input *in, latrec_merge *m)
+{
+    int n = 0;
+    for (size_t i = 0; i < in->set.n && in->guessed; i++) {
+        latrec_ring *r = &in->set.rings[i];
+        if (r->derived != LATREC_RING_GUESSED) continue;
+        latrec_ring_rescan(r);
+        in->guessed--;
+        n++;
+        if (r->warning[0] && !in->opts.quiet) {
+            char safe[4200];
+            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
+        }
+    }
+    if (n == 0) return 0;
+    in->n_ring_start = 0; /* none_early again, from the stamps the scan found */
+    (void)ring_starts(in);
+    if (!m) return n;
+    char err[512];
+    latrec_merge_free(m);
+    if (latrec_merge_init(m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
+        fprintf(stderr, "latrec: %s\n", err);
+        return -1;
+    }
+    return n;
 }
 
 void latrec_input_parts_undo(latrec_input *in)

@@ -30,6 +30,10 @@ typedef struct latrec_input_opts {
     uint64_t    path_horizon_ns; /* --path-horizon (0: LATREC_PATHS_HORIZON_NS) */
     int         quiet;         /* -q */
     int         threads;       /* --threads: a pass run to its end (engine/pass.h); 0: 2 when two CPUs are online */
+    int         guess;         /* rings its writer closed cleanly opened without a scan (read/ring.h,
+                                  enum latrec_ring_derived; not with wall or align, nor while recording):
+                                  for a pass that checks them (latrec_input_guesses_hold) or settles
+                                  them first (latrec_input_settle) */
 } latrec_input_opts;
 
 /* Add a positional directory (argp ARGP_KEY_ARG). 0, or -1 when too many. */
@@ -100,6 +104,7 @@ typedef struct latrec_input {
     uint64_t       records;       /* records of the program's rings delivered by the first pass */
     uint64_t       sched_records; /* and of sched.latrec (the scheduler collector's events) */
     int            pass;          /* passes started by latrec_input_rewind */
+    size_t         guessed;       /* rings still LATREC_RING_GUESSED (opts.guess) */
 } latrec_input;
 
 /* Open everything the options name: default directory "latrec.data" when none
@@ -168,6 +173,26 @@ size_t latrec_input_fill_part(latrec_input *in, latrec_merge *m, latrec_merged *
                               latrec_input_counts *c);
 void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int n);
 void latrec_input_parts_undo(latrec_input *in);
+
+/* Rings opened by the guess (opts.guess). A pass read in parts checks
+ * them with latrec_input_guesses_hold once every part was read to its end,
+ * before latrec_input_parts_done: the counts c[0..n) say how many records
+ * each ring gave (fed and dropped) and what was lapped; the stamps in
+ * order are the pass's to check (each part's merge in time order). 1
+ * when every guess held (those rings are LATREC_RING_VERIFIED), 0 when one
+ * did not: that pass's figures are not the scan's, and it starts over
+ * after latrec_input_settle. */
+int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, int n);
+
+/* Scan every ring still guessed (latrec_ring_rescan), say its warning as
+ * the open does, take the start stamps again, and when m is not NULL play
+ * its merge again from the rings (for a pass that has read nothing from
+ * it yet). Returns how many rings were scanned, -1 when m could not be
+ * set up again (said). A time-ordered pass does this at its first fill
+ * (latrec_input_fill); a caller that took figures from the rings before
+ * (the run's beginning, latrec_pass_run_begin) takes them again when it
+ * returns more than 0. */
+int latrec_input_settle(latrec_input *in, latrec_merge *m);
 
 /* Copy each ring's lapped count from the pass's merge into in->lapped
  * (latrec_input_next does at the end of the first pass). */

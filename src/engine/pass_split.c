@@ -194,11 +194,19 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
         return -1;
     }
     latrec_merged ev[SPLIT_FILL];
-    uint64_t last = 0;
+    uint64_t last = 0, last_sched = 0;
+    /* a guessed ring's stamps must be in order (read/ring.h): the merge's
+     * output in order shows every ring of the part is; the builder's
+     * records are checked below, sched.latrec's here */
+    const int sched_guessed = with_sched && in->sched_ring >= 0 && set[in->sched_ring].derived == LATREC_RING_GUESSED;
     size_t got;
     while (!stopped(sp) && (got = latrec_input_fill_part(in, &m, ev, SPLIT_FILL, &l->c)) > 0) {
         for (size_t k = 0; k < got; k++) {
-            if ((int)ev[k].ring == in->sched_ring) continue;
+            if ((int)ev[k].ring == in->sched_ring) {
+                if (sched_guessed && ev[k].t_ns < last_sched) stop_all(sp, 0);
+                if (ev[k].t_ns > last_sched) last_sched = ev[k].t_ns;
+                continue;
+            }
             if (ev[k].t_ns < last) { /* out of time order: the instances could differ */
                 stop_all(sp, 0);
                 break;
@@ -322,6 +330,15 @@ static void commit(struct split *sp)
     p->f.finished = 1; /* every instance ended in the lanes' builders */
 }
 
+/* Every part read to its end: did the rings opened by a guess hold what
+ * the scan would have found (engine/input.h)? */
+static int guesses_hold(struct split *sp)
+{
+    latrec_input_counts c[SPLIT_MAX_LANES];
+    for (int k = 0; k < sp->n_lanes; k++) c[k] = sp->lane[k].c;
+    return latrec_input_guesses_hold(sp->p->in, c, sp->n_lanes);
+}
+
 /* Given up: the pass as it was before, the sinks told to start over. */
 static void undo(struct split *sp)
 {
@@ -378,6 +395,7 @@ static int split_go(struct split *sp, int n_threads)
         if (sp->lane[k].next_cut < next_cut) next_cut = sp->lane[k].next_cut;
     }
     if (next_cut < end_t) sp->lost = 1;
+    if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
     if (sp->failed) rc = -1;
     else if (sp->lost) undo(sp);
     else {
@@ -445,7 +463,23 @@ static int peek_ok(const latrec_pass *p)
     return ok;
 }
 
+static int split_try(latrec_pass *p, int n_threads);
+
 int latrec_pass_split_run(latrec_pass *p, int n_threads)
+{
+    const int rc = split_try(p, n_threads);
+    if (rc != 0) return rc;
+    /* read in time order next: the rings still guessed are scanned first,
+     * and the run's beginning taken again from what the scans found */
+    const int scanned = latrec_input_settle(p->in, &p->m);
+    if (scanned > 0) {
+        p->begin = latrec_pass_run_begin(p->in);
+        p->f.warm_from = p->begin + p->opts.warmup_ns;
+    }
+    return scanned < 0 ? -1 : 0;
+}
+
+static int split_try(latrec_pass *p, int n_threads)
 {
     if (!eligible(p) || !peek_ok(p)) return 0;
     struct split *sp = aligned_alloc(_Alignof(struct split), (sizeof(struct split) + 63) & ~(size_t)63);

@@ -8,6 +8,7 @@
 #include "read/shrink_guard.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -519,8 +520,71 @@ static void derive(latrec_ring *r)
     saturate(r);
 }
 
-/* Validate and map an open fd (not closed here). */
-static int open_on_fd(latrec_ring *r, int fd)
+/* Slots [from, entries) all zero (t_ns and payload): 1, else 0. Read as
+ * the scan reads, a chunk at a time, each chunk given back after. */
+static int tail_empty(const latrec_ring *r, uint64_t from)
+{
+    for (uint64_t i = from; i < r->entries;) {
+        const uint64_t end = r->entries - i < SCAN_CHUNK ? r->entries : (i & ~(uint64_t)(SCAN_CHUNK - 1)) + SCAN_CHUNK;
+        uint64_t any = 0;
+        for (uint64_t j = i; j < end; j++) {
+            const latrec_rec *s = &r->recs[j];
+            if ((j & 1) == 0) __builtin_prefetch((const void *)((uintptr_t)s + SCAN_AHEAD * sizeof *s));
+            any |= __atomic_load_n(&s->t_ns, __ATOMIC_RELAXED) | s->sc | s->aux | s->aux2;
+        }
+        scan_done(r, i, end);
+        if (any) return 0;
+        i = end;
+    }
+    return 1;
+}
+
+/* The guess (enum latrec_ring_derived in ring.h): 1 when the header and
+ * slot 0, slot rec_count - 1 and the slots after it allow it (fields set,
+ * r->derived GUESSED), 0 when the ring must be scanned. */
+static int guess(latrec_ring *r)
+{
+    const uint64_t n = r->rec_count;
+    if (!(r->flags & LATREC_F_CLEAN_CLOSE) || r->tsc || n == 0 || n > r->entries) return 0;
+    const latrec_rec *first = &r->recs[0], *last = &r->recs[n - 1];
+    const uint64_t t0 = __atomic_load_n(&first->t_ns, __ATOMIC_ACQUIRE);
+    const uint64_t t1 = __atomic_load_n(&last->t_ns, __ATOMIC_ACQUIRE);
+    if (t0 == 0 || t1 < t0 || !tail_empty(r, n)) return 0;
+    r->valid = r->written = n;
+    r->start_slot = 0;
+    r->newest_slot = n - 1;
+    r->iter_len = n;
+    r->first_rec = (latrec_rec){ first->sc, t0, first->aux, first->aux2 };
+    r->last_rec = (latrec_rec){ last->sc, t1, last->aux, last->aux2 };
+    r->first_t_ns = r->min_t_ns = t0;
+    r->last_t_ns = r->max_t_ns = t1;
+    r->derived = LATREC_RING_GUESSED;
+    return 1;
+}
+
+int latrec_ring_guess_holds(latrec_ring *r, uint64_t read, uint64_t lapped)
+{
+    if (r->derived != LATREC_RING_GUESSED) return r->derived == LATREC_RING_VERIFIED;
+    if (read != r->valid || lapped) return 0;
+    r->derived = LATREC_RING_VERIFIED;
+    return 1;
+}
+
+void latrec_ring_rescan(latrec_ring *r)
+{
+    if (r->status != LATREC_RING_OK || r->derived != LATREC_RING_GUESSED) return;
+    /* every field derive sets, from valid to stage_counts, back to zero */
+    memset(&r->valid, 0, offsetof(latrec_ring, stage_counts) + sizeof r->stage_counts - offsetof(latrec_ring, valid));
+    r->iter_len = 0;
+    r->multi_writer = 0;
+    derive(r);
+    madvise(r->map, r->map_len, MADV_DONTNEED); /* as open_on_fd */
+    r->derived = LATREC_RING_SCANNED;
+}
+
+/* Validate and map an open fd (not closed here); with_guess: a ring the
+ * guess describes is not scanned. */
+static int open_on_fd(latrec_ring *r, int fd, int with_guess)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
@@ -547,7 +611,8 @@ static int open_on_fd(latrec_ring *r, int fd)
     r->guard = latrec_shrink_guard_add(map, len);
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
-    derive(r);
+    if (!with_guess || !guess(r))
+        derive(r);
     /* derive gave its chunks back as it went, but then read a few slots
      * again (the first and the last record, the neighbours of an empty
      * slot), and a fault may map a whole large folio (read/ring_window.h):
@@ -581,8 +646,7 @@ static int finish(latrec_ring *r, int rc)
     return -1;
 }
 
-int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
-                       const char *path)
+static int open_at(latrec_ring *r, int dirfd, const char *name, const char *path, int with_guess)
 {
     if (ring_init(r, path ? path : name) != 0)
         return -1;
@@ -594,9 +658,21 @@ int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
             return finish(r, reject(r, "symbolic link: not followed"));
         return finish(r, reject(r, "%s", strerror(errno)));
     }
-    int rc = open_on_fd(r, fd);
+    int rc = open_on_fd(r, fd, with_guess);
     close(fd);
     return finish(r, rc);
+}
+
+int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
+                       const char *path)
+{
+    return open_at(r, dirfd, name, path, 0);
+}
+
+int latrec_ring_openat_guess(latrec_ring *r, int dirfd, const char *name,
+                             const char *path)
+{
+    return open_at(r, dirfd, name, path, 1);
 }
 
 int latrec_ring_open(latrec_ring *r, const char *path)
@@ -610,7 +686,7 @@ int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
         return -1;
     if (ends_with(r->path, ".part"))
         return finish(r, reject(r, "partial ring (.part): not opened"));
-    return finish(r, open_on_fd(r, fd));
+    return finish(r, open_on_fd(r, fd, 0));
 }
 
 void latrec_ring_close(latrec_ring *r)

@@ -228,6 +228,9 @@ typedef struct latrec_ring {
     uint64_t live_base;     /* write index of cursor position 0 */
     int      live_init;     /* live_base set (at the first poll) */
     int      live_closed;   /* the writer closed the ring (LATREC_F_CLEAN_CLOSE) */
+
+    /* how the derived fields were found (enum latrec_ring_derived) */
+    int      derived;
 } latrec_ring;
 
 /* A position in one ring's write order. `pos` is the index of the next slot
@@ -238,6 +241,29 @@ typedef struct latrec_cursor {
     uint64_t pos;
     uint64_t lapped; /* visited slots rewritten since the open, skipped */
 } latrec_cursor;
+
+/* How a ring's derived fields were found ("Derivation" above).
+ *   SCANNED   by the pass over every slot at open (latrec_ring_open).
+ *   GUESSED   from the header and a few slots (latrec_ring_openat_guess):
+ *             a ring its writer closed cleanly (LATREC_F_CLEAN_CLOSE) with
+ *             0 < rec_count <= entries, not a TSC ring, slot 0 and slot
+ *             rec_count - 1 holding stamps in order, and every slot from
+ *             rec_count on all zero (those are scanned: no pass reads
+ *             them). The guess is what the scan gives when slots
+ *             [0, rec_count) all hold records in time order: valid =
+ *             written = rec_count, start_slot 0, iter_len rec_count,
+ *             min_t_ns the first stamp, max_t_ns the last, no descent,
+ *             nothing torn, lost or wrapped, no warning. stage_counts,
+ *             min_seq and max_seq are not derived (zero). A pass that
+ *             reads the ring checks it (latrec_ring_guess_holds) before
+ *             anything it computed is used; when it does not hold,
+ *             latrec_ring_rescan derives the ring as open would have.
+ *   VERIFIED  a guess that a pass found true (latrec_ring_guess_holds). */
+enum latrec_ring_derived {
+    LATREC_RING_SCANNED = 0,
+    LATREC_RING_GUESSED = 1,
+    LATREC_RING_VERIFIED = 2,
+};
 
 /* Open, validate and derive the ring file at `path` (relative to the current
  * directory or absolute). The file is opened O_NOFOLLOW: a symlinked ring is
@@ -258,6 +284,26 @@ int latrec_ring_openat(latrec_ring *r, int dirfd, const char *name,
  * the file. `path` is only recorded (it may be any label, not opened; the
  * ".part" rule still applies to it). Same returns. */
 int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path);
+
+/* As latrec_ring_openat(), but a ring the header and a few slots can
+ * describe is not scanned: r->derived is LATREC_RING_GUESSED then (see
+ * enum latrec_ring_derived), else the ring is scanned as by
+ * latrec_ring_openat (LATREC_RING_SCANNED). Same returns. */
+int latrec_ring_openat_guess(latrec_ring *r, int dirfd, const char *name,
+                             const char *path);
+
+/* A pass read a guessed ring to its end in write order: `read` records
+ * (kept or dropped before a start stamp), each stamp at or above the one
+ * before it, and `lapped` slots skipped. The scan would have derived the
+ * same fields exactly when read == r->valid and lapped == 0: then 1, and
+ * r->derived becomes LATREC_RING_VERIFIED; else 0. (Stamps in order are
+ * the caller's to check: a merge's output in time order shows them.) */
+int latrec_ring_guess_holds(latrec_ring *r, uint64_t read, uint64_t lapped);
+
+/* Derive a guessed ring by the scan, as latrec_ring_openat would have
+ * (fields, warning); r->derived becomes LATREC_RING_SCANNED. A ring that
+ * is not guessed is left as it is. */
+void latrec_ring_rescan(latrec_ring *r);
 
 /* Unmap and free what open allocated; r is left zeroed. Safe on a rejected
  * ring, on a zeroed struct and twice. */

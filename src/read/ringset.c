@@ -70,6 +70,11 @@ static char *join(const char *dir, const char *name)
     return p;
 }
 
+static int open_ring(latrec_ring *r, int dirfd, const char *name, const char *path, int guess)
+{
+    return guess ? latrec_ring_openat_guess(r, dirfd, name, path) : latrec_ring_openat(r, dirfd, name, path);
+}
+
 /* Append one ring (opened at dirfd/name, shown as dir/name). */
 static int add_ring(latrec_ringset *set, size_t *cap, int dirfd,
                     const char *dir, const char *name)
@@ -86,7 +91,7 @@ static int add_ring(latrec_ringset *set, size_t *cap, int dirfd,
     if (!path)
         return -ENOMEM;
     latrec_ring *r = &set->rings[set->n++];
-    if (latrec_ring_openat(r, dirfd, name, path) == 0)
+    if (open_ring(r, dirfd, name, path, set->guess) == 0)
         set->n_ok++;
     free(path);
     return 0;
@@ -99,13 +104,14 @@ struct opener {
     int dirfd;
     char *const *names, *const *paths;
     size_t from, n, step;
+    int guess;
 };
 
 static void *open_some(void *arg)
 {
     const struct opener *o = arg;
     for (size_t i = o->from; i < o->n; i += o->step)
-        latrec_ring_openat(&o->rings[i], o->dirfd, o->names[i], o->paths[i]);
+        open_ring(&o->rings[i], o->dirfd, o->names[i], o->paths[i], o->guess);
     return NULL;
 }
 
@@ -134,7 +140,7 @@ static int add_rings(latrec_ringset *set, size_t *cap, int dirfd, const char *di
             rc = -ENOMEM;
     if (rc == 0) {
         latrec_ring *rings = set->rings + set->n;
-        struct opener a = { rings, dirfd, names, paths, 0, n, 2 }, b = a;
+        struct opener a = { rings, dirfd, names, paths, 0, n, 2, set->guess }, b = a;
         b.from = 1;
         pthread_t t;
         const int two = pthread_create(&t, NULL, open_some, &b) == 0;
@@ -267,7 +273,14 @@ int latrec_ringset_open(latrec_ringset *set, const char *const *dirs,
 int latrec_ringset_open_on(latrec_ringset *set, const char *const *dirs,
                            size_t ndirs, int threads, char *err, size_t errlen)
 {
+    return latrec_ringset_open_guess(set, dirs, ndirs, threads, 0, err, errlen);
+}
+
+int latrec_ringset_open_guess(latrec_ringset *set, const char *const *dirs, size_t ndirs, int threads, int guess,
+                              char *err, size_t errlen)
+{
     memset(set, 0, sizeof *set);
+    set->guess = guess;
     if (err && errlen)
         err[0] = '\0';
     if (ndirs == 0)

@@ -28,6 +28,7 @@ typedef struct latrec_ringset {
     latrec_ring *rings; /* n rings, ok and rejected, in load order */
     size_t       n;
     size_t       n_ok;  /* rings with status LATREC_RING_OK */
+    int          guess; /* opened by latrec_ringset_open_guess with guess set */
 } latrec_ringset;
 
 /* Load the rings of `ndirs` directories into *set (caller storage, fully
@@ -50,6 +51,13 @@ int latrec_ringset_open(latrec_ringset *set, const char *const *dirs,
  * in the same order. */
 int latrec_ringset_open_on(latrec_ringset *set, const char *const *dirs,
                            size_t ndirs, int threads, char *err, size_t errlen);
+
+/* latrec_ringset_open_on(), each ring opened by latrec_ring_openat_guess()
+ * when guess is not 0: a ring the header describes is not scanned
+ * (read/ring.h, enum latrec_ring_derived), and the reader checks what it
+ * reads of it. */
+int latrec_ringset_open_guess(latrec_ringset *set, const char *const *dirs, size_t ndirs, int threads, int guess,
+                              char *err, size_t errlen);
 
 /* latrec_ringset_open() for one directory. */
 int latrec_ringset_open_dir(latrec_ringset *set, const char *dir, char *err,

@@ -4,6 +4,11 @@ pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 latrec_unit_test(test_read_ring
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_ring.c
   LIBS latrec_read)
+# A ring opened by the guess (read/ring.h) against the scan, the guess held
+# or found wrong (wrapped, torn, killed writer, stamps out of order, live).
+latrec_unit_test(test_read_guess
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_guess.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
+  LIBS latrec latrec_read)
 latrec_unit_test(test_read_fixtures
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_fixtures.c
   LIBS latrec_read PkgConfig::JANSSON)
