@@ -245,7 +245,7 @@ static __attribute__((noinline)) struct node *slab_node(latrec_legs *b, int n_sl
     return n;
 }
 
-/* A node with n_slots hits; the caller fills the rest (see NODE_ZEROED).
+/* A node with n_slots hits; the caller fills the rest (open_node).
  * The free list is last-in first-out: the node ended just now, still in
  * cache, is the one reused. */
 static inline struct node *new_node(latrec_legs *b, int n_slots)
@@ -274,10 +274,8 @@ static void open_front_ended(latrec_legs *b)
         b->oq_head++;
         b->oq_len--;
     } while (b->oq_len && !b->oq[b->oq_head & mask]);
-    if (b->oq_len) {
-        const uint64_t d = NODE_INST(b->oq[b->oq_head & mask])->first_t + b->horizon;
-        if (d < b->due) b->due = d;
-    }
+    b->hdue = b->oq_len ? NODE_INST(b->oq[b->oq_head & mask])->first_t + b->horizon : UINT64_MAX;
+    if (b->hdue < b->due) b->due = b->hdue;
 }
 
 /* Room for one more open queue entry: compact when holes are most of it,
@@ -307,10 +305,20 @@ static __attribute__((noinline)) int open_room(latrec_legs *b)
     return 0;
 }
 
-/* Zero the hits of n in `bits` (absent ones). */
-static void zero_hits(struct node *n, uint32_t bits)
+/* Zero the hits of a catalog leg's node opening: whole lines (two hits
+ * each; the node ends on a line boundary), spelled out for the usual
+ * sizes so that no loop branch is left to guess. */
+static inline void zero_hits(struct node *n, int n_slots)
 {
-    for (; bits; bits &= bits - 1) NODE_INST(n)->hits[__builtin_ctz(bits)] = (latrec_hit){ 0 };
+    char *h = (char *)NODE_INST(n)->hits;
+    switch ((n_slots + 1) / 2) {
+    case 4: memset(h + 192, 0, 64); /* fall through */
+    case 3: memset(h + 128, 0, 64); /* fall through */
+    case 2: memset(h + 64, 0, 64);  /* fall through */
+    case 1: memset(h, 0, 64);       /* fall through */
+    case 0: break;
+    default: memset(h, 0, (size_t)n_slots * sizeof(latrec_hit));
+    }
 }
 
 /* ---- ending instances ----------------------------------------------------- */
@@ -363,7 +371,6 @@ static void end_instance(latrec_legs *b, struct node *n, latrec_instance *inst)
 {
     const latrec_leg *leg = &b->legs[inst->leg];
     const uint32_t have = n->have & NODE_HITS, chain = (1u << leg->n_chain) - 1;
-    if (!(n->have & NODE_ZEROED)) zero_hits(n, ~have & ((1u << inst->n_hits) - 1));
     const uint32_t last_of = have & chain ? have & chain : have;
     const int last = last_of ? 31 - __builtin_clz(last_of) : 0; /* 0: no stamp but t_ns 0 (hits[0] zero) */
     inst->complete = (have & chain) == chain;
@@ -414,6 +421,20 @@ void latrec_legs_finish(latrec_legs *b)
 
 /* ---- feeding -------------------------------------------------------------- */
 
+/* Node n (new, indexed, first stamped at t) at the back of the open queue
+ * (room checked). */
+static inline __attribute__((always_inline)) void open_queued(latrec_legs *b, struct node *n, uint64_t t)
+{
+    const uint64_t pos = b->oq_head + b->oq_len++;
+    n->opos = (uint32_t)pos;
+    b->oq[pos & (b->oq_cap - 1)] = n;
+    if (pos == b->oq_head) { /* the front now */
+        b->hdue = t + b->horizon;
+        if (b->hdue < b->due) b->due = b->hdue;
+    }
+    b->n_open++;
+}
+
 /* A new instance of a key none is open for. */
 static inline __attribute__((always_inline)) struct node *open_node(latrec_legs *b, uint64_t seq, uint32_t process,
                                                                     int32_t legkey, int n_slots, uint64_t t)
@@ -436,11 +457,8 @@ static inline __attribute__((always_inline)) struct node *open_node(latrec_legs 
     inst->first_t = t;
     inst->n_hits = n_slots;
     if (legkey < 0) NODE_DISC(n)->n = 0;
-    const uint64_t pos = b->oq_head + b->oq_len++;
-    n->opos = (uint32_t)pos;
-    b->oq[pos & (b->oq_cap - 1)] = n;
-    if (pos == b->oq_head && t + b->horizon < b->due) b->due = t + b->horizon; /* the front now */
-    b->n_open++;
+    else zero_hits(n, n_slots);
+    open_queued(b, n, t);
     return n;
 }
 
@@ -486,15 +504,15 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
         b->gq_len--;
         fetch_ahead(b);
     }
-    for (struct node *n; (n = oldest(b)) && NODE_INST(n)->first_t + b->horizon < now;) {
+    while (b->hdue < now) { /* the open queue's front is past the horizon */
+        struct node *n = oldest(b);
         b->cut_horizon += counts_as_evicted(n);
         end_node(b, n);
     }
     /* Nothing more is due until the front's grace or the head's horizon
      * ends (the same sums as above; a hole at the front only makes it an
      * early look). */
-    const struct node *front = oldest(b);
-    uint64_t due = front ? NODE_INST(front)->first_t + b->horizon : UINT64_MAX;
+    uint64_t due = b->hdue;
     if (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
         if (g->done_t + b->grace < due) due = g->done_t + b->grace;
@@ -638,6 +656,17 @@ static __attribute__((noinline)) int placed_last(latrec_legs *b, struct node *n,
     return c->leg;
 }
 
+/* Node n's first stamp moved back to t: its horizon comes earlier, which
+ * is the open queue's next deadline when n is its front. */
+static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node *n, uint64_t t)
+{
+    NODE_INST(n)->first_t = t;
+    if (n->opos == (uint32_t)b->oq_head) {
+        b->hdue = t + b->horizon;
+        if (b->hdue < b->due) b->due = b->hdue;
+    }
+}
+
 /* Record rec of ring `ring` into node n as candidate c, then end the
  * instance or start its grace when that stage completes it. */
 static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, const struct cand *c,
@@ -645,19 +674,9 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
 {
     const uint64_t t = rec->t_ns;
     latrec_instance *inst = NODE_INST(n);
-    if (LATREC_UNLIKELY_(!t)) {
-        if (!(n->have & NODE_ZEROED)) { /* written, yet absent: zero the rest now */
-            zero_hits(n, ~n->have & c->all);
-            n->have |= NODE_ZEROED;
-        }
-    } else {
-        n->have |= 1u << c->idx;
-    }
+    n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
     set_hit(&inst->hits[c->idx], ring, rec);
-    if (LATREC_UNLIKELY_(t < inst->first_t)) {
-        inst->first_t = t;
-        if (t + b->horizon < b->due) b->due = t + b->horizon; /* an earlier horizon (if n is the oldest) */
-    }
+    if (LATREC_UNLIKELY_(t < inst->first_t)) earlier_first(b, n, t);
     if (n->have & NODE_GRACE || c->last) return placed_last(b, n, c, t);
     return c->leg;
 }
@@ -671,6 +690,37 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
     struct node *n = open_node(b, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
     b->ring_roles[ring][c->leg] = 1;
+    return place(b, n, c, ring, rec);
+}
+
+/* The usual record's new instance: its window's entry for seq is free and
+ * no instance of the pair is in the overflow table (feed_usual). What
+ * needs room (max_open, the open queue, a node slab, a first window) goes
+ * the general way. */
+static __attribute__((noinline)) int feed_new(latrec_legs *b, uint32_t ring, const latrec_rec *rec,
+                                              const struct usual *u, uint64_t seq)
+{
+    const struct cand *c = u->c;
+    struct win *w = u->w;
+    struct node_class *cl = &b->classes[c->n_slots];
+    struct node *n = cl->free;
+    if (LATREC_UNLIKELY_(!n || !w->cap || b->n_open >= b->max_open || b->oq_len == b->oq_cap))
+        return feed_open(b, ring, rec, c, seq);
+    cl->free = n->next;
+    w->e[seq & w->mask] = n;
+    w->n++;
+    n->have = 0;
+    latrec_instance *inst = NODE_INST(n);
+    inst->leg = c->leg;
+    inst->process = b->ring_process[ring];
+    inst->seq = seq;
+    inst->component = 0;
+    inst->complete = 0;
+    inst->first_t = rec->t_ns;
+    inst->n_hits = c->n_slots;
+    zero_hits(n, c->n_slots);
+    open_queued(b, n, rec->t_ns);
+    *u->role = 1;
     return place(b, n, c, ring, rec);
 }
 
@@ -708,7 +758,7 @@ static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint
     const struct cand *c = u->c;
     const uint64_t seq = latrec_rec_seq(rec->sc);
     struct node *n = w->e[seq & w->mask];
-    if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_open(b, ring, rec, c, seq);
+    if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_new(b, ring, rec, u, seq);
     if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || n->have >> c->idx & 1)) return feed_general(b, ring, rec);
     *u->role = 1;
     return place(b, n, c, ring, rec);

@@ -40,15 +40,12 @@ struct node {
     struct node *next; /* the free list */
     uint32_t opos;     /* its entry's position in the open queue (mod 2^32) */
     uint32_t gpos;     /* in grace: its entry's position in the grace queue (mod 2^32) */
-    uint32_t have;     /* bit i: hits[i] holds a stamp (t_ns != 0); NODE_GRACE, NODE_ZEROED */
+    uint32_t have;     /* bit i: hits[i] holds a stamp (t_ns != 0); NODE_GRACE */
 };
 
-/* A node's hits are not zeroed when it opens: its absent hits are when it
- * ends (an instance shows absent stages as zero hits). A record stamped
- * 0 (written, yet absent) zeroes the node's unwritten hits at once instead,
- * and NODE_ZEROED says so. */
+/* A catalog leg's node has its hits zeroed when it opens (an instance shows
+ * absent stages as zero hits; a record stamped 0 is written, yet absent). */
 #define NODE_HITS ((1u << (LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS)) - 1)
-#define NODE_ZEROED (1u << 30)
 #define NODE_GRACE (1u << 31) /* waiting in the grace queue */
 #define NODE_INST(n) ((latrec_instance *)((char *)(n) + sizeof(struct node)))
 
@@ -193,6 +190,7 @@ struct latrec_legs {
      * time stays at or below this: a lower bound of the grace queue front's
      * and the open queue front's deadlines (0: look again). */
     uint64_t due;
+    uint64_t hdue; /* the open queue front's horizon deadline (UINT64_MAX: none open) */
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
     /* Decisions that records of other processes could have changed
      * (latrec_legs_cross_process() says which). */

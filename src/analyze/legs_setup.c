@@ -157,6 +157,7 @@ latrec_legs *latrec_legs_new_multi(const latrec_catalog *const *cats, int n_cats
     b->horizon = horizon_ns ? horizon_ns : LATREC_LEGS_HORIZON_NS;
     b->max_open = max_open ? max_open : 1000000;
     b->grace = LATREC_LEGS_GRACE_NS;
+    b->hdue = UINT64_MAX;
     b->n_rings = set->n;
     b->ring_cat = calloc(set->n + 1, sizeof(int));
     b->ring_component = calloc(set->n + 1, sizeof(int));
