@@ -32,6 +32,15 @@ struct latrec_sched_live {
     uint64_t late;
 };
 
+/* len bytes of fd backed by blocks (0, or an errno); plain ftruncate where
+ * the filesystem cannot allocate ahead. */
+static int reserve(int fd, size_t len)
+{
+    int e = posix_fallocate(fd, 0, (off_t)len);
+    if (e == EOPNOTSUPP || e == EINVAL) e = ftruncate(fd, (off_t)len) != 0 ? errno : 0;
+    return e;
+}
+
 int latrec_sched_live_open(latrec_sched_live **out, const char *path, const latrec_hdr *tmpl, char *err, size_t errlen)
 {
     *out = NULL;
@@ -47,7 +56,9 @@ int latrec_sched_live_open(latrec_sched_live **out, const char *path, const latr
     l->fd = open(part, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     struct stat st;
     void *map = MAP_FAILED;
-    if (l->fd < 0 || ftruncate(l->fd, (off_t)len) != 0 || fstat(l->fd, &st) != 0 ||
+    /* The blocks allocated now, as liblatrec's rings are: a store into a
+     * hole of a full filesystem's mapping is a SIGBUS that kills record. */
+    if (l->fd < 0 || (errno = reserve(l->fd, len)) != 0 || fstat(l->fd, &st) != 0 ||
         (map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, 0)) == MAP_FAILED) {
         snprintf(err, errlen, "%s: %s", part, strerror(errno));
         if (l->fd >= 0) {

@@ -248,6 +248,21 @@ need_root_tmpfs() {
     rm -rf "$tmp"
 }
 
+@test "a full filesystem under the live sched.latrec: record is not killed by SIGBUS, it says why and finishes the run" {
+    need_root_tmpfs 512k
+    "$LATREC" record -q --require-sched -o probe -- true >/dev/null 2>&1 || skip "no scheduler data here"
+    # about 10^5 scheduler events (3 MB in sched.latrec) for a 512 KiB filesystem
+    run --separate-stderr "$LATREC" record -o "$MNT/r" -- "$E3LOOP" --duration 1 --threads 4 --rate 4000
+    local tmp
+    tmp="$(jq -r .rings_tmp "$MNT/r/run.json")"
+    [[ "$tmp" == /dev/shm/latrec-* ]] && rm -rf "$tmp"
+    [ "$status" -eq 125 ] || { echo "status $status: $stderr"; return 1; }
+    [[ "$stderr" == *"collector sched: "*"No space left on device"* ]]
+    [[ "$stderr" == *"the command exited 0; latrec exits 125 (it failed: see above)"* ]]
+    [ "$(jq -r .state "$MNT/r/run.json")" = failed ]
+    jq -e '.collectors.sched.live.reason | test("No space left on device")' "$MNT/r/run.json"
+}
+
 @test "the command dies while creating a ring: its partial file is removed and counted, the ring directory is gone" {
     run --separate-stderr "$LATREC" record -o r -- sh -c 'head -c 1048576 /dev/zero >"$LATREC_OUTPUT_DIR/x.1.latrec.part"; kill -KILL $$'
     [ "$status" -eq 137 ]
