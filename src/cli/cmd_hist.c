@@ -96,9 +96,7 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
     case OPT_LOG2: o->log2 = 1; break;
     case OPT_RUNQLAT: o->runqlat = 1; break;
     case OPT_PER_THREAD: o->per_thread = 1; break;
-    case ARGP_KEY_ARG:
-        latrec_arg_dir(state, &o->input, arg);
-        break;
+    case ARGP_KEY_ARG: latrec_arg_dir(state, &o->input, arg); break;
     case ARGP_KEY_END:
         if (o->bucket_arg) o->bucket_size = bucket_size(state, o->bucket_arg, &o->out.units);
         break;
@@ -501,6 +499,16 @@ static void print_output(struct hist_run *h, const latrec_input *in)
     else print_text(h, in, stdout);
 }
 
+/* "no leg instances", with what took them: the selection, the warm-up
+ * (there were instances, all before its end). */
+static void no_instances_note(const latrec_select_opts *sel, const latrec_pass *p)
+{
+    char warm[80] = "";
+    if (latrec_pass_warmup_skipped(p))
+        snprintf(warm, sizeof(warm), " (--warm-up skipped %llu)", (unsigned long long)latrec_pass_warmup_skipped(p));
+    fprintf(stderr, "latrec hist: no leg instances%s%s\n", latrec_select_any(sel) ? " match the selection" : "", warm);
+}
+
 int latrec_cmd_hist(int argc, char **argv)
 {
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
@@ -558,9 +566,7 @@ int latrec_cmd_hist(int argc, char **argv)
         } else {
             if (h.n_cols == 0 && o.sel.pass.path)
                 fprintf(stderr, "latrec hist: no instance of path %s\n", o.sel.pass.path);
-            else if (h.n_cols == 0)
-                fprintf(stderr, "latrec hist: no leg instances%s\n",
-                        latrec_select_any(&o.sel) ? " match the selection" : "");
+            else if (h.n_cols == 0) no_instances_note(&o.sel, p);
             if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
             print_output(&h, in);
             if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */

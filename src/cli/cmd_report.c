@@ -92,9 +92,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
-    case ARGP_KEY_ARG:
-        latrec_arg_dir(state, &o->input, arg);
-        break;
+    case ARGP_KEY_ARG: latrec_arg_dir(state, &o->input, arg); break;
     default: return ARGP_ERR_UNKNOWN;
     }
     return 0;

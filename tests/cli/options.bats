@@ -70,6 +70,12 @@ usage_error() {
         count=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "total" { print $(c["count"]) }' <<<"$output")
         [ "$count" = 29 ] || { echo "--warm-up $w: count $count"; return 1; }
     done
+    # a warm-up past the last instance: hist says it took them (all 40), not that there were none
+    run --separate-stderr "$LATREC" hist -q "$D/A" --warm-up 40ms
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec hist: no leg instances (--warm-up skipped 40)" ]
+    run --separate-stderr "$LATREC" hist -q "$D/A" --warm-up 39ms # i = 40 begins at +39 ms: kept
+    [ -z "$stderr" ]
     usage_error "--warm-up: '1.5ns' is finer than 1 ns" report "$D/A" --warm-up 1.5ns
     usage_error "--interval: '999ns' is out of range (1us..8784h)" report "$D/A" --interval 999ns
 }
