@@ -17,6 +17,7 @@ struct spool {
     int key_hits[LATREC_MAX_KEYS]; /* key_hit() of each of the leg's keys */
     size_t len;                    /* bytes in buf, not yet in f */
     unsigned char *buf;            /* SPOOL_BUF bytes */
+    int err;                       /* the first failed write's errno, or 0 */
 };
 
 struct stream; /* a component's rows straight into its file, below */
@@ -26,6 +27,7 @@ struct latrec_component_tables {
     const latrec_legs *legs;
     char outdir[4096];
     latrec_outset *set; /* where each file goes when closed */
+    const char *spool_dir; /* where the spools are: $TMPDIR, else /tmp (for messages) */
     struct spool *spools;
     size_t n, cap;
     size_t last;
@@ -121,8 +123,29 @@ latrec_component_tables *latrec_component_tables_new(const latrec_input *in, con
     t->in = in;
     t->legs = legs;
     t->set = set;
+    const char *tmp = getenv("TMPDIR");
+    t->spool_dir = tmp && *tmp ? tmp : P_tmpdir;
     snprintf(t->outdir, sizeof(t->outdir), "%s", outdir);
     return t;
+}
+
+/* An anonymous file in dir, read and written (gone when closed); NULL
+ * with errno. tmpfile() would take /tmp whatever $TMPDIR says. */
+static FILE *spool_file(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) { /* no O_TMPFILE there */
+        char path[4200];
+        snprintf(path, sizeof(path), "%s/.latrec-spool.XXXXXX", dir);
+        if ((fd = mkostemp(path, O_CLOEXEC)) >= 0) unlink(path);
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+    if (!f && fd >= 0) {
+        const int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }
 
 static struct spool *spool_for(latrec_component_tables *t, int component, int leg)
@@ -138,7 +161,7 @@ static struct spool *spool_for(latrec_component_tables *t, int component, int le
         t->spools = s;
         t->cap = cap;
     }
-    FILE *f = tmpfile();
+    FILE *f = spool_file(t->spool_dir);
     unsigned char *buf = f ? malloc(SPOOL_BUF) : NULL;
     if (!buf) {
         if (f) fclose(f);
@@ -154,7 +177,7 @@ static struct spool *spool_for(latrec_component_tables *t, int component, int le
 /* The buffered rows into the spool file (a failed write shows in ferror). */
 static void spool_flush(struct spool *s)
 {
-    if (s->len) fwrite(s->buf, 1, s->len, s->f);
+    if (s->len && fwrite(s->buf, 1, s->len, s->f) != s->len && !s->err) s->err = errno ? errno : EIO;
     s->len = 0;
 }
 
@@ -430,7 +453,11 @@ static int spool_rows(const latrec_component_tables *t, struct spool *s, struct 
     const int n_hits = leg->n_chain + leg->n_extras;
     FILE *f = s->f;
     spool_flush(s);
-    if (fflush(f) != 0 || ferror(f)) return -1; /* spooling failed (errno kept) */
+    if (fflush(f) != 0 && !s->err) s->err = errno;
+    if (s->err || ferror(f)) { /* spooling failed */
+        errno = s->err ? s->err : EIO;
+        return -1;
+    }
     rewind(f);
     *in = (struct spool_in){ .f = f };
     uint64_t process, mask, base;
@@ -697,7 +724,12 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
         free(out.plan);
         if (leg_out_make(&out, &lo, latrec_legs_leg(t->legs, l), l) < 0) goto out;
         if (st && st->text && st->leg == l && stream_rows(st, &c, &out) < 0) goto out;
-        if (spool_rows(t, s, in, &c, &out) < 0) goto out;
+        if (spool_rows(t, s, in, &c, &out) < 0) {
+            snprintf(err, errlen, "%s: its rows spooled in %s: %s", path, t->spool_dir, strerror(errno));
+            latrec_csv_abort(&c);
+            opened = 0;
+            goto out;
+        }
     }
     rc = 0;
 out:
@@ -716,7 +748,7 @@ out:
 int latrec_component_tables_write(latrec_component_tables *t, char *err, size_t errlen)
 {
     if (t->failed) {
-        snprintf(err, errlen, "spooling rows: %s", strerror(t->failed));
+        snprintf(err, errlen, "%s: cannot spool rows there: %s", t->spool_dir, strerror(t->failed));
         return -1;
     }
     int n_comp = latrec_legs_n_components(t->legs);

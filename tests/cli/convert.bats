@@ -1090,6 +1090,24 @@ out_state() {
     echo "failed: $failed"
 }
 
+@test "output: the component tables spool in \$TMPDIR; a spool that fails names \$TMPDIR, not only the table" {
+    # b1's libe3 component has two legs: its rows are spooled until both are known
+    run --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $BATS_TEST_TMPDIR/none: cannot spool rows there: No such file or directory" ]
+    [ ! -e "$OUT/records.csv" ]
+    [ "$(id -u)" -eq 0 ] || skip "not root: a full filesystem for \$TMPDIR needs mount -t tmpfs -o size="
+    MNT="$BATS_TEST_TMPDIR/mnt"
+    mkdir -p "$MNT"
+    mount -t tmpfs -o size=4k latrec-test "$MNT" || skip "cannot mount a tmpfs here"
+    fallocate -l 4096 "$MNT/fill"
+    run --separate-stderr env TMPDIR="$MNT" "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/libe3.csv: its rows spooled in $MNT: No space left on device" ]
+    [ -z "$(ls -A "$OUT")" ] # the output directory had room: nothing of this conversion placed there
+    [ "$(ls -A "$MNT")" = fill ]
+}
+
 # ---------------------------------------------------------------------------
 # --format chrome
 
