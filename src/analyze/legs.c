@@ -332,13 +332,24 @@ static void note_reversed(latrec_legs *b, const latrec_leg *leg, const latrec_in
     b->leg_ended[l]++;
     /* Stamps in chain order, the usual case: no pair is reversed. */
     int ordered = 1;
-    if (inst->complete) { /* every chain stamp there (none is 0) */
-        uint64_t prev = inst->hits[0].t_ns;
-        for (int i = 1; i < leg->n_chain; i++) {
-            const uint64_t t = inst->hits[i].t_ns;
-            ordered &= t >= prev;
-            prev = t;
+    if (inst->complete) { /* every chain stamp there (none is 0): spelled out, no loop branch to guess */
+        const latrec_hit *h = inst->hits;
+        int bad = 0;
+        switch (leg->n_chain) {
+        default:
+            for (int i = 8; i < leg->n_chain; i++) bad |= h[i].t_ns < h[i - 1].t_ns;
+            /* fall through */
+        case 8: bad |= h[7].t_ns < h[6].t_ns; /* fall through */
+        case 7: bad |= h[6].t_ns < h[5].t_ns; /* fall through */
+        case 6: bad |= h[5].t_ns < h[4].t_ns; /* fall through */
+        case 5: bad |= h[4].t_ns < h[3].t_ns; /* fall through */
+        case 4: bad |= h[3].t_ns < h[2].t_ns; /* fall through */
+        case 3: bad |= h[2].t_ns < h[1].t_ns; /* fall through */
+        case 2: bad |= h[1].t_ns < h[0].t_ns; /* fall through */
+        case 1:
+        case 0: break;
         }
+        ordered = !bad;
     } else {
         uint64_t last = 0;
         for (int i = 0; i < leg->n_chain && ordered; i++) {

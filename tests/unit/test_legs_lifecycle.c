@@ -2,14 +2,21 @@
  * test_legs_lifecycle.c - the leg builder's open, grace and end of an
  * instance in exact emit order: a stamp of 0 moving an instance's first
  * stamp back (the horizon then ends it at the next record, and the next
- * oldest after it), a node reused from the free list after its instance
- * ended in grace (every hit written afresh or zero).
+ * oldest after it), the chain order checked when a complete instance of a
+ * long chain ends.
  *
- * Records are fed by hand (latrec_legs_feed) into a builder over one ring
- * (legs_run.h); every expected value is typed in from the records here.
+ * Records are fed by hand (latrec_legs_feed), or from rings written here
+ * in time order (legs_run.h); every expected value is typed in from the
+ * records here.
  */
 #define LEGS_TEST_ROOT LATREC_TEST_TMP "/legs_lifecycle"
 #include "legs_run.h"
+
+static int by_t(const void *a, const void *b)
+{
+    const struct r *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
 
 static latrec_rec rec_of(unsigned stage, unsigned cpu, uint64_t seq, uint64_t t, uint64_t aux)
 {
@@ -61,10 +68,69 @@ static void test_zero_stamp_moves_horizon(void **state)
     run_close(&r);
 }
 
+/* Chain order checked at the end of every complete instance, over a leg
+ * of 10 chain stages (the stages past the eighth are checked in a loop, the
+ * first eight spelled out): instance 1 in order, 2 with its 9th and 10th
+ * stages stamped in the reverse order by one thread, 3 with its 1st and
+ * 2nd, 4 with its 9th and 10th stamped by two threads in the reverse order
+ * (a clock regression across rings, not a reversed chain), 5 with equal
+ * stamps (in order). Two of the five are reversed; the first pair seen is
+ * named. */
+static void test_long_chain_reversed(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("long_chain");
+    char path[700];
+    snprintf(path, sizeof path, "%s/long.catalog", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("catalog long\n", f);
+    for (int k = 0; k < 10; k++) fprintf(f, "stage 0x%02x S%d\n", 0x40 + k, k);
+    fputs("leg ten S0 S1 S2 S3 S4 S5 S6 S7 S8 S9\n", f);
+    assert_int_equal(fclose(f), 0);
+    latrec_catalog cat;
+    char err[256];
+    assert_int_equal(latrec_catalog_load(&cat, path, err, sizeof err), 0);
+    static struct r a[64], b2[64];
+    size_t na = 0, nb = 0;
+    for (uint64_t seq = 1; seq <= 5; seq++) {
+        const uint64_t t0 = BASE + seq * MS;
+        for (int k = 0; k < 10; k++) {
+            uint64_t t = t0 + 1000 * (uint64_t)k;
+            if (seq == 2 && k >= 8) t = t0 + 9000 - 1000 * (uint64_t)(k - 8); /* S9 at +8000, S8 at +9000 */
+            if (seq == 3 && k < 2) t = t0 + 1000 - 1000 * (uint64_t)k;         /* S1 at t0, S0 at +1000 */
+            if (seq == 4 && k >= 8) t = t0 + 9000 - 1000 * (uint64_t)(k - 8);
+            if (seq == 5) t = t0;
+            const struct r x = { seq, 0x40u + (unsigned)k, t, 0, 0 };
+            if (seq == 4 && k == 9) b2[nb++] = x; /* the other thread */
+            else a[na++] = x;
+        }
+    }
+    qsort(a, na, sizeof a[0], by_t);
+    make_ring(dir, "long.1", 3, 1000, 1, a, na);
+    make_ring(dir, "long.2", 3, 1000, 2, b2, nb);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open_with(&r, &cat, dirs, 1, 0, 0);
+    run_feed(&r, 1);
+    assert_int_equal(r.n_inst, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(r.inst[i]->seq, i + 1);
+        assert_int_equal(r.inst[i]->complete, 1);
+    }
+    char buf[512];
+    assert_int_equal(latrec_legs_warning(r.legs, 0, buf, sizeof buf), 1);
+    assert_string_equal(buf, "catalog 'long': leg ten: chain stages out of order in 2 of 5 instances (S8 stamped "
+                             "after S9 by one thread, the chain says the reverse)");
+    assert_int_equal(latrec_legs_warning(r.legs, 1, buf, sizeof buf), 0);
+    run_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_stamp_moves_horizon),
+        cmocka_unit_test(test_long_chain_reversed),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
 }
