@@ -532,12 +532,12 @@ static void component_path(const latrec_component_tables *t, int comp, char *pat
 {
     /* The component is a ring name's role (from a file header) or a
      * catalog's name for it: a '/' in it would name another directory, and
-     * "rings.csv"/"records.csv" are taken. */
+     * "rings.csv", "records.csv" and "paths.csv" are taken. */
     char file[LATREC_NAME_MAX + 8];
     snprintf(file, sizeof(file), "%s", latrec_legs_component_name(t->legs, comp));
     for (char *c = file; *c; c++)
         if (*c == '/') *c = '_';
-    if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0) strcat(file, "_legs");
+    if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0 || strcmp(file, "paths") == 0) strcat(file, "_legs");
     snprintf(path, len, "%s/%s.csv", t->outdir, file);
 }
 

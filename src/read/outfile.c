@@ -280,6 +280,12 @@ int latrec_outfile_finish(latrec_outfile *o, char *err, size_t errlen)
     return -1;
 }
 
+static int same_dir(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* Rename the finished files f[0..n) into place, each listed in its
  * directory's marker first, so that a file in place is always one the
  * marker lists (a marker that refuses the name leaves the file unplaced,
@@ -298,6 +304,12 @@ static int place_all(latrec_outfile *const *f, size_t n, char *err, size_t errle
         snprintf(err, errlen, "%s: out of memory", f[0]->path);
         e = ENOMEM;
     }
+    for (size_t i = 0; i < n && !e; i++) /* two of one name: the second would replace the first */
+        for (size_t j = 0; j < i && !e; j++)
+            if (!strcmp(f[i]->name, f[j]->name) && same_dir(f[i]->dfd, f[j]->dfd)) {
+                snprintf(err, errlen, "%s: written twice by one command (a latrec bug): none placed", f[i]->path);
+                e = EEXIST;
+            }
     for (size_t i = 0; i < n && !e; i++) {
         rep[i] = may_replace(f[i], err, errlen); /* again: it may have changed meanwhile */
         if (rep[i] < 0 && (e = errno) != EEXIST) snprintf(err, errlen, "%s: %s", f[i]->path, strerror(e));

@@ -784,6 +784,16 @@ PY
     [ "$output" = "['caf\\\\xe9', 'records', 'we/ird']" ]
 }
 
+@test "tables: a component called paths gets paths_legs.csv; the path table paths.csv keeps its name and rows" {
+    d="$(scenario_copy b1_loop_clean)"
+    echo "1 0x72 2000000000 0 0" | lr mkring "$d/p.latrec" 2 paths.9 16 1
+    convert -q "$d"
+    [ "$status" -eq 0 ]
+    [ "$(head -1 "$OUT/paths.csv" | cut -d, -f1-2)" = "path,complete" ]
+    [ "$(($(wc -l < "$OUT/paths.csv") - 1))" -eq 698 ] # b1's path instances, as without the ring
+    [ "$(awk -F, 'NR > 1 { print $1, $3 }' "$OUT/paths_legs.csv")" = "context 1" ]
+}
+
 @test "records.csv: ring and component names with a comma or a quote are quoted, every row parses back" {
     d="$BATS_TEST_TMPDIR/quoted"
     mkdir -p "$d"

@@ -230,6 +230,21 @@ static void test_outset(void **state)
     assert_string_equal(buf, "first");
     read_file(pb, buf, sizeof(buf));
     assert_string_equal(buf, "second");
+    /* one name twice in a set: refused before any rename (the second
+     * would have replaced the first), both files left as they were */
+    latrec_outset set = { 0 };
+    for (int k = 0; k < 2; k++) {
+        latrec_outfile *o = malloc(sizeof(*o));
+        assert_int_equal(latrec_outfile_open(o, pa, 0, err, sizeof(err)), 0);
+        fputs(k ? "twice" : "once", o->f);
+        assert_int_equal(latrec_outset_add(&set, o), 0);
+    }
+    assert_int_equal(latrec_outset_place(&set, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "%s: written twice by one command (a latrec bug): none placed", pa);
+    assert_string_equal(err, want);
+    read_file(pa, buf, sizeof(buf));
+    assert_string_equal(buf, "first");
+    assert_int_equal(count_entries(a), 2); /* one.csv and the marker: no temporary */
     read_file(ma, buf, sizeof(buf));
     assert_string_equal(buf, "# latrec output directory\nold.csv\none.csv\n");
     int dfd = open(b, O_RDONLY | O_DIRECTORY);
