@@ -147,8 +147,9 @@ static int may_replace(const latrec_outfile *o, char *err, size_t errlen)
  * whole before it is marked used, and cleared before its name goes away;
  * the handler reads only used slots and calls unlinkat(), which is
  * async-signal-safe. Beyond LATREC_OUT_TMP_SLOTS open at once the extra
- * ones are not covered (no caller opens more than a few). */
-#define LATREC_OUT_TMP_SLOTS 32
+ * ones are not covered (convert holds one per component table until its
+ * set is placed, plus three). */
+#define LATREC_OUT_TMP_SLOTS 256
 static struct tmp_slot {
     volatile sig_atomic_t used;
     int  dfd;
