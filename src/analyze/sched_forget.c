@@ -66,3 +66,11 @@ void latrec_sched_forget(latrec_sched_model *m, uint64_t t_ns)
         m->n_w -= k;
     }
 }
+
+size_t latrec_sched_retained(const latrec_sched_model *m)
+{
+    size_t n = m->n_w;
+    for (size_t i = 0; i < m->n_g; i++) n += m->g[i].n_iv + m->g[i].pre.n + m->g[i].mig.n;
+    for (int c = 0; c < LATREC_SCHED_MAX_CPUS; c++) n += m->cpu[c].n;
+    return n;
+}

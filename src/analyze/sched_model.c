@@ -121,6 +121,10 @@ static void unsettle(latrec_sched_model *m, gen *g)
 static int g_leave(latrec_sched_model *m, gen *g, uint64_t t, int keep)
 {
     int rc = 0;
+    if (g->watch) {
+        g->watch = 0;
+        if (g->state != LATREC_SCHED_UNKNOWN) m->on_leave(m->leave_ctx, g, keep);
+    }
     if (g->state != LATREC_SCHED_UNKNOWN && !keep && g->since != g->state_start) unsettle(m, g);
     if (g->state != LATREC_SCHED_UNKNOWN && g->cpu < LATREC_SCHED_MAX_CPUS) {
         cpustate *cs = &m->cpu[g->cpu];

@@ -290,6 +290,11 @@ int latrec_sched_settle(latrec_sched_model *m, uint64_t t_ns);
  * generations, names and whole-life totals stay. */
 void latrec_sched_forget(latrec_sched_model *m, uint64_t t_ns);
 
+/* What the model holds now, in entries: timeline intervals, CPU occupancy,
+ * preemption and migration times, runqueue waits (what forgetting bounds;
+ * threads, generations and names are left out). */
+size_t latrec_sched_retained(const latrec_sched_model *m);
+
 /* Feed every record of `ring` (write order) and finish. The ring must be
  * open (LATREC_RING_OK) with catalog "kernel" (or no catalog: v1/v2).
  * Returns 0; -1 with errno EINVAL (rejected ring, other catalog, model

@@ -34,6 +34,7 @@ typedef struct gen {
     uint8_t  exited;   /* EXIT seen */
     uint8_t  closed;   /* timeline ended */
     uint8_t  woken_new;
+    uint8_t  watch; /* m->on_leave wants to hear when the open state ends */
     uint64_t since, wait_start;
     uint64_t state_start; /* when the open state began (since moves on at a
                              latrec_sched_settle cut; this does not) */
@@ -96,6 +97,10 @@ struct latrec_sched_model {
     uint64_t cur_t;
     int      finished, oom;
     latrec_sched_counts c;
+    /* Told (g->watch set, then cleared) when g's open state ends: kept
+     * (stored as [since, t)) or dropped to UNKNOWN; analyze/sched_pass.c. */
+    void (*on_leave)(void *ctx, const gen *g, int keep);
+    void *leave_ctx;
 };
 
 /* The generation was ever in a known state (an interval was stored): its
@@ -171,5 +176,26 @@ static inline const gen *gen_at(const latrec_sched_model *m, const tident *td, u
     }
     return &m->g[td->gens[lo ? lo - 1 : 0]];
 }
+
+/* ---- queries the halves share (sched_query.c) ------------------------ */
+
+/* Who ran instead, before naming: the generation index (-1: not a target
+ * thread) and the time its name is looked up at, per others[] entry. */
+typedef struct sched_name_key {
+    int32_t  gen;
+    uint64_t t;
+} sched_name_key;
+
+/* latrec_sched_split_sums; *gp and *iap get the generation (NULL: none)
+ * and the interval t_a falls in. */
+int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                     latrec_sched_breakdown *out, const gen **gp, size_t *iap);
+/* Who ran on g's CPU while it was runnable in [a, b) (interval i0 on):
+ * out's others[] but their comm, n_tasks, instead_ns; keys[] say how to
+ * name them (sched_name_others). 0, or -1 out of memory (none listed). */
+int sched_others_collect(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
+                         latrec_sched_breakdown *out, sched_name_key keys[LATREC_SCHED_TOP]);
+void sched_name_others(const latrec_sched_model *m, latrec_sched_breakdown *out,
+                       const sched_name_key keys[LATREC_SCHED_TOP]);
 
 #endif

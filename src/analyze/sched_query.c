@@ -117,9 +117,8 @@ static int agg_better(const agg *a, const agg *b)
     return a->cpu < b->cpu;
 }
 
-/* Who ran on the thread's CPU while it was runnable in [a, b). */
-static int others(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
-                  latrec_sched_breakdown *out)
+int sched_others_collect(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
+                         latrec_sched_breakdown *out, sched_name_key keys[LATREC_SCHED_TOP])
 {
     agg stack[AGG_STACK], *v = stack;
     size_t n = 0, cap = AGG_STACK;
@@ -177,11 +176,8 @@ static int others(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t
         o->cpu = v[r].cpu;
         o->target = v[r].gen >= 0;
         o->ns = v[r].ns;
-        const char *nm = v[r].gen >= 0 ? gen_name(m, &m->g[v[r].gen], v[r].t_first)
-                                       : names_at(td_find(m, v[r].tid), v[r].t_first, 0, NO_T);
-        if (nm) snprintf(o->comm, sizeof o->comm, "%s", nm);
-        else if (v[r].tid == 0) snprintf(o->comm, sizeof o->comm, "swapper/%u", v[r].cpu);
-        else o->comm[0] = '\0';
+        o->comm[0] = '\0';
+        keys[r] = (sched_name_key){ v[r].gen, v[r].t_first };
         out->n_others = r + 1;
     }
 done:
@@ -191,6 +187,31 @@ done:
         out->n_tasks = 0;
         out->instead_ns = 0;
     }
+    return rc;
+}
+
+/* The names of who ran instead: the one each had when it first ran there
+ * (a target thread's generation-aware), else the idle task's own. */
+void sched_name_others(const latrec_sched_model *m, latrec_sched_breakdown *out,
+                       const sched_name_key keys[LATREC_SCHED_TOP])
+{
+    for (int r = 0; r < out->n_others; r++) {
+        latrec_sched_other *o = &out->others[r];
+        const char *nm = keys[r].gen >= 0 ? gen_name(m, &m->g[keys[r].gen], keys[r].t)
+                                          : names_at(td_find(m, o->tid), keys[r].t, 0, NO_T);
+        if (nm) snprintf(o->comm, sizeof o->comm, "%s", nm);
+        else if (o->tid == 0) snprintf(o->comm, sizeof o->comm, "swapper/%u", o->cpu);
+        else o->comm[0] = '\0';
+    }
+}
+
+/* Who ran on the thread's CPU while it was runnable in [a, b). */
+static int others(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b,
+                  latrec_sched_breakdown *out)
+{
+    sched_name_key keys[LATREC_SCHED_TOP];
+    const int rc = sched_others_collect(m, g, i0, a, b, out, keys);
+    sched_name_others(m, out, keys);
     return rc;
 }
 
@@ -212,9 +233,8 @@ static uint64_t lost_in(const latrec_sched_model *m, const gen *g, uint64_t t_a,
     return e > s && e - s > known ? e - s - known : 0;
 }
 
-/* The figures of a split but who ran instead; *gp and *iap get the
- * generation (NULL: none) and the interval t_a falls in, for others(). */
-static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+/* The figures of a split but who ran instead (sched_model_impl.h). */
+int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
                       latrec_sched_breakdown *out, const gen **gp, size_t *iap)
 {
     out->on_cpu_ns = out->runnable_ns = out->blocked_ns = out->lost_ns = 0;
@@ -263,7 +283,7 @@ int latrec_sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, u
 {
     const gen *g;
     size_t ia;
-    return split_sums(m, h, tid, t_a, t_b, out, &g, &ia);
+    return sched_split_sums(m, h, tid, t_a, t_b, out, &g, &ia);
 }
 
 int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
@@ -272,7 +292,7 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     latrec_sched_hint h = { 0 };
     const gen *g;
     size_t ia;
-    if (split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
+    if (sched_split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
     if (!g || !out->runnable_ns) return 0;
     int rc = others(m, g, ia, t_a, t_b, out);
     if (rc) errno = ENOMEM;
