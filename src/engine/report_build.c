@@ -296,6 +296,25 @@ void latrec_report_run_free(struct report_run *r)
     r->in = NULL;
 }
 
+/* The scheduler's splits --explain will ask about: every hop of each
+ * instance it explains, on the threads of both its stages. */
+static int want_explained(struct report_run *r)
+{
+    int n;
+    latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
+    for (int i = 0; i < n; i++) {
+        const struct rtable *rt = tables[i]->user;
+        for (int k = 0; rt && k < rt->n_top && k < r->o->explain; k++) {
+            const struct top_entry *e = &rt->top[k];
+            for (int h = 0; h < tables[i]->n_hops; h++)
+                if (e->has[h] && (latrec_sched_view_want(&r->sv, e->tid_b[h], e->t_a[h], e->t_b[h]) < 0 ||
+                                  latrec_sched_view_want(&r->sv, e->tid_a[h], e->t_a[h], e->t_b[h]) < 0))
+                    return -1;
+        }
+    }
+    return r->paths ? latrec_rpaths_want_explained(r->paths) : 0;
+}
+
 /* Column h of a table: a hop, or (h == n_hops) the inter-arrival gaps. */
 static latrec_stats *column_of(struct rtable *rt, const latrec_leg_table *t, int h)
 {
@@ -329,7 +348,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     r->in = latrec_engine_input(r->e);
     /* the baseline takes the run's (set before): their series line up */
     if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(r->in) : 0;
-    if (latrec_sched_view_open(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
+    if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
     latrec_pass_opts popts = o->pass;
     if (latrec_hop_specs_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
         return LATREC_REPORT_ERROR;
@@ -349,6 +368,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     if (latrec_engine_start(r->e, &popts, &sinks) < 0 || latrec_engine_run(r->e) < 0 || r->oom)
         return LATREC_REPORT_ERROR;
     r->pass = latrec_engine_pass(r->e);
+    if (want_explained(r) < 0 || latrec_sched_view_end_pass(&r->sv) < 0) return LATREC_REPORT_ERROR;
     int n;
     latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);
     int need_second = o->drop_outliers;

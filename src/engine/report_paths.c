@@ -216,6 +216,21 @@ void latrec_rpaths_close_second(latrec_rpaths *rp)
     }
 }
 
+int latrec_rpaths_want_explained(const latrec_rpaths *rp)
+{
+    for (int k = 0; k < rp->n; k++) {
+        const struct rpath *p = &rp->p[k];
+        for (int i = 0; i < p->n_top && i < rp->req->explain; i++) {
+            const struct ptop *e = &p->top[i];
+            for (int s = 0; s < p->n_segs; s++)
+                if (e->has[s] && (latrec_sched_view_want(rp->sv, e->tid_b[s], e->t_a[s], e->t_b[s]) < 0 ||
+                                  latrec_sched_view_want(rp->sv, e->tid_a[s], e->t_a[s], e->t_b[s]) < 0))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- the model -------------------------------------------------------------- */
 
 static char *dup_or_flag(const char *s, int *oom)

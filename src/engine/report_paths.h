@@ -42,6 +42,11 @@ void latrec_rpaths_open_second(latrec_rpaths *rp);
 /* After pass 2: exact outliers, figures without them for --drop-outliers. */
 void latrec_rpaths_close_second(latrec_rpaths *rp);
 
+/* After pass 1: the splits --explain will ask about (every segment of
+ * each instance it explains) told to the scheduler's view
+ * (latrec_sched_view_want). 0, or -1 out of memory. */
+int latrec_rpaths_want_explained(const latrec_rpaths *rp);
+
 /* Append one table per path that had an instance to m->tables, matched to
  * base (NULL: no baseline) by path (catalog and name: CATALOG:NAME) and row
  * name. Tables are named as latrec_path_index_name() shows the path.

@@ -2,15 +2,20 @@
 #include "engine/sched_view.h"
 
 #include "analyze/legs.h"
+#include "analyze/sched_catalog.h"
 #include "read/escape.h"
+#include "read/ring_window.h"
+#include "read/shrink_guard.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
+/* No scheduler data to read: says why in v->reason (1), else 0. */
+static int no_data(latrec_sched_view *v, const latrec_input *in)
 {
-    memset(v, 0, sizeof(*v));
     if (in->sched_ring < 0) {
         if (in->run_state == LATREC_RUN_RECORDING)
             snprintf(v->reason, sizeof(v->reason),
@@ -24,21 +29,120 @@ int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
             snprintf(v->reason, sizeof(v->reason), "no sched.latrec in this run: recorded without the scheduler collector");
         else
             snprintf(v->reason, sizeof(v->reason), "not a run of latrec record");
-        return 0;
+        return 1;
     }
     if (in->opts.wall) {
         snprintf(v->reason, sizeof(v->reason), "not with --wall (the scheduler data is on the monotonic clock)");
-        return 0;
-    }
-    const latrec_ring *r = &in->set.rings[in->sched_ring];
-    if (!(v->model = latrec_sched_model_new()) || latrec_sched_load(v->model, r) < 0) {
-        fprintf(stderr, "latrec: %s: cannot load the scheduler data\n", r->path);
-        latrec_sched_model_free(v->model);
-        v->model = NULL;
-        snprintf(v->reason, sizeof(v->reason), "%s could not be loaded", r->basename);
-        return -1;
+        return 1;
     }
     return 0;
+}
+
+static int cannot_load(latrec_sched_view *v, const latrec_ring *r)
+{
+    fprintf(stderr, "latrec: %s: cannot load the scheduler data\n", r->path);
+    snprintf(v->reason, sizeof(v->reason), "%s could not be loaded", r->basename);
+    return -1;
+}
+
+int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in)
+{
+    memset(v, 0, sizeof(*v));
+    if (no_data(v, in)) return 0;
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    if (!(v->model = latrec_sched_model_new()) || latrec_sched_load(v->model, r) < 0) {
+        latrec_sched_model_free(v->model);
+        v->model = NULL;
+        return cannot_load(v, r);
+    }
+    return 0;
+}
+
+/* ---- a pass --------------------------------------------------------------- */
+
+/* sched.latrec read in write order, its pages mapped near the cursor only
+ * (read/ring_window.h), as latrec_sched_load reads it; through a mapping of
+ * its own (the same pages: mremap of a shared mapping with old size 0),
+ * since the merge reads the same file ahead of it and each window's advice
+ * works for one reader of a mapping only (a second one's faults map large
+ * folios across the first one's window, behind both read positions). */
+struct latrec_sched_view_src {
+    latrec_ring ring; /* the input's, but map and recs when own */
+    int own;
+    latrec_cursor cur;
+    latrec_ring_window win;
+};
+
+static int src_next(void *ctx, latrec_rec *rec)
+{
+    struct latrec_sched_view_src *s = ctx;
+    if (!latrec_ring_next(&s->ring, &s->cur, rec)) return 0;
+    latrec_ring_window_at(&s->ring, &s->win, s->cur.pos - 1);
+    return 1;
+}
+
+static void src_rewind(void *ctx)
+{
+    struct latrec_sched_view_src *s = ctx;
+    latrec_ring_window_end(&s->ring, &s->win);
+    latrec_ring_cursor_init(&s->cur);
+    latrec_ring_window_start(&s->ring, &s->win);
+}
+
+static struct latrec_sched_view_src *src_open(const latrec_ring *r)
+{
+    struct latrec_sched_view_src *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    s->ring = *r;
+    void *map = mremap(r->map, 0, r->map_len, MREMAP_MAYMOVE);
+    if (map != MAP_FAILED) { /* else the input's mapping, shared */
+        s->ring.map = map;
+        s->ring.recs = (const latrec_rec *)(void *)((char *)map + ((const char *)r->recs - (const char *)r->map));
+        s->ring.guard = latrec_shrink_guard_add(map, r->map_len);
+        s->own = 1;
+    }
+    latrec_ring_cursor_init(&s->cur);
+    latrec_ring_window_start(&s->ring, &s->win);
+    return s;
+}
+
+static void src_close(struct latrec_sched_view_src *s)
+{
+    if (!s) return;
+    latrec_ring_window_end(&s->ring, &s->win);
+    if (s->own) {
+        latrec_shrink_guard_remove(s->ring.guard);
+        munmap(s->ring.map, s->ring.map_len);
+    }
+    free(s);
+}
+
+int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in)
+{
+    memset(v, 0, sizeof(*v));
+    if (no_data(v, in)) return 0;
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
+        return cannot_load(v, r);
+    if (!(v->src = src_open(r))) return cannot_load(v, r);
+    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    if (!(v->pass = latrec_sched_pass_new(&src))) {
+        latrec_sched_view_close(v);
+        return cannot_load(v, r);
+    }
+    v->model = (latrec_sched_model *)latrec_sched_pass_model(v->pass);
+    return 0;
+}
+
+int latrec_sched_view_want(const latrec_sched_view *v, uint32_t tid, uint64_t t_a, uint64_t t_b)
+{
+    return v->pass ? latrec_sched_pass_want(v->pass, tid, t_a, t_b) : 0;
+}
+
+int latrec_sched_view_end_pass(latrec_sched_view *v)
+{
+    if (!v->pass || latrec_sched_pass_end(v->pass) == 0) return 0;
+    return cannot_load(v, &v->src->ring);
 }
 
 /* ---- live ------------------------------------------------------------------ */
@@ -154,6 +258,13 @@ void latrec_sched_view_label(const latrec_sched_view *v, const latrec_input *in,
 
 void latrec_sched_view_close(latrec_sched_view *v)
 {
+    if (v->pass) { /* the model is the pass's */
+        latrec_sched_pass_free(v->pass);
+        v->pass = NULL;
+        v->model = NULL;
+    }
+    src_close(v->src);
+    v->src = NULL;
     latrec_sched_model_free(v->model);
     v->model = NULL;
     if (v->attached) latrec_ring_close(&v->ring);
@@ -164,6 +275,7 @@ int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uin
                           uint64_t t_b)
 {
     latrec_sched_breakdown b;
+    if (v->pass) return latrec_sched_pass_add(v->pass, acc, tid, t_a, t_b);
     if (!v->model || latrec_sched_view_gave_up(v) || t_b < t_a || latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
         return -1;
     acc->n++;
@@ -185,7 +297,10 @@ void latrec_sched_view_explain(const latrec_sched_view *v, uint32_t tid, uint64_
         snprintf(out, len, "scheduler data n/a: %s", v->reason);
         return;
     }
-    if (t_b < t_a || latrec_sched_split(v->model, tid, t_a, t_b, &b) < 0 || b.gen < 0) {
+    const int rc = v->pass ? latrec_sched_pass_answer(v->pass, tid, t_a, t_b, &b)
+                   : t_b < t_a ? -1
+                               : latrec_sched_split(v->model, tid, t_a, t_b, &b);
+    if (rc < 0 || b.gen < 0) {
         snprintf(out, len, "the scheduler data has no timeline for tid %u", tid);
         return;
     }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "analyze/sched_model.h"
+#include "analyze/sched_pass.h"
 #include "engine/input.h"
 
 typedef struct latrec_sched_view {
@@ -29,21 +30,32 @@ typedef struct latrec_sched_view {
     latrec_cursor cur;   /* lapped: records overwritten before read (lost to the model) */
     uint64_t covered_ns; /* hops ending at or before it can be split; UINT64_MAX: all */
     uint64_t forgot_ns;  /* the model let go of what ended before it (latrec_sched_forget) */
+    /* a pass (latrec_sched_view_open_pass): model is the pass's */
+    latrec_sched_pass *pass;
+    struct latrec_sched_view_src *src;
 } latrec_sched_view;
-
-/* Per hop: sums over the instances split. */
-typedef struct latrec_sched_acc {
-    uint64_t n;                  /* instances split */
-    long double on_cpu, runnable, blocked, unknown; /* ns, summed */
-    long double lost; /* of unknown, where events were lost (lost_ns) */
-    uint64_t preemptions, migrations;
-    latrec_sched_hint hint; /* where the last split's searches ended */
-} latrec_sched_acc;
 
 /* Load the run's scheduler data. Returns 0 (model or reason set), or -1 when
  * sched.latrec exists but cannot be used (reason printed). */
 int latrec_sched_view_open(latrec_sched_view *v, const latrec_input *in);
 void latrec_sched_view_close(latrec_sched_view *v);
+
+/* For one time-ordered pass (report): as latrec_sched_view_open, with the
+ * model fed as the pass's splits ask and letting go of what they no longer
+ * reach (analyze/sched_pass.h): memory for a window, not the run. The
+ * splits are settled, and --explain's answered, by
+ * latrec_sched_view_end_pass(); until then the acc figures are partial and
+ * the model is not complete. 0 (model or reason set), or -1 out of memory. */
+int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in);
+
+/* A pass's view: the full split of [t_a, t_b] on tid will be asked of
+ * latrec_sched_view_explain (call after the pass's last split, before
+ * latrec_sched_view_end_pass). No-op for other views. 0, or -1 out of memory. */
+int latrec_sched_view_want(const latrec_sched_view *v, uint32_t tid, uint64_t t_a, uint64_t t_b);
+
+/* A pass's view: every record in, every split settled, the wanted ones
+ * answered. 0, or -1 out of memory (line printed). No-op for other views. */
+int latrec_sched_view_end_pass(latrec_sched_view *v);
 
 /* A run being recorded (latrec top). The model is built as the run's
  * sched.latrec grows: latrec_sched_view_follow() reads the header's
