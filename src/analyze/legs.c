@@ -410,7 +410,7 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
     }
     if (n->have & NODE_GRACE) {
         b->gq[n->gpos & (b->gq_cap - 1)].node = NULL;
-        b->n_grace--;
+        b->gq_holes++;
     }
     b->oq[n->opos & (b->oq_cap - 1)] = NULL;
     b->n_open--;
@@ -511,8 +511,9 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
             if (g->done_t + b->grace >= now) break;
             end_node(b, g->node);
         }
-        b->gq_head++;
+        b->gq_head++; /* a hole now (end_node) */
         b->gq_len--;
+        b->gq_holes--;
         fetch_ahead(b);
     }
     while (b->hdue < now) { /* the open queue's front is past the horizon */
@@ -616,6 +617,7 @@ static void compact_grace(latrec_legs *b)
         b->gq[to++ & mask] = g;
     }
     b->gq_len = to - b->gq_head;
+    b->gq_holes = 0;
 }
 
 /* Room for one more grace entry: compact when holes are most of the queue,
@@ -623,7 +625,7 @@ static void compact_grace(latrec_legs *b)
 static __attribute__((noinline)) int grace_room(latrec_legs *b)
 {
     if (b->gq_len < b->gq_cap) return 0;
-    if (b->gq_len >= 64 && b->n_grace < b->gq_len / 2) {
+    if (b->gq_len >= 64 && b->gq_len - b->gq_holes < b->gq_len / 2) {
         compact_grace(b);
         return 0;
     }
@@ -649,7 +651,6 @@ static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t)
     n->gpos = (uint32_t)pos;
     if (t + b->grace < b->due) b->due = t + b->grace;
     b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
-    b->n_grace++;
     return 0;
 }
 
@@ -688,7 +689,21 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
     n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
     set_hit(&inst->hits[c->idx], ring, rec);
     if (LATREC_UNLIKELY_(t < inst->first_t)) earlier_first(b, n, t);
-    if (n->have & NODE_GRACE || c->last) return placed_last(b, n, c, t);
+    /* The last chain stage of a leg with extras starts the instance's
+     * grace (start_grace) without a branch to guess (a mispredicted branch
+     * costs more than these stores): any other stage writes the free entry
+     * past the grace queue's back and leaves it there. What ends an
+     * instance, one in grace and a full queue go to placed_last. */
+    if (LATREC_UNLIKELY_((n->have & NODE_GRACE) | c->no_extras | (b->gq_len == b->gq_cap)))
+        return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
+    const uint32_t last = c->last;
+    const uint64_t pos = b->gq_head + b->gq_len;
+    b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
+    n->gpos = (uint32_t)pos;
+    n->have |= last << 31; /* NODE_GRACE */
+    b->gq_len += last;
+    const uint64_t d = (t + b->grace) | ((uint64_t)last - 1); /* UINT64_MAX unless last */
+    b->due = d < b->due ? d : b->due;
     return c->leg;
 }
 

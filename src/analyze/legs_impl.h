@@ -25,7 +25,7 @@ struct cand {
     uint8_t idx;       /* its hit: pos, or n_chain + pos for an extra */
     uint8_t last;      /* 1: the leg's last chain stage */
     uint8_t n_slots;   /* the leg's hits: n_chain + n_extras */
-    uint8_t no_extras; /* 1: the leg has no extras (complete ends it at once) */
+    uint8_t no_extras; /* 1: the last chain stage of a leg with no extras (complete ends it at once) */
     uint32_t all;      /* bits of every hit */
     uint32_t before;   /* bits of the chain stages before the last one */
 };
@@ -181,7 +181,7 @@ struct latrec_legs {
      * compacted when they outnumber the instances waiting. */
     struct grace *gq;
     uint64_t gq_head, gq_len, gq_cap; /* absolute position of the front; entries; a power of two */
-    size_t n_grace;
+    uint64_t gq_holes; /* entries of the grace queue that are holes */
     struct node_class classes[DISC_HITS + LATREC_MAX_EXTRAS + 1]; /* by hits allocated */
     void **slabs;                                                  /* every slab, to free them */
     size_t n_slabs, cap_slabs;

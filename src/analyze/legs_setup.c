@@ -72,7 +72,7 @@ static void add_cand(latrec_legs *b, int c, unsigned stage, int g, const latrec_
     cd->idx = (uint8_t)(extra ? leg->n_chain + pos : pos);
     cd->last = !extra && pos == leg->n_chain - 1;
     cd->n_slots = (uint8_t)(leg->n_chain + leg->n_extras);
-    cd->no_extras = leg->n_extras == 0;
+    cd->no_extras = cd->last && leg->n_extras == 0;
     cd->all = (1u << cd->n_slots) - 1;
     cd->before = leg->n_chain ? (1u << (leg->n_chain - 1)) - 1 : 0;
 }

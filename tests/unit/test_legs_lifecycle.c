@@ -3,7 +3,8 @@
  * instance in exact emit order: a stamp of 0 moving an instance's first
  * stamp back (the horizon then ends it at the next record, and the next
  * oldest after it), the chain order checked when a complete instance of a
- * long chain ends.
+ * long chain ends, thousands of instances waiting in grace (some ended
+ * there by a late extra) in exact emit order.
  *
  * Records are fed by hand (latrec_legs_feed), or from rings written here
  * in time order (legs_run.h); every expected value is typed in from the
@@ -126,11 +127,90 @@ static void test_long_chain_reversed(void **state)
     run_close(&r);
 }
 
+/* 8000 instances of the outbound leg, one every 5 us, each hop 3 us, so
+ * some 2000 wait in grace at once (the grace queue grows past its first
+ * size and is compacted): two seqs in three have EMIT_ENTER before them and a
+ * late DROP 400 ns after SEND_DONE, which completes every hit and ends it
+ * at once (a hole in the grace queue); every third seq ends when the first
+ * record past its SEND_DONE + 10 ms arrives, before that record is placed;
+ * the rest at finish in order of creation. The emit order is computed here
+ * from those rules and compared instance by instance. */
+enum { MANY = 8000, MANY_RECS = MANY * 6 };
+static latrec_rec many_recs[MANY_RECS];
+static uint64_t want_seq[MANY];
+
+static int rec_by_t(const void *a, const void *b)
+{
+    const latrec_rec *x = a, *y = b;
+    return x->t_ns < y->t_ns ? -1 : x->t_ns > y->t_ns;
+}
+
+static uint64_t t_of(uint64_t seq) { return BASE + 5000 * seq; }
+
+static void test_grace_many_exact_order(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("grace_many");
+    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    size_t n = 0;
+    for (uint64_t s = 1; s <= MANY; s++) {
+        const uint64_t t = t_of(s);
+        if (s % 3) many_recs[n++] = rec_of(EMIT_ENTER, 2, s, t - 1100, s);
+        many_recs[n++] = rec_of(ENQUEUE, 2, s, t, s);
+        many_recs[n++] = rec_of(DEQUEUE, 2, s, t + 3000, s);
+        many_recs[n++] = rec_of(ENCODE_E3AP_DONE, 2, s, t + 6000, s);
+        many_recs[n++] = rec_of(SEND_DONE, 2, s, t + 9000, s);
+        if (s % 3) many_recs[n++] = rec_of(DROP, 2, s, t + 9400, s);
+    }
+    qsort(many_recs, n, sizeof many_recs[0], rec_by_t);
+    /* the order the rules give */
+    size_t n_want = 0;
+    uint64_t next_odd = 3; /* the oldest seq without extras not ended */
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t t = many_recs[k].t_ns;
+        while (next_odd <= MANY && t_of(next_odd) + 9000 + LATREC_LEGS_GRACE_NS < t) {
+            want_seq[n_want++] = next_odd;
+            next_odd += 3;
+        }
+        if (latrec_rec_stage(many_recs[k].sc) == DROP) want_seq[n_want++] = latrec_rec_seq(many_recs[k].sc);
+    }
+    const size_t before_finish = n_want;
+    for (; next_odd <= MANY; next_odd += 3) want_seq[n_want++] = next_odd;
+    assert_int_equal(n_want, MANY);
+    assert_true(before_finish > MANY / 3 * 2 + 1000); /* some ended by their grace */
+
+    for (size_t k = 0; k < n; k++) assert_true(latrec_legs_feed(r.legs, 0, &many_recs[k]) >= 0);
+    assert_int_equal(r.n_inst, before_finish);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, MANY);
+    const int out = leg_of(&r, "outbound");
+    for (size_t i = 0; i < MANY; i++) {
+        const latrec_instance *in = r.inst[i];
+        const uint64_t s = want_seq[i];
+        assert_int_equal(in->seq, s);
+        assert_int_equal(in->leg, out);
+        assert_int_equal(in->complete, 1);
+        assert_int_equal(in->first_t, t_of(s) - (s % 3 ? 1100 : 0));
+        assert_int_equal(in->hits[0].t_ns, t_of(s));
+        assert_int_equal(in->hits[3].t_ns, t_of(s) + 9000);
+        assert_int_equal(in->hits[3].aux, s);
+        assert_int_equal(in->hits[4].t_ns, s % 3 ? t_of(s) - 1100 : 0);
+        assert_int_equal(in->hits[5].t_ns, s % 3 ? t_of(s) + 9400 : 0);
+    }
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    run_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_stamp_moves_horizon),
         cmocka_unit_test(test_long_chain_reversed),
+        cmocka_unit_test(test_grace_many_exact_order),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
 }
