@@ -689,6 +689,15 @@ int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
     return finish(r, open_on_fd(r, fd, 0));
 }
 
+int latrec_ring_open_fd_guess(latrec_ring *r, int fd, const char *path)
+{
+    if (ring_init(r, path) != 0)
+        return -1;
+    if (ends_with(r->path, ".part"))
+        return finish(r, reject(r, "partial ring (.part): not opened"));
+    return finish(r, open_on_fd(r, fd, 1));
+}
+
 void latrec_ring_close(latrec_ring *r)
 {
     latrec_shrink_guard_remove(r->guard);

@@ -292,6 +292,9 @@ int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path);
 int latrec_ring_openat_guess(latrec_ring *r, int dirfd, const char *name,
                              const char *path);
 
+/* latrec_ring_open_fd() by the guess, as latrec_ring_openat_guess(). */
+int latrec_ring_open_fd_guess(latrec_ring *r, int fd, const char *path);
+
 /* A pass read a guessed ring to its end in write order: `read` records
  * (kept or dropped before a start stamp), each stamp at or above the one
  * before it, and `lapped` slots skipped. The scan would have derived the

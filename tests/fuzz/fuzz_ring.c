@@ -4,7 +4,10 @@
  * Each input is written to a memfd and opened as a ring file: header
  * validation, derivation (wrap, loss), a full write-order pass, the wall
  * clock map and a one-ring merge. Invariants the reader promises are
- * checked; a violation aborts, so the fuzzer reports it.
+ * checked; a violation aborts, so the fuzzer reports it. The same file
+ * opened by the guess (read/ring.h) and read as a pass reads it (the
+ * guess checked, the ring scanned when it does not hold) must give the
+ * scan's fields and records.
  *
  * An input of at least 4096 bytes is the ring file itself. A shorter one
  * (from 100 bytes) is compact, so mutations land on bytes that matter: its
@@ -98,6 +101,45 @@ static void check_ring(const latrec_ring *r)
     }
 }
 
+/* g (opened by the guess) read as a pass reads it against s (scanned):
+ * the guess checked, and scanned when it does not hold; then every field
+ * the scan derives and every record the same. */
+static void check_guess(latrec_ring *g, const latrec_ring *s)
+{
+    latrec_cursor c;
+    latrec_rec rec;
+    uint64_t n = 0, prev = 0;
+    int in_order = 1;
+    latrec_ring_cursor_init(&c);
+    while (latrec_ring_next(g, &c, &rec)) {
+        in_order &= rec.t_ns >= prev;
+        prev = rec.t_ns;
+        n++;
+    }
+    if (g->derived == LATREC_RING_GUESSED && !(in_order && latrec_ring_guess_holds(g, n, c.lapped)))
+        latrec_ring_rescan(g);
+    CHECK(g->derived != LATREC_RING_GUESSED);
+    CHECK(g->valid == s->valid && g->torn == s->torn && g->wrapped == s->wrapped);
+    CHECK(g->descents == s->descents && g->significant_descents == s->significant_descents);
+    CHECK(g->multi_writer == s->multi_writer && g->start_slot == s->start_slot);
+    CHECK(g->newest_slot == s->newest_slot && g->iter_len == s->iter_len);
+    CHECK(g->written == s->written && g->lost == s->lost && g->lost_lower_bound == s->lost_lower_bound);
+    CHECK(memcmp(&g->first_rec, &s->first_rec, sizeof s->first_rec) == 0);
+    CHECK(memcmp(&g->last_rec, &s->last_rec, sizeof s->last_rec) == 0);
+    CHECK(g->min_t_ns == s->min_t_ns && g->max_t_ns == s->max_t_ns);
+    CHECK(strcmp(g->warning, s->warning) == 0);
+    latrec_cursor a, b;
+    latrec_rec x, y;
+    latrec_ring_cursor_init(&a);
+    latrec_ring_cursor_init(&b);
+    for (;;) {
+        const int got = latrec_ring_next(g, &a, &x);
+        CHECK(got == latrec_ring_next(s, &b, &y));
+        if (!got) break;
+        CHECK(memcmp(&x, &y, sizeof x) == 0 && a.pos == b.pos);
+    }
+}
+
 static void put_at(const uint8_t *p, size_t n, size_t off)
 {
     size_t done = 0;
@@ -125,9 +167,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         put_at(data, size, 0);
     }
 
-    latrec_ring r;
+    latrec_ring r, g;
     if (latrec_ring_open_fd(&r, memfd, "fuzz.latrec") == 0) {
         check_ring(&r);
+        CHECK(latrec_ring_open_fd_guess(&g, memfd, "fuzz.latrec") == 0);
+        check_guess(&g, &r);
+        latrec_ring_close(&g);
     } else {
         CHECK(r.status == LATREC_RING_REJECTED);
         CHECK(r.error[0] != '\0');
