@@ -496,10 +496,17 @@ int latrec_cmd_convert(int argc, char **argv)
     latrec_input *in = latrec_engine_input(e);
     latrec_align_print(in, stderr);
     char outdir[4096];
-    if (o.outdir) snprintf(outdir, sizeof(outdir), "%s", o.outdir);
-    else if (o.chrome) snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]); /* <run>/trace.json */
-    else snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]);
     int rc = LATREC_EXIT_ERROR;
+    int cut;
+    if (o.outdir) cut = snprintf(outdir, sizeof(outdir), "%s", o.outdir) >= (int)sizeof(outdir);
+    else if (o.chrome) cut = snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]) >= (int)sizeof(outdir);
+    else cut = snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]) >= (int)sizeof(outdir);
+    if (cut) { /* (never into the directory a cut name would name) */
+        fprintf(stderr, "latrec convert: %.200s...: the output directory's name is longer than %zu bytes; use -o\n",
+                in->opts.dirs[0], sizeof(outdir) - 1);
+        latrec_engine_close(e);
+        return LATREC_EXIT_ERROR;
+    }
     struct convert_pass p = { .in = in };
     char path[4200];
     char err[4400];

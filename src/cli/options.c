@@ -1,6 +1,7 @@
 /* The options shared by the subcommands (cli/options.h). */
 #include "cli/options.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt,
 const char *latrec_arg_name(struct argp_state *state, const char *opt, const char *what, const char *arg)
 {
     if (!*arg) argp_error(state, "%s: an empty %s name", opt, what);
+    const size_t n = strlen(arg);
+    if (n >= PATH_MAX) argp_error(state, "%s: a %s name of %zu bytes (at most %d)", opt, what, n, PATH_MAX - 1);
     return arg;
 }
 

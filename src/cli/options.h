@@ -46,8 +46,10 @@ uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt,
 /* A file or directory name an option takes (opt: "-o", "--catalog"...;
  * what: "file" or "directory"): arg, or argp_error() "OPT: an empty
  * directory name" when it is "" (which names nothing, and left its message
- * naming nothing: "latrec: : cannot create"). Every option and operand
- * that takes a name goes through here. */
+ * naming nothing: "latrec: : cannot create"), "OPT: a directory name of N
+ * bytes (at most 4095)" past PATH_MAX (a buffer cut it short: convert
+ * wrote into the directory its first 4095 bytes named). Every option and
+ * operand that takes a name goes through here. */
 const char *latrec_arg_name(struct argp_state *state, const char *opt, const char *what, const char *arg);
 /* A DIR operand or -i DIR: checked as latrec_arg_name ("DIR"), added to o
  * (argp_error past LATREC_MAX_DIRS). */

@@ -908,6 +908,27 @@ PY
     [ ! -e "$OUT" ]
 }
 
+@test "output: a directory name past 4095 bytes is refused, never cut short (convert wrote into its first 4095 bytes)" {
+    # DIR of 4094 bytes holding rings: DIR/csv does not fit, and cut short it was DIR/ itself
+    d="$("$PY" -c '
+import sys
+p = sys.argv[1] + "/long"
+while len(p) < 4094 - 200: p += "/" + "d" * 199
+print(p + "/" + "e" * (4094 - len(p) - 1))' "$BATS_TEST_TMPDIR")"
+    [ "${#d}" -eq 4094 ]
+    mkdir -p "$d"
+    cp "$RINGS/b4_limits"/*.latrec "$d/"
+    run --separate-stderr "$LATREC" convert -q "$d"
+    [ "$status" -eq 1 ]
+    # (its run.json's name is too long to read as well: said on the line before)
+    [ "${stderr_lines[-1]}" = "latrec convert: ${d:0:200}...: the output directory's name is longer than 4095 bytes; use -o" ]
+    [ "$(ls -A "$d" | grep -vc '\.latrec$')" -eq 0 ] # nothing written beside the rings
+    run --separate-stderr "$LATREC" convert -q -o "$d/xy" "$RINGS/b4_limits"
+    [ "$status" -eq 2 ]
+    [ "${stderr_lines[0]}" = "latrec convert: -o: a directory name of 4097 bytes (at most 4095)" ]
+    [ "$(ls -A "$d" | grep -vc '\.latrec$')" -eq 0 ]
+}
+
 @test "output: default directory is <DIR>/csv; a summary line unless -q" {
     d="$(scenario_copy b4_limits)"
     run --separate-stderr "$LATREC" convert "$d"

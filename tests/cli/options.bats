@@ -167,6 +167,9 @@ usage_error() {
     usage_error "latrec report: -o: an empty file name" report -o '' "$D/A"
     usage_error "latrec report: --baseline: an empty directory name" report --baseline '' "$D/A"
     usage_error "latrec convert: -o: an empty directory name" convert -o '' "$D/A"
+    # and one past PATH_MAX, by the same check (a buffer cut it short)
+    usage_error "latrec report: -o: a file name of 4096 bytes (at most 4095)" report -o "$(printf 'x%.0s' $(seq 4096))" "$D/A"
+    usage_error "latrec hist: DIR: a directory name of 4096 bytes (at most 4095)" hist "$(printf 'x%.0s' $(seq 4096))"
     for o in -o --lib --rings-dir; do
         usage_error "latrec top: $o: an empty directory name" top $o '' -- true
     done
