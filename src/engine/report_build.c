@@ -124,11 +124,11 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
             e.ring = inst->hits[i].ring;
             break;
         }
-    /* Keep the N largest, sorted descending (N is small). */
+    /* Keep the N slowest, in latrec_top_before's order (N is small). */
     int n = rt->n_top, cap = top_cap(r->o);
-    if (n == cap && e.key <= rt->top[n - 1].key) return;
+    if (n == cap && !latrec_top_before(&e, &rt->top[n - 1])) return;
     int pos = n < cap ? n : n - 1;
-    while (pos > 0 && rt->top[pos - 1].key < e.key) {
+    while (pos > 0 && latrec_top_before(&e, &rt->top[pos - 1])) {
         if (pos < cap) rt->top[pos] = rt->top[pos - 1];
         pos--;
     }

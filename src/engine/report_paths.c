@@ -1,6 +1,7 @@
 /* The report's path tables: figures per segment, the scheduler's split,
  * the slowest instances explained, the incomplete ones counted. */
 #include "engine/report_paths.h"
+#include "engine/report_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,23 +102,28 @@ oom:
     return NULL;
 }
 
-/* Keep the N slowest by total, sorted descending (N is small). */
-static void add_top(latrec_rpaths *rp, struct rpath *p, const latrec_path_instance *pi, const struct ptop *e)
+static int ptop_before(const struct ptop *a, const struct ptop *b)
 {
+    return latrec_rank_before(a->key, a->start, a->ring, a->seq, a->process, b->key, b->start, b->ring, b->seq,
+                              b->process);
+}
+
+/* Keep the N slowest by total, in latrec_rank_before's order (N is small). */
+static void add_top(latrec_rpaths *rp, struct rpath *p, const latrec_path_instance *pi, struct ptop *e)
+{
+    const latrec_instance *first = pi->legs[0];
+    e->seq = first->seq;
+    e->start = pi->start_ns;
+    e->process = first->process;
+    e->ring = first->hits[0].ring;
     int n = p->n_top, cap = top_cap(rp->req);
-    if (n == cap && e->key <= p->top[n - 1].key) return;
+    if (n == cap && !ptop_before(e, &p->top[n - 1])) return;
     int pos = n < cap ? n : n - 1;
-    while (pos > 0 && p->top[pos - 1].key < e->key) {
+    while (pos > 0 && ptop_before(e, &p->top[pos - 1])) {
         if (pos < cap) p->top[pos] = p->top[pos - 1];
         pos--;
     }
-    struct ptop *t = &p->top[pos];
-    *t = *e;
-    const latrec_instance *first = pi->legs[0];
-    t->seq = first->seq;
-    t->start = pi->start_ns;
-    t->process = first->process;
-    t->ring = first->hits[0].ring;
+    p->top[pos] = *e;
     if (n < cap) p->n_top++;
 }
 

@@ -27,6 +27,26 @@ struct top_entry {
     uint32_t tid_a[LATREC_MAX_HOPS], tid_b[LATREC_MAX_HOPS]; /* their threads */
 };
 
+/* The order of the slowest instances (--top, --explain): by value, slowest
+ * first; equal values by the earlier start stamp, then ring, seq and
+ * process, so the list does not depend on the order instances end in. 1
+ * when instance a goes before instance b. */
+static inline int latrec_rank_before(int64_t va, uint64_t start_a, uint32_t ring_a, uint64_t seq_a, uint32_t proc_a,
+                                     int64_t vb, uint64_t start_b, uint32_t ring_b, uint64_t seq_b, uint32_t proc_b)
+{
+    if (va != vb) return va > vb;
+    if (start_a != start_b) return start_a < start_b;
+    if (ring_a != ring_b) return ring_a < ring_b;
+    if (seq_a != seq_b) return seq_a < seq_b;
+    return proc_a < proc_b;
+}
+
+static inline int latrec_top_before(const struct top_entry *a, const struct top_entry *b)
+{
+    return latrec_rank_before(a->key, a->start, a->ring, a->seq, a->process, b->key, b->start, b->ring, b->seq,
+                              b->process);
+}
+
 struct interval {
     uint64_t idx, count, bytes;
     latrec_stats total;

@@ -416,6 +416,42 @@ assert top[0]["process"] == "pid 1000" and top[0]["ring"] == "oai.104", top' "$o
     [ "$status" -eq 2 ]
 }
 
+@test "report --top: equal totals rank by the earlier start, then the ring, on any --threads" {
+    # Three processes, one outbound each, every total 1000 ns: seq 33
+    # (oai.3) starts first, seqs 11 (oai.1) and 22 (oai.2) 10 ns later at
+    # the same stamp.
+    mkdir -p "$D/tie"
+    "$GEN" "$D/tie" <<'SPEC'
+ring oai.1 pid=1000
+ring libe3.outbound.1 pid=1000
+ring oai.2 pid=2000
+ring libe3.outbound.2 pid=2000
+ring oai.3 pid=3000
+ring libe3.outbound.3 pid=3000
+rec oai.3 ENQUEUE 33 1000000
+rec oai.2 ENQUEUE 22 1000010
+rec oai.1 ENQUEUE 11 1000010
+rec libe3.outbound.3 DEQUEUE 33 1000100
+rec libe3.outbound.2 DEQUEUE 22 1000110
+rec libe3.outbound.1 DEQUEUE 11 1000110
+rec libe3.outbound.3 ENCODE_E3AP_DONE 33 1000200
+rec libe3.outbound.2 ENCODE_E3AP_DONE 22 1000210
+rec libe3.outbound.1 ENCODE_E3AP_DONE 11 1000210
+rec libe3.outbound.3 SEND_DONE 33 1001000
+rec libe3.outbound.2 SEND_DONE 22 1001010
+rec libe3.outbound.1 SEND_DONE 11 1001010
+SPEC
+    for t in 1 2 3; do
+        run --separate-stderr "$LATREC" report "$D/tie" --top 3 --leg outbound --threads "$t" --format json
+        [ "$status" -eq 0 ]
+        "$PY" -c '
+import json, sys
+top = json.loads(sys.argv[1])["legs"][0]["top"]
+assert [(e["seq"], e["ring"]) for e in top] == [(33, "oai.3"), (11, "oai.1"), (22, "oai.2")], top
+assert [e["hops"]["total"] for e in top] == [1.0, 1.0, 1.0], top' "$output"
+    done
+}
+
 @test "report --component / --leg select tables" {
     run "$LATREC" report "$D/A" --component oai --format csv
     [ "${#lines[@]}" -eq 4 ]
