@@ -250,6 +250,62 @@ static void hist_restart(void *ctx, latrec_leg_table **tables, int n)
     h->oom = 0;
 }
 
+/* Read by process (engine/pass.h): a thread's columns of one table. */
+struct hist_part {
+    struct hist_run *h;
+    const struct hist_table *ht;
+    struct column col[LATREC_MAX_HOPS]; /* the shown hops' (bucket set) */
+};
+
+static void hist_part_free(void *part)
+{
+    struct hist_part *hp = part;
+    for (int k = 0; k < LATREC_MAX_HOPS; k++) free(hp->col[k].bucket);
+    free(hp);
+}
+
+static void *hist_part_new(void *ctx, const latrec_leg_table *t)
+{
+    struct hist_run *h = ctx;
+    struct hist_part *hp = calloc(1, sizeof(*hp));
+    if (!hp) return NULL;
+    hp->h = h;
+    hp->ht = t->user;
+    for (int k = 0; k < t->n_hops; k++)
+        if (hp->ht->col[k] >= 0 && !(hp->col[k].bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) {
+            hist_part_free(hp);
+            return NULL;
+        }
+    return hp;
+}
+
+static void hist_part_value(void *part, int hop, int64_t ns)
+{
+    struct hist_part *hp = part;
+    if (hp->col[hop].bucket) add_value(hp->h, &hp->col[hop], ns);
+}
+
+/* Counts and sums: the same in any order of the parts. */
+static int hist_part_fold(void *ctx, latrec_leg_table *t, void *part)
+{
+    struct hist_run *h = ctx;
+    struct hist_part *hp = part;
+    for (int k = 0; k < t->n_hops; k++) {
+        const struct column *from = &hp->col[k];
+        if (!from->bucket) continue;
+        struct column *c = &h->cols[hp->ht->col[k]];
+        for (uint64_t b = 0; b <= h->o->entries; b++) c->bucket[b] += from->bucket[b];
+        for (int b = 0; b < LOG2_SLOTS; b++) c->log2[b] += from->log2[b];
+        if (from->count && (!c->count || from->min < c->min)) c->min = from->min;
+        if (from->count && (!c->count || from->max > c->max)) c->max = from->max;
+        c->sum += from->sum;
+        c->count += from->count;
+        c->regressions += from->regressions;
+    }
+    hist_part_free(hp);
+    return 0;
+}
+
 /* --path: the segments of a complete instance, one column each. */
 static void hist_path(void *ctx, const latrec_path_instance *pi)
 {
@@ -550,7 +606,15 @@ int latrec_cmd_hist(int argc, char **argv)
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
-    latrec_pass_sinks sinks = { &h, hist_table_new, hist_value, NULL, NULL, hist_path, hist_restart };
+    latrec_pass_sinks sinks = { .ctx = &h,
+                                .table_new = hist_table_new,
+                                .value = hist_value,
+                                .path_instance = hist_path,
+                                .restart = hist_restart,
+                                .part_new = hist_part_new,
+                                .part_value = hist_part_value,
+                                .part_fold = hist_part_fold,
+                                .part_free = hist_part_free };
     latrec_pass *p = NULL;
     int rc = LATREC_EXIT_ERROR;
     if (o.runqlat) {

@@ -192,7 +192,9 @@ static void top_path(void *ctx, const latrec_path_instance *pi)
 
 latrec_pass_sinks latrec_top_sinks(latrec_top *t)
 {
-    latrec_pass_sinks s = { t, top_table_new, top_value, NULL, NULL, t->paths ? top_path : NULL, NULL };
+    latrec_pass_sinks s = {
+        .ctx = t, .table_new = top_table_new, .value = top_value, .path_instance = t->paths ? top_path : NULL
+    };
     return s;
 }
 

@@ -61,14 +61,25 @@ typedef struct latrec_pass_sinks {
     void (*path_instance)(void *ctx, const latrec_path_instance *pi);
     /* Forget every figure so far: the pass starts over and frees
      * tables[0..n) after this call (their user still set). Sinks that set
-     * it say their figures depend neither on the order instances end in
-     * nor on value's inst (then NULL), and that they may be called from
-     * any thread, one call at a time: such a pass without paths, taps,
-     * first_stage and instance sinks is read by process
-     * (engine/pass_split.c) and starts over in time order, after this
+     * it and the part sinks below say their figures depend neither on the
+     * order instances end in nor on value's inst: such a pass without
+     * paths, taps, first_stage and instance sinks is read by process
+     * (engine/pass_split.c), and starts over in time order, after this
      * call, when a pass by process could give other figures than one in
      * time order. NULL: always in time order. */
     void (*restart)(void *ctx, latrec_leg_table **tables, int n);
+    /* Read by process, each thread gathers the values of a table in a part
+     * of its own: part_new(ctx, t) makes one on that thread, once t is made
+     * (NULL: out of memory); part_value is value's twin for it, on the same
+     * thread; once every thread is done, part_fold folds each part into
+     * t's figures on the calling thread, in no set order (the figures must
+     * not depend on it), and frees it (0, or -1 out of memory); part_free
+     * frees a part not folded (the pass starts over). They may read ctx
+     * and t from any thread, and write neither. Needed with restart. */
+    void *(*part_new)(void *ctx, const latrec_leg_table *t);
+    void (*part_value)(void *part, int hop, int64_t ns);
+    int (*part_fold)(void *ctx, latrec_leg_table *t, void *part);
+    void (*part_free)(void *part);
 } latrec_pass_sinks;
 
 /* What convert takes from a pass besides the figures (latrec_pass_tap). */
@@ -129,9 +140,9 @@ int latrec_pass_end(latrec_pass *p);
  * sinks run on the calling thread). With sinks.restart (and no paths,
  * taps, first_stage or instance sinks) the stream is read by process
  * instead, on one thread or several (engine/pass_split.c): the same
- * figures, the calls in another order and from any of the pass's threads
- * (one at a time), value's inst NULL. 0, or -1 (reason printed). Not for
- * a live input. */
+ * figures, gathered in parts (part_new, part_value) on the pass's threads
+ * and folded in at the end instead of through value. 0, or -1 (reason
+ * printed). Not for a live input. */
 int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);

@@ -23,10 +23,11 @@
  * one of these, the stream is read in time order at once.
  *
  * Threads: each owns whole processes (balanced by their records), so no
- * record crosses between CPUs. Each gathers its instances' hop values (16
- * bytes and 8 per hop) and hands them to the sinks itself, 64 KiB at a
- * time under one lock: sinks that may restart are called from any of the
- * pass's threads, one at a time. */
+ * record crosses between CPUs. Each gathers its instances' figures in
+ * parts of its own (sinks.part_new, one per table) and counts them; the
+ * parts are folded into the tables once every thread is done. A table is
+ * made (in the pass, under one lock) when a thread first sees one of its
+ * instances. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,22 +35,16 @@
 
 #include "engine/pass_impl.h"
 
-#define SPLIT_FILL 256         /* records taken from a part's merge at a time */
-#define SPLIT_SHIP (64 * 1024) /* bytes of hop values per hand-off */
+#define SPLIT_FILL 256 /* records taken from a part's merge at a time */
 #define SPLIT_MAX_LANES 64
 
-/* One instance's figures on their way to the sinks. */
-struct split_val {
-    int32_t component, leg;
-    uint16_t n_hops, complete;
-    uint32_t have; /* bit h: v[h] holds hop h's value */
-    int64_t v[];
-};
-
-/* A leg's hops as its table will have them. */
-struct split_hops {
-    int ready, n;
-    latrec_hopdef hops[LATREC_MAX_HOPS];
+/* A lane's view of one (component, leg): its table (NULL: not selected),
+ * the lane's part of its figures and what the lane counted of it. */
+struct split_part {
+    int component, leg;
+    latrec_leg_table *t;
+    void *part;
+    uint64_t instances, complete;
 };
 
 struct split;
@@ -67,9 +62,8 @@ struct split_lane {
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
     uint64_t next_cut; /* the earliest latrec_legs_next_cut() at a process's end */
-    struct split_hops *hops; /* per catalog leg */
-    unsigned char *ship;     /* the hand-off being filled */
-    size_t ship_len;
+    struct split_part *parts;
+    int n_parts, cap_parts, last_part;
     pthread_t thread;
     int started;
 };
@@ -80,7 +74,7 @@ struct split {
     size_t open_share; /* instances one process may hold open */
     const uint32_t *ring_proc;
     struct split_lane lane[SPLIT_MAX_LANES];
-    pthread_mutex_t mu;     /* the sinks, the tables: one thread at a time */
+    pthread_mutex_t mu;     /* the tables: one thread at a time */
     int stop, lost, failed; /* atomics: every lane stops at its next fill */
 };
 
@@ -96,58 +90,52 @@ static void stop_all(struct split *sp, int failed)
     __atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
 }
 
-/* ---- the sinks ------------------------------------------------------------- */
-
-static void apply_vals(latrec_pass *p, const unsigned char *d, size_t len)
-{
-    latrec_leg_table *t = NULL;
-    int32_t component = -1, leg = -1;
-    for (size_t off = 0; off < len;) {
-        const struct split_val *sv = (const struct split_val *)(d + off);
-        off += sizeof(*sv) + (size_t)sv->n_hops * sizeof(sv->v[0]);
-        if (sv->component != component || sv->leg != leg || !t) {
-            component = sv->component;
-            leg = sv->leg;
-            t = latrec_pass_table_for(p, component, leg);
-        }
-        if (!t) continue;
-        t->instances++;
-        t->complete += sv->complete != 0;
-        for (int h = 0; h < t->n_hops && h < sv->n_hops; h++)
-            if (sv->have >> h & 1) p->sinks.value(p->sinks.ctx, t, h, sv->v[h], NULL);
-    }
-}
-
-/* Hand the lane's values to the sinks (and empty it). */
-static void ship_out(struct split_lane *l)
-{
-    struct split *sp = l->sp;
-    latrec_pass *p = sp->p;
-    pthread_mutex_lock(&sp->mu);
-    if (!stopped(sp)) apply_vals(p, l->ship, l->ship_len);
-    const int lost = p->split_lost, failed = p->failed;
-    pthread_mutex_unlock(&sp->mu);
-    if (lost || failed) stop_all(sp, failed);
-    l->ship_len = 0;
-}
-
 /* ---- each thread: its processes' instances ---------------------------------- */
 
-static const struct split_hops *hops_of(struct split_lane *l, int leg)
+/* The lane's part of (component, leg), made with its table on first use;
+ * NULL when the lane must stop (a second table, out of memory). */
+static struct split_part *part_of(struct split_lane *l, int component, int leg)
 {
-    struct split_hops *h = &l->hops[leg];
-    if (!h->ready) {
-        const latrec_pass *p = l->sp->p;
-        h->n = latrec_leg_hops(latrec_legs_leg_catalog(l->legs, leg), latrec_legs_leg(l->legs, leg), &p->opts.hops,
-                               h->hops);
-        h->ready = 1;
+    struct split_part *sp_ = l->parts;
+    if (l->n_parts && sp_[l->last_part].component == component && sp_[l->last_part].leg == leg)
+        return &sp_[l->last_part];
+    for (int i = 0; i < l->n_parts; i++)
+        if (sp_[i].component == component && sp_[i].leg == leg) {
+            l->last_part = i;
+            return &sp_[i];
+        }
+    struct split *sp = l->sp;
+    latrec_pass *p = sp->p;
+    if (l->n_parts == l->cap_parts) {
+        const int cap = l->cap_parts ? 2 * l->cap_parts : 4;
+        struct split_part *np = realloc(l->parts, (size_t)cap * sizeof(*np));
+        if (!np) {
+            stop_all(sp, 1);
+            return NULL;
+        }
+        l->parts = np;
+        l->cap_parts = cap;
     }
-    return h;
+    pthread_mutex_lock(&sp->mu);
+    latrec_leg_table *t = stopped(sp) ? NULL : latrec_pass_table_for(p, component, leg);
+    const int lost = p->split_lost, failed = p->failed;
+    pthread_mutex_unlock(&sp->mu);
+    if (lost || failed || stopped(sp)) {
+        stop_all(sp, failed);
+        return NULL;
+    }
+    struct split_part *np = &l->parts[l->n_parts];
+    *np = (struct split_part){ component, leg, t, NULL, 0, 0 };
+    if (t && !(np->part = p->sinks.part_new(p->sinks.ctx, t))) {
+        stop_all(sp, 1);
+        return NULL;
+    }
+    l->last_part = l->n_parts++;
+    return np;
 }
 
-/* A lane's emit: what latrec_pass_on_instance does before the sinks; the
- * rest (table, counts, values) in ship_out. */
-static void ship_instance(void *ctx, const latrec_instance *inst)
+/* A lane's emit: what latrec_pass_on_instance does, into the lane's part. */
+static void lane_instance(void *ctx, const latrec_instance *inst)
 {
     struct split_lane *l = ctx;
     const latrec_pass *p = l->sp->p;
@@ -159,16 +147,15 @@ static void ship_instance(void *ctx, const latrec_instance *inst)
         stop_all(l->sp, 0); /* a discovered leg (counted cross-process too) */
         return;
     }
-    const struct split_hops *h = hops_of(l, inst->leg);
-    const size_t size = sizeof(struct split_val) + (size_t)h->n * sizeof(int64_t);
-    if (l->ship_len + size > SPLIT_SHIP) ship_out(l);
-    struct split_val *sv = (struct split_val *)(l->ship + l->ship_len);
-    l->ship_len += size;
-    sv->component = inst->component;
-    sv->leg = inst->leg;
-    sv->n_hops = (uint16_t)h->n;
-    sv->complete = inst->complete != 0;
-    sv->have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), h->hops, h->n, inst, sv->v);
+    struct split_part *sp = part_of(l, inst->component, inst->leg);
+    if (!sp || !sp->t) return;
+    const latrec_leg_table *t = sp->t;
+    int64_t v[LATREC_MAX_HOPS];
+    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), t->hops, t->n_hops, inst, v);
+    sp->instances++;
+    sp->complete += inst->complete != 0;
+    for (int h = 0; h < t->n_hops; h++)
+        if (have >> h & 1) p->sinks.part_value(sp->part, h, v[h]);
 }
 
 /* ---- every thread: its processes' records ---------------------------------- */
@@ -239,7 +226,6 @@ static void *lane_run(void *arg)
     }
     for (int k = 0; k < l->n_procs; k++)
         if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
-    if (l->ship_len) ship_out(l);
     return NULL;
 }
 
@@ -248,7 +234,7 @@ static void *lane_run(void *arg)
 /* Can this pass be read by process? (path_instance runs with paths only.) */
 static int eligible(const latrec_pass *p)
 {
-    return p->sinks.restart && !p->opts.paths && !p->opts.no_legs && !p->sinks.first_stage && !p->sinks.instance &&
+    return p->sinks.restart && p->sinks.part_new && !p->opts.paths && !p->opts.no_legs && !p->sinks.first_stage && !p->sinks.instance &&
            !p->taps.ended && !p->taps.record && !p->in->live && p->f.fed == 0 &&
            latrec_legs_n_legs(p->legs) == latrec_legs_n_catalog_legs(p->legs);
 }
@@ -290,36 +276,45 @@ static int lane_init(struct split_lane *l)
 {
     latrec_pass *p = l->sp->p;
     const size_t n = p->in->set.n;
-    l->legs = latrec_input_legs_new(p->in, ship_instance, l);
+    l->legs = latrec_input_legs_new(p->in, lane_instance, l);
     l->rings = malloc(n * sizeof(*l->rings) + 1);
     l->c.fed = calloc(n + 1, sizeof(uint64_t));
     l->c.dropped = calloc(n + 1, sizeof(uint64_t));
     l->c.lapped = calloc(n + 1, sizeof(uint64_t));
-    l->hops = calloc((size_t)latrec_legs_n_catalog_legs(p->legs) + 1, sizeof(*l->hops));
-    l->ship = malloc(SPLIT_SHIP);
-    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped || !l->hops || !l->ship) return -1;
+    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }
 
 static void lane_free(struct split_lane *l)
 {
+    const latrec_pass *p = l->sp->p;
+    for (int i = 0; i < l->n_parts; i++)
+        if (l->parts[i].part) p->sinks.part_free(l->parts[i].part);
+    free(l->parts);
     latrec_legs_free(l->legs);
     free(l->rings);
     free(l->c.fed);
     free(l->c.dropped);
     free(l->c.lapped);
-    free(l->hops);
-    free(l->ship);
 }
 
-/* Every part read to its end: its counts to the pass and the input. */
-static void commit(struct split *sp)
+/* Every part read to its end: its figures to the tables, its counts to
+ * the pass and the input. 0, or -1 when a fold ran out of memory. */
+static int commit(struct split *sp)
 {
     latrec_pass *p = sp->p;
     latrec_input_counts c[SPLIT_MAX_LANES];
     for (int k = 0; k < sp->n_lanes; k++) {
-        const struct split_lane *l = &sp->lane[k];
+        struct split_lane *l = &sp->lane[k];
+        for (int i = 0; i < l->n_parts; i++) {
+            struct split_part *part = &l->parts[i];
+            if (!part->t) continue;
+            part->t->instances += part->instances;
+            part->t->complete += part->complete;
+            if (p->sinks.part_fold(p->sinks.ctx, part->t, part->part) < 0) p->failed = 1;
+            part->part = NULL;
+        }
         latrec_legs_add_counts(p->legs, l->legs);
         p->f.fed += l->fed;
         if (l->last_t > p->f.last_t_ns) p->f.last_t_ns = l->last_t;
@@ -328,6 +323,7 @@ static void commit(struct split *sp)
     }
     latrec_input_parts_done(p->in, c, sp->n_lanes);
     p->f.finished = 1; /* every instance ended in the lanes' builders */
+    return p->failed ? -1 : 0;
 }
 
 /* Every part read to its end: did the rings opened by a guess hold what
@@ -398,10 +394,7 @@ static int split_go(struct split *sp, int n_threads)
     if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
     if (sp->failed) rc = -1;
     else if (sp->lost) undo(sp);
-    else {
-        commit(sp);
-        rc = 1;
-    }
+    else rc = commit(sp) < 0 ? -1 : 1;
     p->split_lost = 0;
 
     for (int k = 0; k < sp->n_lanes; k++) lane_free(&sp->lane[k]);

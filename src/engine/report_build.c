@@ -360,7 +360,12 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         r->n_path_series = n_paths;
         for (int k = 0; k < r->n_path_series; k++) r->path_series[k].path = k;
     }
-    latrec_pass_sinks sinks = { r, rt_new, on_value, on_instance, on_first_stage, o->pass.paths ? on_path : NULL, NULL };
+    latrec_pass_sinks sinks = { .ctx = r,
+                                .table_new = rt_new,
+                                .value = on_value,
+                                .instance = on_instance,
+                                .first_stage = on_first_stage,
+                                .path_instance = o->pass.paths ? on_path : NULL };
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
     r->begin = latrec_pass_run_begin(r->in);

@@ -234,7 +234,12 @@ static void run(struct result *r, int threads, int engine)
     po.warmup_ns = 1000000;
     po.paths = 1;
     memset(r, 0, sizeof(*r));
-    latrec_pass_sinks sinks = { &r->log, table_new, on_value, on_instance, on_first_stage, on_path, NULL };
+    latrec_pass_sinks sinks = { .ctx = &r->log,
+                                .table_new = table_new,
+                                .value = on_value,
+                                .instance = on_instance,
+                                .first_stage = on_first_stage,
+                                .path_instance = on_path };
     latrec_input in, *inp = &in;
     latrec_engine *e = NULL;
     latrec_pass *p;
@@ -344,8 +349,11 @@ static void a_failing_sink_ends_the_pass(void **state)
         latrec_input_opts io;
         latrec_pass_opts po;
         options(&io, &po, threads);
-        latrec_pass_sinks sinks = { &l[threads], table_new_fails_on_discovered, on_value, on_instance,
-                                    on_first_stage, NULL, NULL };
+        latrec_pass_sinks sinks = { .ctx = &l[threads],
+                                    .table_new = table_new_fails_on_discovered,
+                                    .value = on_value,
+                                    .instance = on_instance,
+                                    .first_stage = on_first_stage };
         latrec_input in;
         assert_int_equal(latrec_input_open(&in, &io, "test"), 0);
         assert_null(latrec_pass_run(&in, &po, &sinks));

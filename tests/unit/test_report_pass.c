@@ -124,7 +124,9 @@ static latrec_pass *run(latrec_input *in, latrec_pass_opts *po, struct seen *s, 
     assert_int_equal(latrec_input_open(in, &io, "test"), 0);
     if (hop) assert_int_equal(latrec_hop_select_add(&po->hops, in->cats, in->n_cats, hop), 0);
     memset(s, 0, sizeof(*s));
-    latrec_pass_sinks sinks = { s, table_new, value, instance, first_stage, NULL, NULL };
+    latrec_pass_sinks sinks = {
+        .ctx = s, .table_new = table_new, .value = value, .instance = instance, .first_stage = first_stage
+    };
     latrec_pass *p = latrec_pass_run(in, po, &sinks);
     assert_non_null(p);
     return p;
