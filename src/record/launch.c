@@ -174,7 +174,9 @@ int latrec_launch_release(latrec_launch *l, const char *argv0, char *err, size_t
     if (r == 1 && m.tag == 'E') {
         l->fail_stage = m.stage;
         l->fail_errno = m.err;
-        if (m.err == ENOENT && !strchr(argv0, '/'))
+        if (m.err == ENOENT && !*argv0) /* (else the line began ": command not found") */
+            snprintf(err, errlen, "an empty command name: command not found");
+        else if (m.err == ENOENT && !strchr(argv0, '/'))
             snprintf(err, errlen, "%s: command not found", argv0);
         else
             snprintf(err, errlen, "%s: %s", argv0, strerror(m.err));

@@ -86,6 +86,9 @@ load record_helpers
 @test "a command not in PATH gives 127" {
     run -127 "$LATREC" record -q -o r -- latrec-no-such-command-xyz
     [[ "$output" == *"command not found"* ]]
+    # an empty name says so (the line began ": command not found")
+    run -127 --separate-stderr "$LATREC" record -q -f -o r -- ''
+    [ "${stderr_lines[0]}" = "latrec: an empty command name: command not found" ]
 }
 
 @test "a file that is not executable gives 126" {
