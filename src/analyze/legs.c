@@ -7,99 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* ---- the open-instance table ---------------------------------------------- */
-
-/* Fibonacci hashing: seq has 48 bits, process and leg go above it and into
- * its top, and the top bits of one product, where every input bit has
- * reached, are the home slot (home_of). pl is SLOT_PL(process, legkey). */
-static inline uint64_t hash_key(uint64_t seq_hi, uint64_t pl)
-{
-    return (seq_hi ^ (pl >> 32) << 40 ^ (pl & 0xFFFFFFFFull) << 52) * 0x9E3779B97F4A7C15ull;
-}
-
-static inline size_t home_of(const latrec_legs *b, uint64_t hash) { return (size_t)(hash >> b->table_shift); }
-
-/* The bucket of (seq, pl) (its hash: hash_key(seq / SLOT_LANES, pl)), or
- * the empty one where it would go. */
-static inline struct slot *find_slot_hashed(latrec_legs *b, uint64_t hash, uint64_t seq, uint64_t pl)
-{
-    const size_t mask = b->table_cap - 1;
-    const uint64_t hi = seq / SLOT_LANES;
-    for (size_t i = home_of(b, hash);; i = (i + 1) & mask) {
-        struct slot *s = &b->table[i];
-        if (!s->used || (s->seq_hi == hi && s->pl == pl)) return s;
-    }
-}
-
-static inline struct slot *find_slot(latrec_legs *b, uint64_t seq, uint64_t pl)
-{
-    return find_slot_hashed(b, hash_key(seq / SLOT_LANES, pl), seq, pl);
-}
-
-struct slot *latrec_legs_table_new(size_t cap)
-{
-    struct slot *t = aligned_alloc(64, cap * sizeof(*t));
-    if (t) memset(t, 0, cap * sizeof(*t));
-    return t;
-}
-
-static int grow_table(latrec_legs *b)
-{
-    struct slot *old = b->table;
-    size_t old_cap = b->table_cap;
-    struct slot *t = latrec_legs_table_new(old_cap * 2);
-    if (!t) return -1;
-    b->table = t;
-    b->table_cap = old_cap * 2;
-    b->table_shift--;
-    for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].used) continue;
-        size_t j = home_of(b, old[i].hash);
-        while (t[j].used) j = (j + 1) & (b->table_cap - 1);
-        t[j] = old[i];
-    }
-    free(old);
-    return 0;
-}
-
-/* Remove an emptied bucket with backward-shift deletion (linear probing
- * stays valid). */
-static void remove_slot(latrec_legs *b, struct slot *s)
-{
-    size_t mask = b->table_cap - 1;
-    size_t i = (size_t)(s - b->table);
-    for (size_t j = (i + 1) & mask; b->table[j].used; j = (j + 1) & mask) {
-        size_t home = home_of(b, b->table[j].hash);
-        /* Move j back to i when its home is not within (i, j]. */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            b->table[i] = b->table[j];
-            i = j;
-        }
-    }
-    b->table[i] = (struct slot){ 0 };
-    b->n_slots--;
-}
-
-/* Put node n in slot s (found by find_slot for its key). */
-static void slot_put(latrec_legs *b, struct slot *s, uint64_t seq, uint64_t pl, struct node *n)
-{
-    if (!s->used) {
-        s->seq_hi = seq / SLOT_LANES;
-        s->pl = pl;
-        s->hash = hash_key(s->seq_hi, pl);
-        b->n_slots++;
-    }
-    s->used++;
-    SLOT_NODE(s, seq) = n;
-}
-
-/* Take seq's node out of slot s; the bucket goes when it empties. */
-static void slot_drop(latrec_legs *b, struct slot *s, uint64_t seq)
-{
-    SLOT_NODE(s, seq) = NULL;
-    if (!--s->used) remove_slot(b, s);
-}
-
 /* ---- windows (legs_impl.h) ---------------------------------------------------- */
 
 static struct node *no_nodes[1]; /* every empty window's one entry: read, never written */
@@ -124,7 +31,7 @@ static inline struct node *lookup(latrec_legs *b, uint32_t process, int32_t legk
         if (n && NODE_INST(n)->seq == seq) return n;
         if (!w->ovf) return NULL;
     }
-    return SLOT_NODE(find_slot(b, seq, SLOT_PL(process, legkey)), seq);
+    return latrec_legs_table_get(b, seq, SLOT_PL(process, legkey));
 }
 
 /* A window of twice the entries (or its first): its live entries keep
@@ -160,8 +67,7 @@ static __attribute__((noinline)) int insert_slow(latrec_legs *b, uint32_t proces
             return 0;
         }
     }
-    if ((b->n_slots + 1) * 2 > b->table_cap && grow_table(b) < 0) return -1;
-    slot_put(b, find_slot(b, seq, SLOT_PL(process, legkey)), seq, SLOT_PL(process, legkey), n);
+    if (latrec_legs_table_put(b, seq, SLOT_PL(process, legkey), n) < 0) return -1;
     if (w) w->ovf++;
     return 0;
 }
@@ -195,7 +101,7 @@ static void unindex(latrec_legs *b, struct node *n)
         }
         w->ovf--;
     }
-    slot_drop(b, find_slot(b, inst->seq, SLOT_PL(inst->process, inst->leg)), inst->seq);
+    latrec_legs_table_drop(b, inst->seq, SLOT_PL(inst->process, inst->leg));
 }
 
 /* Bytes of a node with n_slots hits, in whole lines (a discovery group's

@@ -1,7 +1,9 @@
 /*
  * analyze/legs_impl.h - the leg builder's private state, shared by its
- * files: legs_setup.c (building and growing it), legs.c (the open-instance
- * table, feeding and ending instances), legs_query.c (what callers ask).
+ * files: legs_setup.c (building and growing it), legs.c (the windows,
+ * feeding and ending instances), legs_table.c (the overflow table of open
+ * instances), legs_discovered.c (discovered legs), legs_query.c (what
+ * callers ask).
  */
 #ifndef LATREC_ANALYZE_LEGS_IMPL_H
 #define LATREC_ANALYZE_LEGS_IMPL_H
@@ -214,8 +216,16 @@ struct latrec_legs {
 /* Fill ring_fast[i] and ring_roles[i] from ring i's catalog, process and role. */
 void latrec_legs_ring_fast(latrec_legs *b, size_t i);
 
-/* A zeroed table of cap slots, line-aligned; NULL when out of memory. */
+/* The overflow table (legs_table.c). A zeroed table of cap slots,
+ * line-aligned; NULL when out of memory. */
 struct slot *latrec_legs_table_new(size_t cap);
+/* The node of (seq, pl) there (pl: SLOT_PL), or NULL. */
+struct node *latrec_legs_table_get(latrec_legs *b, uint64_t seq, uint64_t pl);
+/* Put node n there under (seq, pl) (absent until now), growing the table
+ * when half full. 0, or -1 when out of memory. */
+int latrec_legs_table_put(latrec_legs *b, uint64_t seq, uint64_t pl, struct node *n);
+/* Take (seq, pl)'s node out (it is there). */
+void latrec_legs_table_drop(latrec_legs *b, uint64_t seq, uint64_t pl);
 
 /* Windows of processes [from, to) made empty. */
 void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to);
