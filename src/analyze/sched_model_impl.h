@@ -186,10 +186,10 @@ typedef struct sched_name_key {
     uint64_t t;
 } sched_name_key;
 
-/* latrec_sched_split_sums; *gp and *iap get the generation (NULL: none)
- * and the interval t_a falls in. */
-int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
-                     latrec_sched_breakdown *out, const gen **gp, size_t *iap);
+/* latrec_sched_split_sums over generation g (NULL: none; t_a <= t_b);
+ * *iap gets the interval t_a falls in. */
+void sched_split_gen(const latrec_sched_model *m, const gen *g, latrec_sched_hint *h, uint64_t t_a, uint64_t t_b,
+                     latrec_sched_breakdown *out, size_t *iap);
 /* Who ran on g's CPU while it was runnable in [a, b) (interval i0 on):
  * out's others[] but their comm, n_tasks, instead_ns; keys[] say how to
  * name them (sched_name_others). 0, or -1 out of memory (none listed). */

@@ -174,7 +174,6 @@ static void open_part(const gen *g, uint64_t t_a, uint64_t t_b, latrec_sched_bre
 /* ---- feeding, forgetting ---------------------------------------------- */
 
 static void req_try(latrec_sched_pass *p, size_t i);
-static void maybe_forget(latrec_sched_pass *p);
 
 static void recheck(latrec_sched_pass *p)
 {
@@ -183,25 +182,16 @@ static void recheck(latrec_sched_pass *p)
         if (p->rq[i].state == REQ_WAIT) req_try(p, i);
 }
 
-/* Every record stamped at or before t in (or all of them). */
-static int advance(latrec_sched_pass *p, uint64_t t)
+static void forget_now(latrec_sched_pass *p);
+
+/* Let go of what no split to come reaches, once enough was fed since the
+ * last time (the arrays kept are moved down: a cost per record kept). */
+static inline void maybe_forget(latrec_sched_pass *p)
 {
-    latrec_sched_model *m = p->m;
-    latrec_rec rec;
-    while (!p->fed_all && !(m->c.records && m->cur_t > t)) {
-        if (!p->src.next(p->src.ctx, &rec)) {
-            p->fed_all = 1;
-            if (latrec_sched_finish(m)) return fail(p);
-            break;
-        }
-        if (latrec_sched_feed(m, &rec)) return fail(p);
-        if (++p->fed - p->fed_at_forget >= FORGET_EVERY) maybe_forget(p);
-    }
-    if (p->n_wait && (p->fed >= p->recheck_at || p->fed_all)) recheck(p);
-    return 0;
+    if (p->fed - p->fed_at_forget >= FORGET_EVERY + p->kept_after / 2) forget_now(p);
 }
 
-static void maybe_forget(latrec_sched_pass *p)
+static void forget_now(latrec_sched_pass *p)
 {
     latrec_sched_model *m = p->m;
     uint64_t fl;
@@ -212,7 +202,8 @@ static void maybe_forget(latrec_sched_pass *p)
         fl = p->top_b > keep ? p->top_b - keep : 0;
     }
     if (fl > m->cur_t) fl = m->cur_t; /* by floor: up to where it is, again as it goes on */
-    if (fl <= p->forgot || p->fed - p->fed_at_forget < FORGET_EVERY + p->kept_after / 2) return;
+    p->fed_at_forget = p->fed;
+    if (fl <= p->forgot) return;
     for (size_t i = 0; i < p->n_rq; i++)
         if (p->rq[i].state == REQ_WAIT && p->rq[i].t_a < fl) fl = p->rq[i].t_a;
     if (fl <= p->forgot) return;
@@ -220,9 +211,33 @@ static void maybe_forget(latrec_sched_pass *p)
     if (held > p->st.peak_retained) p->st.peak_retained = held;
     latrec_sched_forget(m, fl);
     p->forgot = fl;
-    p->fed_at_forget = p->fed;
     p->kept_after = latrec_sched_retained(m);
     p->st.forgets++;
+}
+
+/* Every record stamped at or before t in (or all of them). */
+static int advance_slow(latrec_sched_pass *p, uint64_t t)
+{
+    latrec_sched_model *m = p->m;
+    latrec_rec rec;
+    while (!p->fed_all && !(m->c.records && m->cur_t > t)) {
+        if (!p->src.next(p->src.ctx, &rec)) {
+            p->fed_all = 1;
+            if (latrec_sched_finish(m)) return fail(p);
+            break;
+        }
+        if (latrec_sched_feed(m, &rec)) return fail(p);
+        p->fed++;
+        maybe_forget(p);
+    }
+    if (p->n_wait && (p->fed >= p->recheck_at || p->fed_all)) recheck(p);
+    return 0;
+}
+
+static inline int advance(latrec_sched_pass *p, uint64_t t)
+{
+    if (p->m->cur_t > t && !p->n_wait) return 0; /* in already */
+    return advance_slow(p, t);
 }
 
 /* ---- public ----------------------------------------------------------- */
@@ -308,11 +323,11 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t 
     }
     const tident *td = td_find(m, tid);
     if (!td || !td->n_gens) return m->finished ? -1 : tally_add(p, acc, tid, t_b - t_a);
-    const gen *g = gen_at(m, td, t_b), *gp;
+    const gen *g = gen_at(m, td, t_b);
     latrec_sched_hint h = hint_at_end(g);
     latrec_sched_breakdown b;
     size_t ia;
-    sched_split_sums(m, &h, tid, t_a, t_b, &b, &gp, &ia);
+    sched_split_gen(m, g, &h, t_a, t_b, &b, &ia);
     if (t_a < t_b && open_before(m, g, t_b)) {
         uint64_t ns, lost;
         open_part(g, t_a, t_b, &b, &ns, &lost);
@@ -353,7 +368,7 @@ static void req_try(latrec_sched_pass *p, size_t i)
         r->rc = -1;
         goto out;
     }
-    const gen *g = gen_at(m, td, r->t_b), *gp;
+    const gen *g = gen_at(m, td, r->t_b);
     const int open = r->t_a < r->t_b && open_before(m, g, r->t_b);
     r->state = REQ_WAIT;
     r->rc = 0;
@@ -361,10 +376,10 @@ static void req_try(latrec_sched_pass *p, size_t i)
     latrec_sched_hint h = hint_at_end(g);
     size_t ia;
     memset(&r->b, 0, sizeof r->b);
-    sched_split_sums(m, &h, r->tid, r->t_a, r->t_b, &r->b, &gp, &ia);
-    if (gp && r->b.runnable_ns) {
-        if (!m->finished && !occupancy_final(m, gp, ia, r->t_a, r->t_b)) goto out;
-        r->rc = sched_others_collect(m, gp, ia, r->t_a, r->t_b, &r->b, r->keys);
+    sched_split_gen(m, g, &h, r->t_a, r->t_b, &r->b, &ia);
+    if (r->b.runnable_ns) {
+        if (!m->finished && !occupancy_final(m, g, ia, r->t_a, r->t_b)) goto out;
+        r->rc = sched_others_collect(m, g, ia, r->t_a, r->t_b, &r->b, r->keys);
     }
     r->b.unattributed_ns = r->b.runnable_ns - r->b.instead_ns;
     if (open) {

@@ -234,8 +234,8 @@ static uint64_t lost_in(const latrec_sched_model *m, const gen *g, uint64_t t_a,
 }
 
 /* The figures of a split but who ran instead (sched_model_impl.h). */
-int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
-                      latrec_sched_breakdown *out, const gen **gp, size_t *iap)
+void sched_split_gen(const latrec_sched_model *m, const gen *g, latrec_sched_hint *h, uint64_t t_a, uint64_t t_b,
+                     latrec_sched_breakdown *out, size_t *iap)
 {
     out->on_cpu_ns = out->runnable_ns = out->blocked_ns = out->lost_ns = 0;
     out->preemptions = out->migrations = 0;
@@ -243,24 +243,17 @@ int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t
     out->instead_ns = out->unattributed_ns = 0;
     out->n_others = 0;
     out->gen = -1;
-    *gp = NULL;
-    if (t_b < t_a) {
-        out->unknown_ns = 0;
-        errno = EINVAL;
-        return -1;
-    }
     out->unknown_ns = t_b - t_a;
-    const tident *td = td_find(m, tid);
-    const gen *g = td ? gen_at(m, td, t_b) : NULL;
-    if (!g) return 0;
+    *iap = 0;
+    if (!g) return;
     if (h->gen1 != g->idx + 1) *h = (latrec_sched_hint){ .gen1 = g->idx + 1 };
     out->gen = (int32_t)g->gen_no;
     out->preemptions = u64_count_from(&g->pre, &h->pre, t_a, t_b);
     out->migrations = u64_count_from(&g->mig, &h->mig, t_a, t_b);
-    if (t_a == t_b) return 0;
+    if (t_a == t_b) return;
     if (g->n_iv == 0) {
         out->lost_ns = lost_in(m, g, t_a, t_b, 0);
-        return 0;
+        return;
     }
     size_t ia = end_seek(g->ends, g->n_iv, h->iv, t_a);
     size_t ib = end_gallop(g->ends, ia, g->n_iv, t_b);
@@ -273,8 +266,24 @@ int sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t
     out->unknown_ns -= known;
     out->lost_ns = lost_in(m, g, t_a, t_b, known);
     out->unattributed_ns = out->runnable_ns;
-    *gp = g;
     *iap = ia;
+}
+
+/* As sched_split_gen for the generation of tid alive at t_b; *gp: it, when
+ * its intervals were laid over the window (NULL: not). */
+static int split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
+                      latrec_sched_breakdown *out, const gen **gp, size_t *iap)
+{
+    *gp = NULL;
+    if (t_b < t_a) {
+        sched_split_gen(m, NULL, h, t_a, t_a, out, iap);
+        errno = EINVAL;
+        return -1;
+    }
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_b) : NULL;
+    sched_split_gen(m, g, h, t_a, t_b, out, iap);
+    if (g && t_a < t_b && g->n_iv) *gp = g;
     return 0;
 }
 
@@ -283,7 +292,7 @@ int latrec_sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, u
 {
     const gen *g;
     size_t ia;
-    return sched_split_sums(m, h, tid, t_a, t_b, out, &g, &ia);
+    return split_sums(m, h, tid, t_a, t_b, out, &g, &ia);
 }
 
 int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b,
@@ -292,7 +301,7 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     latrec_sched_hint h = { 0 };
     const gen *g;
     size_t ia;
-    if (sched_split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
+    if (split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
     if (!g || !out->runnable_ns) return 0;
     int rc = others(m, g, ia, t_a, t_b, out);
     if (rc) errno = ENOMEM;
