@@ -45,7 +45,10 @@ void latrec_sched_view_close(latrec_sched_view *v);
  * reach (analyze/sched_pass.h): memory for a window, not the run. The
  * splits are settled, and --explain's answered, by
  * latrec_sched_view_end_pass(); until then the acc figures are partial and
- * the model is not complete. 0 (model or reason set), or -1 out of memory. */
+ * the model is not complete. One thread, splits in about time order: one
+ * reaching back past what was let go is kept aside (32 bytes) for the end,
+ * so a pass read by process wants a view per process, each with its own
+ * sums. 0 (model or reason set), or -1 out of memory. */
 int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in);
 
 /* A pass's view: the full split of [t_a, t_b] on tid will be asked of
