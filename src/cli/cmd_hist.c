@@ -247,6 +247,7 @@ static void hist_restart(void *ctx, latrec_leg_table **tables, int n)
     }
     for (int c = 0; c < h->n_cols; c++) free(h->cols[c].bucket);
     h->n_cols = 0;
+    h->n_segs = 0; /* --path: the columns come again with the first instance */
     h->oom = 0;
 }
 

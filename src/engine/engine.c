@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "engine/live.h"
+#include "engine/pass_impl.h"
 
 struct latrec_engine {
     latrec_input in;
@@ -154,6 +155,11 @@ int latrec_engine_run(latrec_engine *e)
     if (!e->pass || e->ended) return -1;
     if (!(e->flags & LATREC_ENGINE_LIVE)) { /* the rings as they were at open: on threads */
         e->ended = 1;
+        const int rc = latrec_pass_finish(e->pass);
+        if (rc < 0 || !e->in.guess_wrong) return rc;
+        /* a ring opened by the guess was not what it said (engine/input.h):
+         * scanned now, and the pass runs again from its start */
+        if (!(e->pass = latrec_pass_start_over(e->pass))) return -1;
         return latrec_pass_finish(e->pass);
     }
     int r;

@@ -349,6 +349,15 @@ int latrec_input_say_truncated(latrec_input *in, FILE *out)
     return n;
 }
 
+/* The end of a first pass that checked the guessed rings: those the counts
+ * show wrong are scanned, and the pass must start over (in->guess_wrong). */
+static void check_done(latrec_input *in)
+{
+    in->checking = 0;
+    const latrec_input_counts c = { in->fed, in->dropped, in->lapped, 0, 0 };
+    if (!latrec_input_guesses_hold(in, &c, 1)) in->guess_wrong = 1;
+}
+
 /* Each ring's lapped count, from its cursor. */
 void latrec_input_lapped_get(latrec_input *in, latrec_merge *m)
 {
@@ -361,6 +370,7 @@ void latrec_input_lapped_get(latrec_input *in, latrec_merge *m)
 static void at_end(latrec_input *in, latrec_merge *m)
 {
     if (in->pass == 1) latrec_input_lapped_get(in, m);
+    if (in->pass == 1 && in->checking) check_done(in);
     if (in->live) return; /* idle for now: the windows stay where they are */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_end(&in->set.rings[i], &in->released[i]);
     latrec_input_say_truncated(in, stderr);
@@ -457,8 +467,26 @@ static size_t keep(latrec_input *in, const uint64_t *start, latrec_merged *out, 
     return k;
 }
 
-/* Up to max kept records (counted in c), 0 when the merge ran dry. */
-static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max, latrec_input_counts *c)
+/* The stamps of a pass that checks the guessed rings (in->checking), in
+ * merge order: the stream goes down only right after a ring's own stamps
+ * went down, at that ring's record (a head that was there when the record
+ * before went out was not below it). A guessed ring's is a guess found
+ * wrong: that ring is scanned now (the merge reads its own copy of where
+ * the ring's records are), and the pass will start over. */
+static void check_order(latrec_input *in, const latrec_merged *out, size_t n)
+{
+    uint64_t last = in->check_last;
+    for (size_t j = 0; j < n; j++) {
+        if (__builtin_expect(out[j].t_ns < last, 0)) latrec_input_guess_wrong(in, out[j].ring);
+        last = out[j].t_ns;
+    }
+    in->check_last = last;
+}
+
+/* Up to max kept records (counted in c), 0 when the merge ran dry; check:
+ * the stamps checked in order (check_order). */
+static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max, latrec_input_counts *c,
+                           int check)
 {
     if (max == 0) return 0;
     const uint64_t limit = in->live ? in->watermark : UINT64_MAX;
@@ -466,6 +494,7 @@ static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out
     for (;;) {
         const size_t got = latrec_merge_fill(m, out, max, limit);
         if (got == 0) return 0;
+        if (__builtin_expect(check, 0)) check_order(in, out, got);
         const size_t k = keep(in, start, out, got, c);
         if (k) return k;
     }
@@ -473,9 +502,10 @@ static size_t fill_counted(latrec_input *in, latrec_merge *m, latrec_merged *out
 
 size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max)
 {
-    if (__builtin_expect(in->guessed != 0, 0) && latrec_input_settle(in, m) < 0) return 0;
+    /* a pass that neither checks the guesses nor settled them: now, before it reads */
+    if (__builtin_expect(in->guessed != 0 && !in->checking, 0) && latrec_input_settle(in, m) < 0) return 0;
     latrec_input_counts c = { in->fed, in->dropped, NULL, 0, 0 };
-    const size_t k = fill_counted(in, m, out, max, &c);
+    const size_t k = fill_counted(in, m, out, max, &c, in->checking && in->pass == 1);
     in->records += c.records;
     in->sched_records += c.sched_records;
     if (max && !k) at_end(in, m);
@@ -485,7 +515,7 @@ size_t latrec_input_fill(latrec_input *in, latrec_merge *m, latrec_merged *out, 
 size_t latrec_input_fill_part(latrec_input *in, latrec_merge *m, latrec_merged *out, size_t max,
                               latrec_input_counts *c)
 {
-    return fill_counted(in, m, out, max, c);
+    return fill_counted(in, m, out, max, c, 0);
 }
 
 void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int n)
@@ -503,6 +533,28 @@ void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int
     latrec_input_say_truncated(in, stderr);
 }
 
+/* Scan guessed ring r (latrec_ring_rescan) and say its warning as the open
+ * does: 1. */
+static int rescan_one(latrec_input *in, latrec_ring *r)
+{
+    latrec_ring_rescan(r);
+    in->guessed--;
+    in->rescans++;
+    in->n_ring_start = 0; /* none_early again, from the stamps the scan found */
+    if (r->warning[0] && !in->opts.quiet) {
+        char safe[4200];
+        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
+    }
+    return 1;
+}
+
+void latrec_input_guess_wrong(latrec_input *in, uint32_t ring)
+{
+    if (ring >= in->set.n || in->set.rings[ring].derived != LATREC_RING_GUESSED) return;
+    rescan_one(in, &in->set.rings[ring]);
+    in->guess_wrong = 1;
+}
+
 int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, int n)
 {
     int hold = 1;
@@ -515,7 +567,7 @@ int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, in
             lapped += c[k].lapped[i];
         }
         if (latrec_ring_guess_holds(r, read, lapped)) in->guessed--;
-        else hold = 0;
+        else hold = !rescan_one(in, r);
     }
     return hold;
 }
@@ -523,28 +575,34 @@ int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, in
 int latrec_input_settle(latrec_input *in, latrec_merge *m)
 {
     int n = 0;
-    for (size_t i = 0; i < in->set.n && in->guessed; i++) {
-        latrec_ring *r = &in->set.rings[i];
-        if (r->derived != LATREC_RING_GUESSED) continue;
-        latrec_ring_rescan(r);
-        in->guessed--;
-        n++;
-        if (r->warning[0] && !in->opts.quiet) {
-            char safe[4200];
-            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
-        }
-    }
-    if (n == 0) return 0;
-    in->n_ring_start = 0; /* none_early again, from the stamps the scan found */
+    for (size_t i = 0; i < in->set.n && in->guessed; i++)
+        if (in->set.rings[i].derived == LATREC_RING_GUESSED) n += rescan_one(in, &in->set.rings[i]);
+    if (n == 0 || !m) return n;
+    return latrec_input_remerge(in, m) < 0 ? -1 : n;
+}
+
+int latrec_input_remerge(latrec_input *in, latrec_merge *m)
+{
     (void)ring_starts(in);
-    if (!m) return n;
     char err[512];
     latrec_merge_free(m);
     if (latrec_merge_init(m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
         fprintf(stderr, "latrec: %s\n", err);
         return -1;
     }
-    return n;
+    return 0;
+}
+
+void latrec_input_start_over(latrec_input *in)
+{
+    const size_t n = in->set.n + 1;
+    memset(in->fed, 0, n * sizeof(*in->fed));
+    memset(in->dropped, 0, n * sizeof(*in->dropped));
+    memset(in->lapped, 0, n * sizeof(*in->lapped));
+    in->records = in->sched_records = 0;
+    in->pass = 0;
+    in->guess_wrong = 0;
+    in->check_last = 0;
 }
 
 void latrec_input_parts_undo(latrec_input *in)

@@ -105,6 +105,11 @@ typedef struct latrec_input {
     uint64_t       sched_records; /* and of sched.latrec (the scheduler collector's events) */
     int            pass;          /* passes started by latrec_input_rewind */
     size_t         guessed;       /* rings still LATREC_RING_GUESSED (opts.guess) */
+    size_t         rescans;       /* guessed rings scanned since (latrec_input_settle, _guesses_hold) */
+    int            checking;      /* the first pass in time order checks the guessed rings as it reads */
+    int            guess_wrong;   /* at its end: a guess was wrong, those rings are scanned, and the
+                                     pass must start over (latrec_input_start_over) */
+    uint64_t       check_last;    /* the last stamp checked */
 } latrec_input;
 
 /* Open everything the options name: default directory "latrec.data" when none
@@ -180,9 +185,29 @@ void latrec_input_parts_undo(latrec_input *in);
  * each ring gave (fed and dropped) and what was lapped; the stamps in
  * order are the pass's to check (each part's merge in time order). 1
  * when every guess held (those rings are LATREC_RING_VERIFIED), 0 when one
- * did not: that pass's figures are not the scan's, and it starts over
- * after latrec_input_settle. */
+ * did not: those rings are scanned then (their warnings said), that
+ * pass's figures are not the scan's, and it starts over.
+ * A first pass in time order whose figures can start over sets
+ * in->checking before it reads: latrec_input_fill then checks the guessed
+ * rings' stamps in order and, at the end of the stream, their counts; a
+ * guess found wrong scans those rings and sets in->guess_wrong, and the
+ * pass gives its figures up and runs again (engine.c, after
+ * latrec_input_start_over). Any other pass in time order has the guessed
+ * rings scanned at its first fill. */
 int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, int n);
+
+/* Ring `ring` was opened by the guess and its stamps went down (a pass
+ * saw it): scanned now (its warning said), in->guess_wrong set. Nothing
+ * for a ring that is not guessed. */
+void latrec_input_guess_wrong(latrec_input *in, uint32_t ring);
+
+/* Play merge m again from the rings (after rings were scanned; for a pass
+ * that has read nothing from it yet): 0, or -1 (said). */
+int latrec_input_remerge(latrec_input *in, latrec_merge *m);
+
+/* Before a first pass runs again (in->guess_wrong): its counts back to
+ * zero, the next latrec_input_rewind the first pass again. */
+void latrec_input_start_over(latrec_input *in);
 
 /* Scan every ring still guessed (latrec_ring_rescan), say its warning as
  * the open does, take the start stamps again, and when m is not NULL play

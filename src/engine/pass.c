@@ -384,7 +384,8 @@ int latrec_pass_end(latrec_pass *p)
     if (!p->f.finished) latrec_legs_finish(p->legs);
     if (p->paths) latrec_path_index_finish(p->paths);
     disc_flush(p, UINT64_MAX);
-    if (!in->opts.quiet && !p->opts.no_warnings && in->pass == 1) { /* once per input */
+    /* once per input (a pass that found a guess wrong runs again: engine.c) */
+    if (!in->opts.quiet && !p->opts.no_warnings && in->pass == 1 && !in->guess_wrong) {
         latrec_pass_print_warnings(p->legs);
         if (p->paths) latrec_pass_print_join_warnings(p->paths);
     }

@@ -110,4 +110,10 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst);
  * instead), -1 out of memory (the caller says so). */
 int latrec_pass_split_run(latrec_pass *p, int n_threads);
 
+/* A first pass in time order that found a guessed ring wrong
+ * (in->guess_wrong, engine/input.h): its sinks told to restart, p freed,
+ * and a new pass with the same options, sinks and taps over the input
+ * read again from its start. NULL when out of memory. */
+latrec_pass *latrec_pass_start_over(latrec_pass *p);
+
 #endif

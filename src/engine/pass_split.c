@@ -62,6 +62,7 @@ struct split_lane {
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
     uint64_t next_cut; /* the earliest latrec_legs_next_cut() at a process's end */
+    uint32_t disorder; /* the ring whose stamps went down (UINT32_MAX: none) */
     struct split_part *parts;
     int n_parts, cap_parts, last_part;
     pthread_t thread;
@@ -190,11 +191,15 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
     while (!stopped(sp) && (got = latrec_input_fill_part(in, &m, ev, SPLIT_FILL, &l->c)) > 0) {
         for (size_t k = 0; k < got; k++) {
             if ((int)ev[k].ring == in->sched_ring) {
-                if (sched_guessed && ev[k].t_ns < last_sched) stop_all(sp, 0);
+                if (sched_guessed && ev[k].t_ns < last_sched) {
+                    l->disorder = ev[k].ring;
+                    stop_all(sp, 0);
+                }
                 if (ev[k].t_ns > last_sched) last_sched = ev[k].t_ns;
                 continue;
             }
             if (ev[k].t_ns < last) { /* out of time order: the instances could differ */
+                l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
                 stop_all(sp, 0);
                 break;
             }
@@ -365,6 +370,7 @@ static int split_go(struct split *sp, int n_threads)
         sp->lane[k].sp = sp;
         sp->lane[k].id = k;
         sp->lane[k].next_cut = UINT64_MAX;
+        sp->lane[k].disorder = UINT32_MAX;
     }
     size_t n_parts = 0;
     for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
@@ -392,6 +398,8 @@ static int split_go(struct split *sp, int n_threads)
     }
     if (next_cut < end_t) sp->lost = 1;
     if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
+    for (int k = 0; k < sp->n_lanes; k++) /* a guessed ring out of order: scanned before it is read again */
+        if (sp->lane[k].disorder != UINT32_MAX) latrec_input_guess_wrong(p->in, sp->lane[k].disorder);
     if (sp->failed) rc = -1;
     else if (sp->lost) undo(sp);
     else rc = commit(sp) < 0 ? -1 : 1;
@@ -460,16 +468,36 @@ static int split_try(latrec_pass *p, int n_threads);
 
 int latrec_pass_split_run(latrec_pass *p, int n_threads)
 {
+    latrec_input *in = p->in;
+    const size_t scans = in->rescans;
     const int rc = split_try(p, n_threads);
     if (rc != 0) return rc;
-    /* read in time order next: the rings still guessed are scanned first,
-     * and the run's beginning taken again from what the scans found */
-    const int scanned = latrec_input_settle(p->in, &p->m);
-    if (scanned > 0) {
-        p->begin = latrec_pass_run_begin(p->in);
-        p->f.warm_from = p->begin + p->opts.warmup_ns;
-    }
-    return scanned < 0 ? -1 : 0;
+    /* read in time order next: the rings still guessed are checked as it
+     * reads when its figures can start over (engine/input.h), else scanned
+     * first; rings scanned since the pass began (here or by a run by
+     * process that found a guess wrong) make its merge and the run's
+     * beginning taken again */
+    in->guess_wrong = 0; /* what a run by process found, it started over for */
+    if (p->sinks.restart && !in->live) in->checking = in->guessed != 0;
+    else (void)latrec_input_settle(in, NULL);
+    if (in->rescans == scans) return 0;
+    p->begin = latrec_pass_run_begin(in);
+    p->f.warm_from = p->begin + p->opts.warmup_ns;
+    return latrec_input_remerge(in, &p->m);
+}
+
+latrec_pass *latrec_pass_start_over(latrec_pass *p)
+{
+    latrec_input *in = p->in;
+    const latrec_pass_opts opts = p->opts;
+    const latrec_pass_sinks sinks = p->sinks;
+    sinks.restart(sinks.ctx, p->tables, p->n_tables);
+    const latrec_pass_taps taps = p->taps;
+    latrec_pass_free(p);
+    latrec_input_start_over(in);
+    latrec_pass *q = latrec_pass_new(in, &opts, &sinks);
+    if (q) q->taps = taps;
+    return q;
 }
 
 static int split_try(latrec_pass *p, int n_threads)
