@@ -585,23 +585,14 @@ static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node 
     }
 }
 
-/* Record rec of ring `ring` into node n as candidate c, then end the
- * instance or start its grace when that stage completes it. */
-static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, const struct cand *c,
-                                                        uint32_t ring, const latrec_rec *rec)
+/* The last chain stage of a leg with extras starts the instance's grace
+ * (start_grace) without a branch to guess (a mispredicted branch costs
+ * more than these stores): any other stage writes the free entry past the
+ * grace queue's back and leaves it there. The caller has checked that the
+ * queue has room, that n is not in grace and that c does not end it. */
+static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, struct node *n, const struct cand *c,
+                                                                uint64_t t)
 {
-    const uint64_t t = rec->t_ns;
-    latrec_instance *inst = NODE_INST(n);
-    n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
-    set_hit(&inst->hits[c->idx], ring, rec);
-    if (LATREC_UNLIKELY_(t < inst->first_t)) earlier_first(b, n, t);
-    /* The last chain stage of a leg with extras starts the instance's
-     * grace (start_grace) without a branch to guess (a mispredicted branch
-     * costs more than these stores): any other stage writes the free entry
-     * past the grace queue's back and leaves it there. What ends an
-     * instance, one in grace and a full queue go to placed_last. */
-    if (LATREC_UNLIKELY_((n->have & NODE_GRACE) | c->no_extras | (b->gq_len == b->gq_cap)))
-        return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
     const uint32_t last = c->last;
     const uint64_t pos = b->gq_head + b->gq_len;
     b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
@@ -611,6 +602,37 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
     const uint64_t d = (t + b->grace) | ((uint64_t)last - 1); /* UINT64_MAX unless last */
     b->due = d < b->due ? d : b->due;
     return c->leg;
+}
+
+/* 1 when placing c in n needs more than grace_if_last: n in grace, a
+ * stage that may end it at once, a full grace queue. */
+static inline int place_slow(const latrec_legs *b, const struct node *n, const struct cand *c)
+{
+    return (n->have & NODE_GRACE) | c->no_extras | (b->gq_len == b->gq_cap);
+}
+
+/* place() once the record is written, for the rare cases: an earlier first
+ * stamp, or place_slow(). */
+static __attribute__((noinline)) int placed_rare(latrec_legs *b, struct node *n, const struct cand *c, uint64_t t)
+{
+    if (t < NODE_INST(n)->first_t) earlier_first(b, n, t);
+    if (place_slow(b, n, c)) return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
+    return grace_if_last(b, n, c, t);
+}
+
+/* Record rec of ring `ring` into node n as candidate c, then end the
+ * instance or start its grace when that stage completes it. The usual
+ * record calls nothing but by a tail call, so its path saves no
+ * registers. */
+static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, const struct cand *c,
+                                                        uint32_t ring, const latrec_rec *rec)
+{
+    const uint64_t t = rec->t_ns;
+    latrec_instance *inst = NODE_INST(n);
+    n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
+    set_hit(&inst->hits[c->idx], ring, rec);
+    if (LATREC_UNLIKELY_((t < inst->first_t) | place_slow(b, n, c))) return placed_rare(b, n, c, t);
+    return grace_if_last(b, n, c, t);
 }
 
 /* A new instance for rec (none open for its key). */

@@ -2,7 +2,8 @@
  * test_legs_lifecycle.c - the leg builder's open, grace and end of an
  * instance in exact emit order: a stamp of 0 moving an instance's first
  * stamp back (the horizon then ends it at the next record, and the next
- * oldest after it), the chain order checked when a complete instance of a
+ * oldest after it; a last stage stamped 0 starts a grace that is over at
+ * once), the chain order checked when a complete instance of a
  * long chain ends, thousands of instances waiting in grace (some ended
  * there by a late extra) in exact emit order.
  *
@@ -66,6 +67,44 @@ static void test_zero_stamp_moves_horizon(void **state)
     assert_int_equal(r.inst[2]->seq, 4);
     assert_int_equal(r.inst[3]->seq, 3);
     assert_int_equal(latrec_legs_cut_horizon(r.legs), 2);
+    run_close(&r);
+}
+
+/* A last chain stage stamped 0 (written, yet absent) on an instance of a
+ * leg with extras: its first stamp moves back to 0 and its grace starts at
+ * 0, so the next record (BASE + 400) ends it at once, incomplete, before
+ * being placed; not a cut (it was in grace). Seq 2 ends at finish. */
+static void test_zero_last_stage_grace(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("zero_last");
+    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
+    const char *dirs[] = { dir };
+    struct run r;
+    run_open(&r, dirs, 1, 0, 0);
+    const int out = leg_of(&r, "outbound");
+    const latrec_rec v[] = {
+        rec_of(ENQUEUE, 1, 1, BASE, 10),          rec_of(ENQUEUE, 1, 2, BASE + 100, 20),
+        rec_of(DEQUEUE, 1, 1, BASE + 200, 11),    rec_of(ENCODE_E3AP_DONE, 1, 1, BASE + 300, 12),
+        rec_of(SEND_DONE, 1, 1, 0, 13),           rec_of(DEQUEUE, 1, 2, BASE + 400, 21),
+    };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        assert_int_equal(latrec_legs_feed(r.legs, 0, &v[k]), out);
+        assert_int_equal(r.n_inst, k < 5 ? 0 : 1);
+    }
+    const latrec_instance *a = r.inst[0];
+    assert_int_equal(a->seq, 1);
+    assert_int_equal(a->complete, 0);
+    assert_int_equal(a->first_t, 0);
+    assert_int_equal(a->hits[2].t_ns, BASE + 300);
+    assert_int_equal(a->hits[3].t_ns, 0);
+    assert_int_equal(a->hits[3].aux, 13);
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 2);
+    assert_int_equal(r.inst[1]->seq, 2);
+    assert_int_equal(r.inst[1]->hits[1].t_ns, BASE + 400);
     run_close(&r);
 }
 
@@ -209,6 +248,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_stamp_moves_horizon),
+        cmocka_unit_test(test_zero_last_stage_grace),
         cmocka_unit_test(test_long_chain_reversed),
         cmocka_unit_test(test_grace_many_exact_order),
     };
