@@ -16,15 +16,46 @@ void latrec_outliers_init(latrec_outliers *o)
 void latrec_outliers_reset(latrec_outliers *o)
 {
 	o->n_maxima = 0;
-	o->cur_max = 0;
-	o->cur_n = 0;
+	if (o->n_cur)
+		memset(o->cur, 0, o->n_cur * sizeof(*o->cur));
 	o->oom = false;
 }
 
 void latrec_outliers_free(latrec_outliers *o)
 {
 	free(o->maxima);
+	free(o->cur);
 	memset(o, 0, sizeof(*o));
+}
+
+/* Room for series 0..k in cur (zeroed). 0, or -1 with errno = ENOMEM. */
+static int reserve_series(latrec_outliers *o, uint32_t k)
+{
+	if (k < o->n_cur)
+		return 0;
+	uint32_t n = o->n_cur ? o->n_cur : 1;
+	while (n <= k) {
+		if (n > UINT32_MAX / 2) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n *= 2;
+	}
+	latrec_outlier_chunk *c = realloc(o->cur, (size_t)n * sizeof(*c));
+	if (!c) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memset(c + o->n_cur, 0, (size_t)(n - o->n_cur) * sizeof(*c));
+	o->cur = c;
+	o->n_cur = n;
+	return 0;
+}
+
+void latrec_outliers_grow(latrec_outliers *o, uint32_t k)
+{
+	if (reserve_series(o, k) != 0)
+		o->oom = true;
 }
 
 static int reserve(latrec_outliers *o, size_t need)
@@ -48,35 +79,51 @@ nomem:
 	return -1;
 }
 
-void latrec_outliers_close_chunk(latrec_outliers *o)
+void latrec_outliers_close_chunk(latrec_outliers *o, uint32_t k)
 {
-	if (o->cur_n == 0)
+	latrec_outlier_chunk *c = &o->cur[k];
+	if (c->n == 0)
 		return;
 	if (reserve(o, o->n_maxima + 1) == 0)
-		o->maxima[o->n_maxima++] = o->cur_max;
+		o->maxima[o->n_maxima++] = c->max;
 	else
 		o->oom = true;
-	o->cur_n = 0;
-	o->cur_max = 0;
+	c->n = 0;
+	c->max = 0;
+}
+
+/* Series with a partial chunk. */
+static size_t partials(const latrec_outliers *o)
+{
+	size_t n = 0;
+	for (uint32_t k = 0; k < o->n_cur; k++)
+		n += o->cur[k].n > 0;
+	return n;
 }
 
 uint64_t latrec_outliers_chunks(const latrec_outliers *o)
 {
-	return (uint64_t)o->n_maxima + (o->cur_n > 0);
+	return (uint64_t)o->n_maxima + partials(o);
 }
 
 int latrec_outliers_merge(latrec_outliers *dst, const latrec_outliers *src)
 {
-	size_t need = dst->n_maxima + (dst->cur_n > 0) + src->n_maxima;
-	if (reserve(dst, need) != 0)
+	size_t closed = 0; /* dst's partial chunks that src's replace */
+	for (uint32_t k = 0; k < src->n_cur; k++)
+		closed += src->cur[k].n > 0 && k < dst->n_cur && dst->cur[k].n > 0;
+	if (reserve(dst, dst->n_maxima + closed + src->n_maxima) != 0 ||
+	    (src->n_cur && reserve_series(dst, src->n_cur - 1) != 0))
 		return -1;
-	if (dst->cur_n > 0)
-		dst->maxima[dst->n_maxima++] = dst->cur_max;
+	for (uint32_t k = 0; k < src->n_cur; k++) {
+		if (!src->cur[k].n)
+			continue;
+		if (dst->cur[k].n)
+			dst->maxima[dst->n_maxima++] = dst->cur[k].max;
+		dst->cur[k] = src->cur[k];
+	}
 	if (src->n_maxima)
 		memcpy(dst->maxima + dst->n_maxima, src->maxima, src->n_maxima * sizeof(int64_t));
 	dst->n_maxima += src->n_maxima;
-	dst->cur_n = src->cur_n;
-	dst->cur_max = src->cur_max;
 	dst->oom = dst->oom || src->oom;
 	return 0;
 }
@@ -87,38 +134,16 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* k-th smallest (0-based) of sorted a[0..n) plus, if has_extra, one more
- * value `extra` merged into the order. */
-static int64_t kth(const int64_t *a, size_t n, bool has_extra, int64_t extra, size_t k)
-{
-	if (!has_extra)
-		return a[k];
-	size_t lo = 0, hi = n; /* pos = first index with a[pos] > extra */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (a[mid] <= extra)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (k < lo)
-		return a[k];
-	if (k == lo)
-		return extra;
-	return a[k - 1];
-}
-
-/* numpy "linear" quantile of m sorted values (the union above): q in [0,1]. */
-static long double quantile(const int64_t *a, size_t n, bool has_extra, int64_t extra,
-			    size_t m, unsigned quarters)
+/* numpy "linear" quantile of m sorted values a: quarters / 4 in [0, 1]. */
+static long double quantile(const int64_t *a, size_t m, unsigned quarters)
 {
 	/* h = (m - 1) x quarters / 4, kept exact as an integer and a remainder. */
 	size_t num = (m - 1) * quarters;
 	size_t j = num / 4, f = num % 4;
-	long double xj = (long double)kth(a, n, has_extra, extra, j);
+	long double xj = (long double)a[j];
 	if (f == 0)
 		return xj;
-	long double xk = (long double)kth(a, n, has_extra, extra, j + 1);
+	long double xk = (long double)a[j + 1];
 	return xj + ((long double)f / 4.0L) * (xk - xj);
 }
 
@@ -130,14 +155,26 @@ int latrec_outliers_fence(latrec_outliers *o, latrec_outlier_fence *f)
 		errno = ENOMEM;
 		return -1;
 	}
-	bool extra = o->cur_n > 0;
+	const size_t extra = partials(o);
 	size_t m = o->n_maxima + extra;
 	f->chunks = m;
 	if (m < LATREC_OUTLIER_MIN_CHUNKS)
 		return 0;
-	qsort(o->maxima, o->n_maxima, sizeof(int64_t), cmp_i64);
-	long double q1 = quantile(o->maxima, o->n_maxima, extra, o->cur_max, m, 1);
-	long double q3 = quantile(o->maxima, o->n_maxima, extra, o->cur_max, m, 3);
+	/* the stored maxima and the partial chunks' (those chunks go on) */
+	int64_t *all = malloc(m * sizeof(*all));
+	if (!all) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (o->n_maxima)
+		memcpy(all, o->maxima, o->n_maxima * sizeof(*all));
+	for (uint32_t k = 0, at = 0; k < o->n_cur; k++)
+		if (o->cur[k].n)
+			all[o->n_maxima + at++] = o->cur[k].max;
+	qsort(all, m, sizeof(*all), cmp_i64);
+	long double q1 = quantile(all, m, 1);
+	long double q3 = quantile(all, m, 3);
+	free(all);
 	long double iqr = q3 - q1;
 	long double limit = q3 + LATREC_OUTLIER_IQR_K * iqr;
 	f->enough_data = true;

@@ -1,9 +1,12 @@
 /* outliers: Latte-style outlier counting over a column of hop values (ns).
  *
  * The rule (as the brief states Latte's, see "Differences from Latte" below):
- *   1. split the samples, in time order, into consecutive chunks of
- *      LATREC_OUTLIER_CHUNK (1000); a last partial chunk (1..999 samples)
- *      counts as a chunk;
+ *   1. split the samples of each process (latrec_outliers_feed_in: any
+ *      series of its own), in the order they come, into consecutive chunks
+ *      of LATREC_OUTLIER_CHUNK (1000); each series' last partial chunk
+ *      (1..999 samples) counts as a chunk. With one series this is Latte's
+ *      chunking of the samples in time order; with several, the chunks do
+ *      not depend on how the series interleave;
  *   2. take each chunk's maximum;
  *   3. Q1, Q3 = the 25th / 75th percentiles of those maxima by linear
  *      interpolation between closest ranks (numpy's default "linear", Hyndman
@@ -17,8 +20,8 @@
  * are below 2^60 ns (36 years).
  *
  * Streaming, memory O(n / 1000): the tracker keeps one int64 per finished
- * chunk and the running maximum of the current one; feeding is a compare,
- * an increment and, every 1000 samples, an append.
+ * chunk and the running maximum of each series' current one; feeding is a
+ * compare, an increment and, every 1000 samples, an append.
  *
  * Counting the samples above the threshold needs them again. Two ways:
  *   - one pass: latrec_outliers_count() asks the column's loghist (fed with
@@ -58,13 +61,19 @@
 #define LATREC_OUTLIER_MIN_CHUNKS 4u /* fewer maxima: not enough data */
 #define LATREC_OUTLIER_IQR_K 1.5L    /* limit = Q3 + K x IQR */
 
+/* A series' unfinished chunk. */
+typedef struct latrec_outlier_chunk {
+	int64_t max;       /* its maximum (valid if n > 0) */
+	uint32_t n;        /* its samples, 0..999 */
+} latrec_outlier_chunk;
+
 /* The streaming tracker: per-chunk maxima. Fields are read-only to users. */
 typedef struct latrec_outliers {
-	int64_t *maxima;   /* finished chunks' maxima (any order after a fence) */
+	int64_t *maxima;   /* finished chunks' maxima (any order) */
 	size_t n_maxima;
 	size_t cap;
-	int64_t cur_max;   /* maximum of the current, unfinished chunk */
-	uint32_t cur_n;    /* samples in the current chunk, 0..999 */
+	latrec_outlier_chunk *cur; /* per series: its current, unfinished chunk */
+	uint32_t n_cur;    /* series seen (cur's length) */
 	bool oom;          /* a chunk maximum could not be stored */
 } latrec_outliers;
 
@@ -95,32 +104,49 @@ void latrec_outliers_reset(latrec_outliers *o);
 /* Release memory; o becomes empty (usable again after init). */
 void latrec_outliers_free(latrec_outliers *o);
 
-/* Store the finished chunk's maximum (called by feed every 1000 samples).
- * On allocation failure sets o->oom; fence then fails with ENOMEM. */
-void latrec_outliers_close_chunk(latrec_outliers *o);
+/* Store series k's finished chunk's maximum (called by feed every 1000
+ * samples). On allocation failure sets o->oom; fence then fails with ENOMEM. */
+void latrec_outliers_close_chunk(latrec_outliers *o, uint32_t k);
 
-/* Feed one sample v (ns, >= 0, in time order). Negative hops are clock
- * regressions and should not be fed (latrec_stats filters them). */
-static inline void latrec_outliers_feed(latrec_outliers *o, int64_t v)
+/* Make room for series k (called by feed); sets o->oom on failure. */
+void latrec_outliers_grow(latrec_outliers *o, uint32_t k);
+
+/* Feed one sample v (ns, >= 0) of series k (a process index, from 0), in
+ * the order the series' samples come. Negative hops are clock regressions
+ * and should not be fed (latrec_stats filters them). */
+static inline void latrec_outliers_feed_in(latrec_outliers *o, int64_t v, uint32_t k)
 {
-	o->cur_max = (o->cur_n == 0 || v > o->cur_max) ? v : o->cur_max;
-	if (__builtin_expect(++o->cur_n == LATREC_OUTLIER_CHUNK, 0))
-		latrec_outliers_close_chunk(o);
+	if (__builtin_expect(k >= o->n_cur, 0)) {
+		latrec_outliers_grow(o, k);
+		if (k >= o->n_cur)
+			return;
+	}
+	latrec_outlier_chunk *c = &o->cur[k];
+	c->max = (c->n == 0 || v > c->max) ? v : c->max;
+	if (__builtin_expect(++c->n == LATREC_OUTLIER_CHUNK, 0))
+		latrec_outliers_close_chunk(o, k);
 }
 
-/* Samples fed so far, as chunk count: finished chunks + 1 if a partial one. */
+/* Feed one sample of series 0: one series in time order. */
+static inline void latrec_outliers_feed(latrec_outliers *o, int64_t v)
+{
+	latrec_outliers_feed_in(o, v, 0);
+}
+
+/* Samples fed so far, as chunk count: finished chunks + the series with a
+ * partial one. */
 uint64_t latrec_outliers_chunks(const latrec_outliers *o);
 
 /* dst then src, as if src's samples had been fed after dst's, except that
- * dst's partial chunk is closed as a chunk of its own (identical to feeding
- * both when dst's sample count is a multiple of 1000). src's partial chunk
- * becomes dst's current chunk. dst != src. Returns 0, or -1 with
+ * where both have a partial chunk of a series, dst's is closed as a chunk
+ * of its own (identical to feeding both when the series of src are not in
+ * dst, or dst's sample count of each is a multiple of 1000). src's partial
+ * chunks become dst's current ones. dst != src. Returns 0, or -1 with
  * errno = ENOMEM (dst unchanged). */
 int latrec_outliers_merge(latrec_outliers *dst, const latrec_outliers *src);
 
 /* Compute Q1, Q3 and the threshold from the maxima seen so far (partial
- * chunk included). Sorts the stored maxima in place (their order carries no
- * information); feeding may continue afterwards. Returns 0, or -1 with
+ * chunks included); feeding may continue afterwards. Returns 0, or -1 with
  * errno = ENOMEM if a chunk maximum was lost to an allocation failure. With
  * no sample at all: 0, chunks = 0, enough_data = false. */
 int latrec_outliers_fence(latrec_outliers *o, latrec_outlier_fence *f);

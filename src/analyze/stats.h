@@ -14,7 +14,8 @@
  *             m2 > 0 (all-equal samples have no skewness)
  *   percentiles  from the column's loghist (nearest rank, exact for
  *             n <= 2048, else < 0.0977 % high; see loghist.h)
- *   outliers  Latte-style chunk-maxima IQR fence (see outliers.h)
+ *   outliers  Latte-style chunk-maxima IQR fence (see outliers.h): chunks
+ *             of each series (process) in the order its values come
  *   negatives hops < 0: clock regressions (stamps from two CPUs' clocks, or
  *             stamp_at values). They are counted, with the most negative
  *             value, and kept out of every other figure: count, min, max,
@@ -108,26 +109,33 @@ void latrec_stats_flush_block(latrec_stats *s);
 /* Internal to add(): count a negative hop. */
 void latrec_stats_add_negative(latrec_stats *s, int64_t v);
 
-/* Add one hop value v (ns), in time order (only the outliers' chunks
- * depend on the order). v < 0 is a clock regression:
- * counted in negatives only. Cost: loghist record + chunk-max compare + one
- * store; every 32nd call also folds the block (no division per sample). */
-static inline void latrec_stats_add(latrec_stats *s, int64_t v)
+/* Add one hop value v (ns) of series k (a process index: the outliers'
+ * chunks are cut per series, in the order its values come; nothing else
+ * depends on the order). v < 0 is a clock regression: counted in negatives
+ * only. Cost: loghist record + chunk-max compare + one store; every 32nd
+ * call also folds the block (no division per sample). */
+static inline void latrec_stats_add_in(latrec_stats *s, int64_t v, uint32_t k)
 {
 	if (__builtin_expect(v < 0, 0)) {
 		latrec_stats_add_negative(s, v);
 		return;
 	}
 	latrec_loghist_record(&s->hist, v);
-	latrec_outliers_feed(&s->outl, v);
+	latrec_outliers_feed_in(&s->outl, v, k);
 	s->block[s->block_n++] = v;
 	if (__builtin_expect(s->block_n == LATREC_STATS_BLOCK, 0))
 		latrec_stats_flush_block(s);
 }
 
+/* Add one hop value of series 0 (one series, in time order). */
+static inline void latrec_stats_add(latrec_stats *s, int64_t v)
+{
+	latrec_stats_add_in(s, v, 0);
+}
+
 /* dst += src: every figure becomes what feeding src's samples after dst's
- * would give, exactly (outliers: see latrec_outliers_merge about dst's
- * partial chunk of 1000). dst != src. Returns 0, or -1 with errno = ENOMEM (dst is then
+ * would give, exactly (outliers: see latrec_outliers_merge about a series'
+ * partial chunk of 1000 in both). dst != src. Returns 0, or -1 with errno = ENOMEM (dst is then
  * unchanged). */
 int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src);
 
@@ -171,7 +179,7 @@ bool latrec_stats_negative_min(const latrec_stats *s, int64_t *out);
  * loghist (out->exact tells whether the count is exact; else it is the
  * bracket [count, count_max]). false when the column is empty, or on
  * ENOMEM (errno set). With 1..3 chunks of 1000: true, count 0,
- * fence.enough_data false. Not const: it sorts the stored chunk maxima.
+ * fence.enough_data false.
  * For an exact count or --drop-outliers, take out->fence and make a second
  * pass with latrec_outliers_is_outlier(). */
 bool latrec_stats_outliers(latrec_stats *s, latrec_outlier_count *out);

@@ -61,7 +61,7 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     struct rtable *rt = t->user;
     if (!rt) return;
     if (r->pass_no == 1) {
-        latrec_stats_add(&rt->col[hop], ns);
+        latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process (outliers.h) */
         latrec_sum_add(&rt->sum[hop], ns);
         const latrec_hit *a, *b;
         if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
@@ -72,7 +72,7 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     /* Outlier pass: exact counts, and the columns without the outliers. */
     int out = ns >= 0 && latrec_outliers_is_outlier(&rt->fence[hop], ns);
     rt->exact_outliers[hop] += out;
-    if (r->o->drop_outliers && !out) latrec_stats_add(&rt->col[hop], ns);
+    if (r->o->drop_outliers && !out) latrec_stats_add_in(&rt->col[hop], ns, inst->process);
 }
 
 static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)

@@ -1,6 +1,7 @@
 /* outliers: the chunk-maxima IQR rule against a reference computed here
  * (direct chunk loop, sort, numpy-linear quartiles), planted spikes, the
- * not-enough-data flag, one-pass vs two-pass counts, merge. */
+ * not-enough-data flag, one-pass vs two-pass counts, merge, chunks per
+ * series whatever their interleaving. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -310,7 +311,7 @@ static void test_merge_trackers(void **state)
 	/* b's partial chunk continues in a */
 	latrec_outliers_feed(&a, 1);
 	latrec_outliers_feed(&c, 1);
-	assert_int_equal(a.cur_n, c.cur_n);
+	assert_int_equal(a.cur[0].n, c.cur[0].n);
 
 	/* unaligned: a's partial chunk is closed on its own */
 	latrec_outliers_reset(&a);
@@ -336,6 +337,79 @@ static void test_merge_trackers(void **state)
 	latrec_outliers_free(&e);
 }
 
+/* Three series (processes) of 2500, 4100 and 999 samples with spikes:
+ * the fence is that of the chunk maxima of each series on its own (their
+ * partial chunks counting: 3 + 5 + 1 chunks), computed here directly, and
+ * the same for any interleaving of the series and for a merge of trackers
+ * that hold different series. */
+static void test_series_interleaving_free(void **state)
+{
+	(void)state;
+	enum { A = 2500, B = 4100, C = 999, N = A + B + C };
+	static int64_t v[N];
+	static uint32_t k[N];
+	const size_t len[3] = { A, B, C };
+	rng_state = 77;
+	size_t at = 0;
+	for (uint32_t q = 0; q < 3; q++)
+		for (size_t i = 0; i < len[q]; i++, at++) {
+			v[at] = 900 + (int64_t)(rng() % 200) + (rng() % 400 == 0 ? 30000 : 0);
+			k[at] = q;
+		}
+	/* reference: each series' chunk maxima, then numpy "linear" quartiles */
+	int64_t mx[16];
+	size_t m = 0, from = 0;
+	for (uint32_t q = 0; q < 3; q++) {
+		for (size_t c = 0; c * 1000 < len[q]; c++) {
+			int64_t best = v[from + c * 1000];
+			for (size_t i = c * 1000; i < len[q] && i < (c + 1) * 1000; i++)
+				best = v[from + i] > best ? v[from + i] : best;
+			mx[m++] = best;
+		}
+		from += len[q];
+	}
+	assert_int_equal(m, 9);
+	qsort(mx, m, sizeof(*mx), cmp_i64);
+	const double q1 = np_linear(mx, m, 0.25), q3 = np_linear(mx, m, 0.75);
+	latrec_outlier_fence want = { 0 };
+	for (int round = 0; round < 3; round++) {
+		/* feed the series interleaved at random, each in its own order */
+		latrec_outliers o;
+		latrec_outliers_init(&o);
+		size_t next[3] = { 0, A, A + B }, end[3] = { A, A + B, N };
+		for (size_t left = N; left > 0; left--) {
+			uint32_t q;
+			do
+				q = (uint32_t)(rng() % 3);
+			while (next[q] == end[q]);
+			latrec_outliers_feed_in(&o, v[next[q]], k[next[q]]);
+			next[q]++;
+		}
+		latrec_outlier_fence f;
+		assert_int_equal(latrec_outliers_fence(&o, &f), 0);
+		assert_int_equal(f.chunks, 9);
+		assert_true(f.enough_data);
+		assert_true(f.q1 == q1 && f.q3 == q3);
+		if (round == 0)
+			want = f;
+		assert_true(f.threshold == want.threshold);
+		latrec_outliers_free(&o);
+	}
+	/* series 0 and 2 in one tracker, series 1 in another, merged */
+	latrec_outliers a, b;
+	latrec_outliers_init(&a);
+	latrec_outliers_init(&b);
+	for (size_t i = 0; i < N; i++)
+		latrec_outliers_feed_in(k[i] == 1 ? &b : &a, v[i], k[i]);
+	assert_int_equal(latrec_outliers_merge(&a, &b), 0);
+	latrec_outlier_fence f;
+	assert_int_equal(latrec_outliers_fence(&a, &f), 0);
+	assert_int_equal(f.chunks, 9);
+	assert_true(f.q1 == q1 && f.q3 == q3 && f.threshold == want.threshold);
+	latrec_outliers_free(&a);
+	latrec_outliers_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +419,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partial_chunk_and_not_enough, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_pass_brackets_truth, setup, teardown),
 		cmocka_unit_test(test_merge_trackers),
+		cmocka_unit_test(test_series_interleaving_free),
 	};
 	return cmocka_run_group_tests_name("stats_outliers", tests, NULL, NULL);
 }
