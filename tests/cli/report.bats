@@ -359,6 +359,39 @@ EOF
     "$PY" -c 'import json,sys; assert json.load(open(sys.argv[1]))["header"]["outliers_dropped"] is True' "$D/od.json"
 }
 
+@test "report: outlier chunks are cut per process, however the processes' instances interleave" {
+    # Two processes' outbound instances alternate, 2000 each: pid 1000's
+    # ENQUEUE->DEQUEUE is 1000 ns (one spike of 3000 ns), pid 2000's 2000 ns.
+    # Per process the chunk maxima are 3000, 1000 and 2000, 2000: Q1 1750,
+    # Q3 2250, limit 3000, so the spike is not an outlier. (Chunks of the
+    # interleaved stream would all hold a 2000 and give Q1 2000, Q3 2250,
+    # limit 2625, and count the spike.)
+    mkdir -p "$D/pp"
+    "$PY" - "$D/pp.spec" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    for p in (1, 2):
+        f.write(f"ring oai.{p} pid={p}000\nring libe3.outbound.{p} pid={p}000\n")
+    recs = []
+    for i in range(2000):
+        for p in (1, 2):
+            seq, t = i + 1, 1_000_000 + i * 20_000 + p * 10_000
+            d = (3000 if i == 700 else 1000) if p == 1 else 2000
+            recs += [(t, f"oai.{p} ENQUEUE {seq}"), (t + d, f"libe3.outbound.{p} DEQUEUE {seq}"),
+                     (t + d + 500, f"libe3.outbound.{p} ENCODE_E3AP_DONE {seq}"),
+                     (t + d + 3000, f"libe3.outbound.{p} SEND_DONE {seq}")]
+    recs.sort()
+    f.write("".join(f"rec {r} {t}\n" for t, r in recs))
+EOF
+    "$GEN" "$D/pp" < "$D/pp.spec"
+    for t in 1 2 3; do
+        "$LATREC" report "$D/pp" --unit ns --threads "$t" --format csv > "$D/pp.csv"
+        [ "$(csvval "$D/pp.csv" libe3 outbound ENQUEUE-\>DEQUEUE count)" = 4000 ]
+        [ "$(csvval "$D/pp.csv" libe3 outbound ENQUEUE-\>DEQUEUE max_ns)" = 3000 ]
+        [ "$(csvval "$D/pp.csv" libe3 outbound ENQUEUE-\>DEQUEUE outliers)" = 0 ]
+    done
+}
+
 @test "report: inter-arrival outliers are counted exactly and dropped with --drop-outliers" {
     "$LATREC" report "$D/G" --format csv > "$D/g.csv"
     [ "$(csvval "$D/g.csv" libe3 inbound inter-arrival count)" = 19999 ]
