@@ -34,9 +34,8 @@ static int figure_known(const char *f)
     double p = strtod(f + 1, &end);
     if (*end || p < 0 || p > 100 || !isdigit((unsigned char)f[1])) return 0;
     /* Spelt as the column names it ("p99.9", not "p99.90"). */
-    char canon[32];
-    snprintf(canon, sizeof(canon), "p%g", p);
-    return strcmp(canon, f) == 0;
+    char canon[40];
+    return strcmp(latrec_number_format(p, canon, sizeof(canon)), f + 1) == 0;
 }
 
 /* The comparison of the instance form: the last '<' or '>' that is not

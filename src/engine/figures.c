@@ -52,7 +52,8 @@ const char *latrec_figure_name(int i, const double *pct, int n_pct, char *buf, s
 {
     if (i == FIG_MIN) return "min";
     if (i >= FIG_PCT0 && i < FIG_PCT0 + n_pct) {
-        snprintf(buf, len, "p%g", pct[i - FIG_PCT0]);
+        if (len) buf[0] = 'p';
+        if (len > 1) latrec_number_format(pct[i - FIG_PCT0], buf + 1, len - 1);
         return buf;
     }
     if (i == fig_max(n_pct)) return "max";
@@ -73,7 +74,10 @@ int latrec_parse_percentiles(const char *s, double *pct, int max)
         memcpy(item, p, len);
         item[len] = '\0';
         if (item[0] == '-' || latrec_number_parse(item, 0, 100, &pct[n]) < 0) return -1;
-        n++;
+        /* a percentile given twice is one column (a CSV or JSON name is unique) */
+        int seen = 0;
+        for (int k = 0; k < n; k++) seen |= pct[k] == pct[n];
+        n += !seen;
         p += len;
         if (*p == ',') p++;
     }

@@ -56,7 +56,8 @@ void latrec_figures_from_stats(latrec_figures *f, latrec_stats *s, const double 
 /* Name of figure i ("min", "p99.9", "max", "mean", "stddev", "skewness"). */
 const char *latrec_figure_name(int i, const double *pct, int n_pct, char *buf, size_t len);
 
-/* Parse "50,90,99,99.9" into pct; returns the count, or -1. */
+/* Parse "50,90,99,99.9" into pct (a percentile given twice kept once);
+ * returns the count, or -1. */
 int latrec_parse_percentiles(const char *s, double *pct, int max);
 
 #endif

@@ -40,6 +40,15 @@ int latrec_number_parse(const char *s, double min, double max, double *v)
     return 0;
 }
 
+const char *latrec_number_format(double v, char *buf, size_t len)
+{
+    for (int d = 0; d <= 30; d++) {
+        snprintf(buf, len, "%.*f", d, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
 int latrec_choice_parse(const latrec_choice *table, const char *s, int *value)
 {
     for (const latrec_choice *c = table; c->name; c++)

@@ -24,6 +24,11 @@ int latrec_count_parse(const latrec_count_opt *opt, const char *s, uint64_t *v, 
 /* [-]DIGITS[.DIGITS] -> *v in [min, max]. 0, or -1 (nothing written). */
 int latrec_number_parse(const char *s, double min, double max, double *v);
 
+/* v (>= 0) in that grammar with the fewest decimals that read back as v
+ * ("99.9", "50", "99.9999999"; never an exponent): the name a percentile's
+ * column and a gate on it share. Returns buf. */
+const char *latrec_number_format(double v, char *buf, size_t len);
+
 typedef struct latrec_choice {
     const char *name; /* "json"; NULL ends a table */
     int value;

@@ -46,6 +46,10 @@ static void test_figure_form(void **state)
     assert_string_equal(g.row, "RECV->DECODE_E3AP_DONE");
     assert_true(g.limit == 1e6);
     refused("libe3/outbound:total:p99.90>1ms", LATREC_GATE_FIGURE, "");
+    /* every digit of a percentile names it, as its column does */
+    g = ok("libe3/outbound:total:p99.9999999>1ms", LATREC_GATE_FIGURE);
+    assert_string_equal(g.figure, "p99.9999999");
+    refused("libe3/outbound:total:p1e-05>1ms", LATREC_GATE_FIGURE, "");
     refused("libe3/outbound:total:median>1ms", LATREC_GATE_FIGURE, "");
     refused("libe3/outbound:total>1ms", LATREC_GATE_FIGURE, "");
     refused("libe3/outbound:total:count>many", LATREC_GATE_FIGURE, "a plain number");

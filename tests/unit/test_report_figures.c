@@ -233,6 +233,16 @@ static void names_units_and_percentile_lists(void **state)
     assert_int_equal(latrec_parse_percentiles("-1", p, LATREC_MAX_PCT), -1);
     assert_int_equal(latrec_parse_percentiles("50,x", p, LATREC_MAX_PCT), -1);
     assert_int_equal(latrec_parse_percentiles("1,2,3", p, 2), -1);
+    /* a percentile given twice is one column, named once */
+    assert_int_equal(latrec_parse_percentiles("50,99,50", p, LATREC_MAX_PCT), 2);
+    assert_true(p[0] == 50 && p[1] == 99);
+    /* a column is named by the percentile itself, not by six digits of it
+     * (%g named 99.9999999 "p100" and 12.3456789 "p12.3457") */
+    assert_int_equal(latrec_parse_percentiles("99.9999999,12.3456789,0.00001,100", p, LATREC_MAX_PCT), 4);
+    assert_string_equal(latrec_figure_name(FIG_PCT0, p, 4, buf, sizeof(buf)), "p99.9999999");
+    assert_string_equal(latrec_figure_name(FIG_PCT0 + 1, p, 4, buf, sizeof(buf)), "p12.3456789");
+    assert_string_equal(latrec_figure_name(FIG_PCT0 + 2, p, 4, buf, sizeof(buf)), "p0.00001");
+    assert_string_equal(latrec_figure_name(FIG_PCT0 + 3, p, 4, buf, sizeof(buf)), "p100");
 }
 
 int main(void)
