@@ -67,20 +67,24 @@ static void header_text(const latrec_report *m, FILE *out)
 }
 
 /* A table that prints where the report goes (libsmartcols' default is
- * stdout). */
+ * stdout). Its cells are escaped already (add_cell), which libsmartcols
+ * would escape again outside a UTF-8 locale: "\x5cx07" for a \x07, and
+ * valid UTF-8 as \xHH. */
 static struct libscols_table *new_table(FILE *out)
 {
     struct libscols_table *tb = scols_new_table();
-    if (tb) scols_table_set_stream(tb, out);
+    if (!tb) return NULL;
+    scols_table_set_stream(tb, out);
+    scols_table_enable_noencoding(tb, 1);
     return tb;
 }
 
 /* Names reach the terminal escaped (read/escape.h): a ring or thread name
- * with control characters or bytes that are not UTF-8 shows them as \xHH. */
+ * with control characters or bytes outside ASCII shows them as \xHH. */
 static void add_cell(struct libscols_line *ln, int col, const char *text)
 {
     char safe[1024];
-    scols_line_set_data(ln, (size_t)col, text ? latrec_text_safe(text, safe, sizeof(safe)) : NULL);
+    scols_line_set_data(ln, (size_t)col, text ? latrec_text_safe_ascii(text, safe, sizeof(safe)) : NULL);
 }
 
 static void figures_row(struct libscols_table *tb, const latrec_report *m, const latrec_report_row *row, int where)
@@ -205,10 +209,11 @@ static void top_text(const latrec_report *m, const latrec_report_table *t, FILE 
     scols_table_new_column(tt, "PROCESS", 0, 0);
     scols_table_new_column(tt, "RING", 0, 0);
     scols_table_new_column(tt, "START_s", 0, SCOLS_FL_RIGHT);
-    char name[160];
+    char name[160], safe[140];
     const int n_hops = t->n_rows - 1;
     for (int h = 0; h < n_hops; h++) {
-        snprintf(name, sizeof(name), "%s_%s", t->rows[h].name, m->units.name);
+        snprintf(name, sizeof(name), "%s_%s", latrec_text_safe_ascii(t->rows[h].name, safe, sizeof(safe)),
+                 m->units.name);
         scols_table_new_column(tt, name, 0, SCOLS_FL_RIGHT);
     }
     for (int k = 0; k < t->n_top; k++) {

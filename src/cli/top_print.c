@@ -24,7 +24,7 @@ static struct libscols_table *new_table(FILE *out)
 static void cell(struct libscols_line *ln, int col, const char *text)
 {
     char safe[1024];
-    scols_line_set_data(ln, (size_t)col, latrec_text_safe(text, safe, sizeof(safe)));
+    scols_line_set_data(ln, (size_t)col, latrec_text_safe_ascii(text, safe, sizeof(safe)));
 }
 
 static void time_cell(struct libscols_line *ln, int col, int has, int64_t ns, const latrec_units *u)

@@ -64,7 +64,7 @@ char *latrec_escape_bytes(const char *s)
     return out;
 }
 
-const char *latrec_text_safe(const char *s, char *buf, size_t len)
+static const char *text_safe(const char *s, char *buf, size_t len, int ascii)
 {
     if (!len) return buf;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -74,7 +74,7 @@ const char *latrec_text_safe(const char *s, char *buf, size_t len)
         char esc[8];
         const char *piece = (const char *)p;
         size_t plen = k;
-        if (!k || (k == 1 && (*p < 0x20 || *p == 0x7f))) {
+        if (!k || (k == 1 && (*p < 0x20 || *p == 0x7f)) || (ascii && *p >= 0x80)) {
             snprintf(esc, sizeof(esc), "\\x%02x", *p);
             piece = esc;
             plen = 4;
@@ -93,4 +93,14 @@ const char *latrec_text_safe(const char *s, char *buf, size_t len)
     }
     buf[used] = '\0';
     return buf;
+}
+
+const char *latrec_text_safe(const char *s, char *buf, size_t len)
+{
+    return text_safe(s, buf, len, 0);
+}
+
+const char *latrec_text_safe_ascii(const char *s, char *buf, size_t len)
+{
+    return text_safe(s, buf, len, 1);
 }

@@ -36,4 +36,10 @@ char *latrec_escape_bytes(const char *s);
  * with "..." when it does not fit). Returns buf. */
 const char *latrec_text_safe(const char *s, char *buf, size_t len);
 
+/* The same, and every byte from 0x80 up as \xHH too: a cell of a
+ * libsmartcols table. latrec runs in the C locale, where libsmartcols
+ * (2.38, with its own encoding off) loops for ever measuring such a byte,
+ * and with its encoding on it escapes our \xHH again ("\x5cx07"). */
+const char *latrec_text_safe_ascii(const char *s, char *buf, size_t len);
+
 #endif
