@@ -80,8 +80,9 @@ static error_t parse_select(int key, char *arg, struct argp_state *state)
     case OPT_COMPONENT: s->pass.component = arg; break;
     case OPT_LEG: s->pass.leg = arg; break;
     case OPT_HOP:
-        if (s->n_hop_specs == LATREC_MAX_HOP_SPECS || !strchr(arg, ':'))
-            argp_error(state, "--hop takes A:B (at most %d), not '%s'", LATREC_MAX_HOP_SPECS, arg);
+        if (!strchr(arg, ':')) argp_error(state, "--hop takes A:B, not '%s'", arg);
+        if (s->n_hop_specs == LATREC_MAX_HOP_SPECS)
+            argp_error(state, "--hop: at most %d, '%s' is one more", LATREC_MAX_HOP_SPECS, arg);
         s->hop_specs[s->n_hop_specs++] = arg;
         break;
     case OPT_WARMUP: s->pass.warmup_ns = latrec_arg_duration(state, &latrec_opt_warmup, arg); break;

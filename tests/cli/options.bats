@@ -105,6 +105,17 @@ usage_error() {
     done
 }
 
+@test "--hop: a value without A:B, and a 17th one, each said for what it is" {
+    usage_error "--hop takes A:B, not 'RECV'" hist "$D/A" --hop RECV
+    local hops=() i
+    for i in $(seq 16); do hops+=(--hop RECV:DECODE_E3AP_DONE); done
+    run --separate-stderr "$LATREC" hist -q "$D/A" "${hops[@]}"
+    [ "$status" -eq 0 ]
+    # the 17th was "takes A:B (at most 16), not 'RECV:DECODE_E3AP_DONE'": a valid A:B
+    usage_error "--hop: at most 16, 'RECV:DECODE_E3AP_DONE' is one more" hist "$D/A" "${hops[@]}" --hop RECV:DECODE_E3AP_DONE
+    usage_error "--hop: at most 16" report "$D/A" "${hops[@]}" --hop RECV:DECODE_E3AP_DONE
+}
+
 @test "hist -b: a bare number is in the --unit, a duration must be a whole number of it" {
     run "$LATREC" hist "$D/A" --unit ns -b 100
     [ "$status" -eq 0 ]
