@@ -4,11 +4,13 @@
 if(TARGET latrec_cli)
   find_program(LATREC_BATS bats)
   if(LATREC_BATS)
-    add_test(NAME cli_convert COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/convert.bats)
-    set_tests_properties(cli_convert PROPERTIES
-      ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;FIXTURES=${CMAKE_SOURCE_DIR}/tests/fixtures"
-      LABELS cli
-      TIMEOUT 600)
+    foreach(t convert convert_output)
+      add_test(NAME cli_${t} COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/${t}.bats)
+      set_tests_properties(cli_${t} PROPERTIES
+        ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;FIXTURES=${CMAKE_SOURCE_DIR}/tests/fixtures"
+        LABELS cli
+        TIMEOUT 600)
+    endforeach()
   else()
     message(STATUS "bats not found: the CLI tests (tests/cli/*.bats) are not registered")
   endif()
