@@ -20,6 +20,17 @@ static int by_t(const void *a, const void *b)
     return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* A builder over one ring of process 1000 (libe3.outbound.1), in test
+ * directory `name`, for records fed by hand as ring 0. */
+static void open_by_hand(struct run *r, const char *name, uint64_t horizon)
+{
+    const char *dir = test_dir(name);
+    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
+    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
+    const char *dirs[] = { dir };
+    run_open(r, dirs, 1, horizon, 0);
+}
+
 static latrec_rec rec_of(unsigned stage, unsigned cpu, uint64_t seq, uint64_t t, uint64_t aux)
 {
     return (latrec_rec){ (uint64_t)stage << 56 | (uint64_t)cpu << 48 | seq, t, aux, aux + 1 };
@@ -34,12 +45,8 @@ static latrec_rec rec_of(unsigned stage, unsigned cpu, uint64_t seq, uint64_t t,
 static void test_zero_stamp_moves_horizon(void **state)
 {
     (void)state;
-    const char *dir = test_dir("zero_first");
-    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
-    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
-    const char *dirs[] = { dir };
     struct run r;
-    run_open(&r, dirs, 1, MS, 0);
+    open_by_hand(&r, "zero_first", MS);
     const int out = leg_of(&r, "outbound");
     const latrec_rec v[] = {
         rec_of(ENQUEUE, 1, 1, BASE, 10),       rec_of(ENQUEUE, 1, 2, BASE + 100, 20),
@@ -77,12 +84,8 @@ static void test_zero_stamp_moves_horizon(void **state)
 static void test_zero_last_stage_grace(void **state)
 {
     (void)state;
-    const char *dir = test_dir("zero_last");
-    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
-    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
-    const char *dirs[] = { dir };
     struct run r;
-    run_open(&r, dirs, 1, 0, 0);
+    open_by_hand(&r, "zero_last", 0);
     const int out = leg_of(&r, "outbound");
     const latrec_rec v[] = {
         rec_of(ENQUEUE, 1, 1, BASE, 10),          rec_of(ENQUEUE, 1, 2, BASE + 100, 20),
@@ -189,12 +192,8 @@ static uint64_t t_of(uint64_t seq) { return BASE + 5000 * seq; }
 static void test_grace_many_exact_order(void **state)
 {
     (void)state;
-    const char *dir = test_dir("grace_many");
-    const struct r one[] = { { 1, ENQUEUE, BASE, 0, 0 } };
-    make_ring(dir, "libe3.outbound.1", 3, 1000, 1, one, 1);
-    const char *dirs[] = { dir };
     struct run r;
-    run_open(&r, dirs, 1, 0, 0);
+    open_by_hand(&r, "grace_many", 0);
     size_t n = 0;
     for (uint64_t s = 1; s <= MANY; s++) {
         const uint64_t t = t_of(s);
