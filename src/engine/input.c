@@ -200,6 +200,48 @@ static int same_dir_twice(const latrec_input_opts *o, const char *cmd)
     return 0;
 }
 
+static int rescan_one(latrec_input *in, latrec_ring *r, int say);
+
+/* A guessed ring's warning (read/ring.h: only a ring of several writers
+ * has one) is known once the pass finds the guess wrong and scans it, and
+ * said then: after every line the open says. So when the open says a line
+ * about a ring, or one after them (several directories), every guessed
+ * ring is scanned first, and its warning said in ring order with the
+ * others (latrec_input_open). */
+static void guessed_said_in_order(latrec_input *in)
+{
+    const latrec_input_opts *o = &in->opts;
+    int lines = o->n_dirs > 1 && !o->wall && !o->quiet;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        in->guessed += r->derived == LATREC_RING_GUESSED;
+        lines |= r->status != LATREC_RING_OK || (r->warning[0] && !o->quiet);
+    }
+    for (size_t i = 0; i < in->set.n && lines && in->guessed; i++)
+        if (in->set.rings[i].derived == LATREC_RING_GUESSED) rescan_one(in, &in->set.rings[i], 0);
+}
+
+/* latrec_input_choose_catalogs, what it says held until the guessed rings
+ * are scanned (their warnings come first, as the open says them). */
+static int choose_catalogs_after_guessed(latrec_input *in)
+{
+    char *held = NULL;
+    size_t len = 0;
+    FILE *mem = in->guessed ? open_memstream(&held, &len) : NULL;
+    in->msg = mem;
+    const int rc = latrec_input_choose_catalogs(in);
+    in->msg = NULL;
+    if (mem) {
+        fclose(mem);
+        if (len) {
+            (void)latrec_input_settle(in, NULL);
+            fputs(held, stderr);
+        }
+        free(held);
+    }
+    return rc;
+}
+
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
 {
     memset(in, 0, sizeof(*in));
@@ -245,7 +287,10 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
             }
         }
         if (r->status == LATREC_RING_OK && strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) in->sched_ring = (int)i;
-        in->guessed += r->derived == LATREC_RING_GUESSED;
+    }
+    guessed_said_in_order(in);
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
         if (r->status != LATREC_RING_OK) {
             in->n_rejected++;
             char safe[4200];
@@ -274,12 +319,13 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     }
     size_t a, b;
     if (!o->wall && latrec_ringset_boots_differ(&in->set, &a, &b)) {
+        (void)latrec_input_settle(in, NULL); /* their warnings first, as the open says them */
         fprintf(stderr, "latrec %s: %s and %s come from different boots or hosts: their monotonic "
                         "stamps cannot be merged; use --wall\n",
                 cmd, in->set.rings[a].path, in->set.rings[b].path);
         return 1;
     }
-    if (latrec_input_choose_catalogs(in) < 0) return 1;
+    if (choose_catalogs_after_guessed(in) < 0) return 1;
     latrec_catalog_init(&in->kcat, LATREC_SCHED_CATALOG);
 #define KIND_NAME_(name, id) in->kcat.stage_names[id] = strdup(#name);
     LATREC_SCHED_KINDS(KIND_NAME_)
@@ -533,15 +579,15 @@ void latrec_input_parts_done(latrec_input *in, const latrec_input_counts *c, int
     latrec_input_say_truncated(in, stderr);
 }
 
-/* Scan guessed ring r (latrec_ring_rescan) and say its warning as the open
- * does: 1. */
-static int rescan_one(latrec_input *in, latrec_ring *r)
+/* Scan guessed ring r (latrec_ring_rescan) and, with say, say its warning
+ * as the open does: 1. */
+static int rescan_one(latrec_input *in, latrec_ring *r, int say)
 {
     latrec_ring_rescan(r);
     in->guessed--;
     in->rescans++;
     in->n_ring_start = 0; /* none_early again, from the stamps the scan found */
-    if (r->warning[0] && !in->opts.quiet) {
+    if (say && r->warning[0] && !in->opts.quiet) {
         char safe[4200];
         fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
     }
@@ -551,7 +597,7 @@ static int rescan_one(latrec_input *in, latrec_ring *r)
 void latrec_input_guess_wrong(latrec_input *in, uint32_t ring)
 {
     if (ring >= in->set.n || in->set.rings[ring].derived != LATREC_RING_GUESSED) return;
-    rescan_one(in, &in->set.rings[ring]);
+    rescan_one(in, &in->set.rings[ring], 1);
     in->guess_wrong = 1;
 }
 
@@ -567,7 +613,7 @@ int latrec_input_guesses_hold(latrec_input *in, const latrec_input_counts *c, in
             lapped += c[k].lapped[i];
         }
         if (latrec_ring_guess_holds(r, read, lapped)) in->guessed--;
-        else hold = !rescan_one(in, r);
+        else hold = !rescan_one(in, r, 1);
     }
     return hold;
 }
@@ -576,7 +622,7 @@ int latrec_input_settle(latrec_input *in, latrec_merge *m)
 {
     int n = 0;
     for (size_t i = 0; i < in->set.n && in->guessed; i++)
-        if (in->set.rings[i].derived == LATREC_RING_GUESSED) n += rescan_one(in, &in->set.rings[i]);
+        if (in->set.rings[i].derived == LATREC_RING_GUESSED) n += rescan_one(in, &in->set.rings[i], 1);
     if (n == 0 || !m) return n;
     return latrec_input_remerge(in, m) < 0 ? -1 : n;
 }

@@ -110,6 +110,7 @@ typedef struct latrec_input {
     int            guess_wrong;   /* at its end: a guess was wrong, those rings are scanned, and the
                                      pass must start over (latrec_input_start_over) */
     uint64_t       check_last;    /* the last stamp checked */
+    FILE          *msg;           /* where the catalogs' choice says its lines (NULL: stderr) */
 } latrec_input;
 
 /* Open everything the options name: default directory "latrec.data" when none

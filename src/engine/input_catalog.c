@@ -22,6 +22,12 @@ struct pick {
     int n, overflow;
 };
 
+/* Where a line goes: in->msg (held while the open decides, input.c), or stderr. */
+static FILE *msg_out(const latrec_input *in)
+{
+    return in->msg ? in->msg : stderr;
+}
+
 static int slot_of(struct pick *pk, const char *name)
 {
     for (int i = 0; i < pk->n; i++)
@@ -62,10 +68,10 @@ static void warn_duplicates(const latrec_input *in, const latrec_catalog *cat, c
 {
     if (in->opts.quiet) return;
     if (cat->dup_ids)
-        fprintf(stderr, "latrec: %s: catalog '%s': %d stage id%s given two names (first %s)\n", path, cat->name,
+        fprintf(msg_out(in), "latrec: %s: catalog '%s': %d stage id%s given two names (first %s)\n", path, cat->name,
                 cat->dup_ids, cat->dup_ids == 1 ? "" : "s", cat->dup_id_note);
     if (cat->dup_names)
-        fprintf(stderr,
+        fprintf(msg_out(in),
                 "latrec: %s: catalog '%s': %d stage name%s given to two ids (first %s; the name means "
                 "the lower id)\n",
                 path, cat->name, cat->dup_names, cat->dup_names == 1 ? "" : "s", cat->dup_name_note);
@@ -93,7 +99,7 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
             warn_duplicates(in, cat, path);
             return 0;
         }
-        fprintf(stderr, "latrec: %s\n", err); /* then as if not found */
+        fprintf(msg_out(in), "latrec: %s\n", err); /* then as if not found */
         snprintf(searched, sizeof(searched), "%s, which does not load", path);
     }
     if (strcmp(name, "e3") == 0) {
@@ -107,7 +113,7 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
                 "record --catalog)%s",
                 name, "");
     if (!in->opts.quiet)
-        fprintf(stderr,
+        fprintf(msg_out(in),
                 "latrec: rings name catalog '%s', which is not built in and not found (searched %s): "
                 "stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)\n",
                 name, searched);
@@ -124,7 +130,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     latrec_catalog given;
     if (o->catalog_path) {
         if (latrec_catalog_load(&given, o->catalog_path, err, sizeof(err)) < 0) {
-            fprintf(stderr, "latrec: %s\n", err);
+            fprintf(msg_out(in), "latrec: %s\n", err);
             return -1;
         }
         warn_duplicates(in, &given, o->catalog_path);
@@ -137,7 +143,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     }
     if (o->stages_header &&
         latrec_catalog_add_header(&given, o->stages_header, o->stage_prefix, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(msg_out(in), "latrec: %s\n", err);
         latrec_catalog_free(&given);
         return -1;
     }
@@ -183,10 +189,10 @@ int latrec_input_choose_catalogs(latrec_input *in)
             snprintf(in->catalog_note + used, sizeof(in->catalog_note) - used, "%s%s", k ? "; " : "", pk.s[k].note);
     }
     if (pk.overflow && !in->opts.quiet)
-        fprintf(stderr, "latrec: rings name more than %d catalogs: %d rings read under '%s'\n",
+        fprintf(msg_out(in), "latrec: rings name more than %d catalogs: %d rings read under '%s'\n",
                 LATREC_LEGS_MAX_CATALOGS, pk.overflow, in->cat.name);
     if (!(in->paths = latrec_path_index_new(in->cats, in->n_cats))) {
-        fprintf(stderr, "latrec: out of memory\n");
+        fprintf(msg_out(in), "latrec: out of memory\n");
         return -1;
     }
     return 0;

@@ -7,9 +7,10 @@
  * SPEC, one directive per line ('#' starts a comment, fields separated by
  * blanks):
  *
- *   ring NAME [version=3] [pid=1000] [tid=N] [clock=20] [catalog=e3]
+ *   ring NAME [version=3] [pid=1000] [tid=N] [clock=20] [catalog=e3] [flags=0]
  *        a ring file OUTDIR/NAME.latrec with header name NAME; tid defaults
- *        to 1001 + the ring's index; clock is clock_ns_per_call (v2+)
+ *        to 1001 + the ring's index; clock is clock_ns_per_call (v2+);
+ *        flags the v3 header's (1: the writer closed it cleanly)
  *   rec NAME STAGE SEQ T_NS [AUX [AUX2 [CPU]]]
  *        append one record to ring NAME; STAGE is an E3 stage name
  *        (ENQUEUE) or a number (0x21, 33)
@@ -44,7 +45,7 @@ struct rec {
 
 struct ring {
     char name[64];
-    unsigned version, pid, tid, clock;
+    unsigned version, pid, tid, clock, flags;
     char catalog[32];
     struct rec *recs;
     size_t n, cap;
@@ -109,6 +110,7 @@ static int ring_option(struct ring *r, const char *opt)
     else if (k == 3 && strncmp(opt, "pid", 3) == 0) r->pid = (unsigned)v;
     else if (k == 3 && strncmp(opt, "tid", 3) == 0) r->tid = (unsigned)v;
     else if (k == 5 && strncmp(opt, "clock", 5) == 0) r->clock = (unsigned)v;
+    else if (k == 5 && strncmp(opt, "flags", 5) == 0) r->flags = (unsigned)v;
     else return -1;
     return 0;
 }
@@ -136,6 +138,7 @@ static int write_ring(const struct ring *r, const char *dir)
     if (r->version >= 3) {
         ringgen_set_u32(&g, RINGGEN_OFF_PID, r->pid);
         ringgen_set_u32(&g, RINGGEN_OFF_TID, r->tid);
+        ringgen_set_u32(&g, RINGGEN_OFF_FLAGS, r->flags);
         char cat[32] = { 0 };
         snprintf(cat, sizeof(cat), "%s", r->catalog);
         ringgen_set_bytes(&g, RINGGEN_OFF_CATALOG, cat, sizeof(cat));

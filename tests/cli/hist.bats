@@ -284,3 +284,75 @@ assert sum(n for _, n in c["buckets"]) + c["over"] == 392, c' "$output"
     run --separate-stderr "$LATREC" hist "$FIXTURES/libe3/b6_derived_malformed"
     [ "$status" -eq 1 ]
 }
+
+# Rings whose writer closed them cleanly (flags=1) are opened without a scan
+# and checked as the pass reads them; the same rings with flags=0 are
+# scanned at open. Two processes (read by process), clean (C), with a slot
+# never published (T: t_ns 0), with two records stamped a second early (M:
+# not a single-writer ring, its warning), and M beside C in two directories
+# (the warning before the note on the directories, as at open).
+guess_specs() {
+    "$PY" - "$D" <<'PYEOF'
+import sys
+D = sys.argv[1]
+T0 = 2_000_000_000
+for flags in (0, 1):
+    for case in "CTM":
+        recs = {}
+        for p in (1, 2):
+            oai, out = f"oai.{p}04", f"libe3.outbound.{p}01"
+            recs[oai], recs[out] = [], []
+            for i in range(1, 41):
+                t = T0 + i * 1_000_000 + p * 1000
+                recs[oai].append(("ENQUEUE", p * 1000 + i, t))
+                recs[out] += [("DEQUEUE", p * 1000 + i, t + 2000), ("ENCODE_E3AP_DONE", p * 1000 + i, t + 2500),
+                              ("SEND_DONE", p * 1000 + i, t + 5000 + i * 100)]
+        b = recs["libe3.outbound.201"]
+        if case == "T":
+            b[32] = (b[32][0], b[32][1], 0)
+        if case == "M":
+            b[20] = (b[20][0], b[20][1], b[20][2] - 1_000_000_000)
+            b[60] = (b[60][0], b[60][1], b[60][2] - 1_000_000_000)
+        with open(f"{D}/gspec_{case}{flags}", "w") as f:
+            for name in recs:
+                pid = 1000 if name.endswith(("104", "101")) else 2000
+                f.write(f"ring {name} pid={pid} flags={flags}\n")
+            for name, rs in recs.items():
+                f.write("".join(f"rec {name} {st} {seq} {t} 0\n" for st, seq, t in rs))
+PYEOF
+    for c in C T M; do
+        for f in 0 1; do
+            mkdir -p "$D/g$f/$c"
+            "$GEN" "$D/g$f/$c" < "$D/gspec_$c$f"
+        done
+    done
+}
+
+@test "hist on rings closed cleanly: the figures and lines of the rings scanned at open" {
+    guess_specs
+    for args in "C" "T" "M" "M C"; do
+        for threads in 1 2; do
+            for f in 0 1; do
+                dirs=()
+                for c in $args; do dirs+=("$D/g$f/$c"); done
+                run --separate-stderr "$LATREC" hist --threads "$threads" "${dirs[@]}"
+                eval "status$f=\$status out$f=\$output"
+                err=${stderr//$D\/g$f/G}
+                eval "err$f=\$err"
+            done
+            [ "$status0" -eq 0 ] && [ "$status1" -eq 0 ]
+            [ "$out0" = "$out1" ]
+            [ "$err0" = "$err1" ]
+        done
+    done
+    # what the cases hold: 80 outbound instances, one without SEND_DONE
+    # (T), the warning before the directories' note (M C)
+    run --separate-stderr "$LATREC" hist --format json "$D/g1/T"
+    "$PY" -c '
+import json, sys
+c = json.loads(sys.argv[1])["columns"][0]
+assert c["count"] == 79, c' "$output"
+    run --separate-stderr "$LATREC" hist "$D/g1/M" "$D/g1/C"
+    [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
+    [[ "${stderr_lines[1]}" == "latrec: 2 directories merged"* ]]
+}
