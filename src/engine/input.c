@@ -242,6 +242,25 @@ static int choose_catalogs_after_guessed(latrec_input *in)
     return rc;
 }
 
+/* One line per rejected ring and per ring's warning, in ring order. */
+static void say_rings(latrec_input *in)
+{
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *r = &in->set.rings[i];
+        if (r->status != LATREC_RING_OK) {
+            in->n_rejected++;
+            char safe[4200];
+            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
+            /* the scheduler's n/a names the file it has, not a run without one */
+            if (strcmp(r->basename, "sched.latrec") == 0)
+                snprintf(in->sched_reason, sizeof(in->sched_reason), "sched.latrec: %s", r->error);
+        } else if (r->warning[0] && !in->opts.quiet) {
+            char safe[4200];
+            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
+        }
+    }
+}
+
 int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const char *cmd)
 {
     memset(in, 0, sizeof(*in));
@@ -289,20 +308,7 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
         if (r->status == LATREC_RING_OK && strcmp(r->catalog, LATREC_SCHED_CATALOG) == 0) in->sched_ring = (int)i;
     }
     guessed_said_in_order(in);
-    for (size_t i = 0; i < in->set.n; i++) {
-        const latrec_ring *r = &in->set.rings[i];
-        if (r->status != LATREC_RING_OK) {
-            in->n_rejected++;
-            char safe[4200];
-            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
-            /* the scheduler's n/a names the file it has, not a run without one */
-            if (strcmp(r->basename, "sched.latrec") == 0)
-                snprintf(in->sched_reason, sizeof(in->sched_reason), "sched.latrec: %s", r->error);
-        } else if (r->warning[0] && !o->quiet) {
-            char safe[4200];
-            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
-        }
-    }
+    say_rings(in);
     /* Each directory's records are filtered by its own start stamp. */
     for (int d = o->n_dirs; d-- > 0;)
         if (have[d]) {

@@ -680,22 +680,23 @@ int latrec_ring_open(latrec_ring *r, const char *path)
     return latrec_ring_openat(r, AT_FDCWD, path, path);
 }
 
-int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
+static int open_fd(latrec_ring *r, int fd, const char *path, int with_guess)
 {
     if (ring_init(r, path) != 0)
         return -1;
     if (ends_with(r->path, ".part"))
         return finish(r, reject(r, "partial ring (.part): not opened"));
-    return finish(r, open_on_fd(r, fd, 0));
+    return finish(r, open_on_fd(r, fd, with_guess));
+}
+
+int latrec_ring_open_fd(latrec_ring *r, int fd, const char *path)
+{
+    return open_fd(r, fd, path, 0);
 }
 
 int latrec_ring_open_fd_guess(latrec_ring *r, int fd, const char *path)
 {
-    if (ring_init(r, path) != 0)
-        return -1;
-    if (ends_with(r->path, ".part"))
-        return finish(r, reject(r, "partial ring (.part): not opened"));
-    return finish(r, open_on_fd(r, fd, 1));
+    return open_fd(r, fd, path, 1);
 }
 
 void latrec_ring_close(latrec_ring *r)
