@@ -462,6 +462,38 @@ static void print_summary(const struct convert_pass *p, latrec_input *in, const 
         fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
 }
 
+/* The output directory: -o, else the first DIR (chrome) or DIR/csv; -1
+ * (printed) when the name does not fit: never into the directory a cut
+ * name would name. */
+static int output_dir_name(const struct convert_opts *o, const latrec_input *in, char *outdir, size_t size)
+{
+    int n;
+    if (o->outdir) n = snprintf(outdir, size, "%s", o->outdir);
+    else if (o->chrome) n = snprintf(outdir, size, "%s", in->opts.dirs[0]);
+    else n = snprintf(outdir, size, "%s/csv", in->opts.dirs[0]);
+    if (n < (int)size) return 0;
+    fprintf(stderr, "latrec convert: %.200s...: the output directory's name is longer than %zu bytes; use -o\n",
+            in->opts.dirs[0], size - 1);
+    return -1;
+}
+
+/* What follows a conversion: the summary, the notes and warnings (the cut
+ * instances even with -q). */
+static void print_after(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir)
+{
+    if (!in->opts.quiet) print_summary(p, in, outdir);
+    if (!o->chrome) paths_csv_note(p);
+    if (!in->opts.quiet) {
+        latrec_pass_print_warnings(p->legs);
+        if (p->paths) latrec_pass_print_join_warnings(p->paths);
+    }
+    if (latrec_legs_evicted(p->legs)) {
+        char cuts[256];
+        latrec_pass_cut_note(p->legs, cuts, sizeof(cuts));
+        fprintf(stderr, "latrec convert: leg horizon %s (--leg-horizon)\n", cuts);
+    }
+}
+
 int latrec_cmd_convert(int argc, char **argv)
 {
     static const struct argp_child children[] = { { &latrec_input_argp, 0, "Input:", 1 },
@@ -497,13 +529,7 @@ int latrec_cmd_convert(int argc, char **argv)
     latrec_align_print(in, stderr);
     char outdir[4096];
     int rc = LATREC_EXIT_ERROR;
-    int cut;
-    if (o.outdir) cut = snprintf(outdir, sizeof(outdir), "%s", o.outdir) >= (int)sizeof(outdir);
-    else if (o.chrome) cut = snprintf(outdir, sizeof(outdir), "%s", in->opts.dirs[0]) >= (int)sizeof(outdir);
-    else cut = snprintf(outdir, sizeof(outdir), "%s/csv", in->opts.dirs[0]) >= (int)sizeof(outdir);
-    if (cut) { /* (never into the directory a cut name would name) */
-        fprintf(stderr, "latrec convert: %.200s...: the output directory's name is longer than %zu bytes; use -o\n",
-                in->opts.dirs[0], sizeof(outdir) - 1);
+    if (output_dir_name(&o, in, outdir, sizeof(outdir)) < 0) {
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
@@ -529,17 +555,7 @@ int latrec_cmd_convert(int argc, char **argv)
     latrec_pass_tap(latrec_engine_pass(e), &taps);
     if (convert_records(e, &p) < 0) goto out;
     if (outputs_close(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;
-    if (!in->opts.quiet) print_summary(&p, in, outdir);
-    if (!o.chrome) paths_csv_note(&p);
-    if (!in->opts.quiet) {
-        latrec_pass_print_warnings(p.legs);
-        if (p.paths) latrec_pass_print_join_warnings(p.paths);
-    }
-    if (latrec_legs_evicted(p.legs)) { /* printed even with -q: instances were cut */
-        char cuts[256];
-        latrec_pass_cut_note(p.legs, cuts, sizeof(cuts));
-        fprintf(stderr, "latrec convert: leg horizon %s (--leg-horizon)\n", cuts);
-    }
+    print_after(&p, &o, in, outdir);
     rc = in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 out:
     latrec_timeline_abort(p.timeline);

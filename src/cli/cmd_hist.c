@@ -566,6 +566,24 @@ static void no_instances_note(const latrec_select_opts *sel, const latrec_pass *
     fprintf(stderr, "latrec hist: no leg instances%s%s\n", latrec_select_any(sel) ? " match the selection" : "", warm);
 }
 
+/* After the pass: the notes, the histograms, the cut instances (printed
+ * even with -q); the exit status. */
+static int hist_finish(struct hist_run *h, latrec_input *in, latrec_pass *p)
+{
+    const struct hist_opts *o = h->o;
+    if (latrec_pass_check_names(p, "hist") < 0) return LATREC_EXIT_ERROR;
+    if (h->n_cols == 0 && o->sel.pass.path) fprintf(stderr, "latrec hist: no instance of path %s\n", o->sel.pass.path);
+    else if (h->n_cols == 0) no_instances_note(&o->sel, p);
+    if (h->oom) fprintf(stderr, "latrec hist: out of memory\n");
+    print_output(h, in);
+    if (latrec_legs_evicted(latrec_pass_legs(p))) {
+        char cuts[256];
+        latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
+        fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
+    }
+    return h->oom ? LATREC_EXIT_ERROR : in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
+}
+
 int latrec_cmd_hist(int argc, char **argv)
 {
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
@@ -626,21 +644,7 @@ int latrec_cmd_hist(int argc, char **argv)
         }
     } else if (latrec_engine_start(e, &o.sel.pass, &sinks) == 0 && latrec_engine_run(e) == 0) {
         p = latrec_engine_pass(e);
-        if (latrec_pass_check_names(p, "hist") < 0) {
-            rc = LATREC_EXIT_ERROR;
-        } else {
-            if (h.n_cols == 0 && o.sel.pass.path)
-                fprintf(stderr, "latrec hist: no instance of path %s\n", o.sel.pass.path);
-            else if (h.n_cols == 0) no_instances_note(&o.sel, p);
-            if (h.oom) fprintf(stderr, "latrec hist: out of memory\n");
-            print_output(&h, in);
-            if (latrec_legs_evicted(latrec_pass_legs(p))) { /* printed even with -q: instances were cut */
-                char cuts[256];
-                latrec_pass_cut_note(latrec_pass_legs(p), cuts, sizeof(cuts));
-                fprintf(stderr, "latrec hist: leg horizon %s (--leg-horizon)\n", cuts);
-            }
-            rc = h.oom ? LATREC_EXIT_ERROR : in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
-        }
+        rc = hist_finish(&h, in, p);
         int n;
         latrec_leg_table **tables = latrec_pass_tables(p, &n);
         for (int i = 0; i < n; i++) free(tables[i]->user);
