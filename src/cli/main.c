@@ -46,7 +46,8 @@ static int stdout_status(const char *cmd, int rc)
 static const char doc[] =
     "latrec -- where time goes inside a low-latency pipeline\v"
     "Commands:\n"
-    "  record   Run a command with its rings in a run directory (and the scheduler watched)\n"
+    "  record   Run a command with its rings in a run directory (and the\n"
+    "           scheduler watched)\n"
     "  report   Per-leg hop latency tables of a run\n"
     "  hist     Latency histograms of a run, in rtla's layout\n"
     "  convert  Rings to CSV (rings, records, per component) or a Perfetto timeline\n"

@@ -140,6 +140,19 @@ check_choice() {
     [[ "$output" == *"--unit:not-in-completion"* ]]
 }
 
+@test "latrec --help: every command on a line of its own, a longer summary indented under it" {
+    run --separate-stderr "$LATREC" --help
+    [ "$status" -eq 0 ]
+    # the block from "Commands:" to the blank line after it
+    local block
+    block=$(awk '/^Commands:/ { p = 1; next } p && /^$/ { exit } p' <<<"$output")
+    [ "$(grep -cE '^  (record|report|hist|convert|top) +[A-Z]' <<<"$block")" -eq 5 ]
+    # argp wrapped a long summary into column 0 ("watched)")
+    local bad
+    bad=$(grep -vE '^  (record|report|hist|convert|top) +[A-Z]|^ {11}[^ ]' <<<"$block") || true
+    [ -z "$bad" ] || { echo "not a command line nor indented under one: '$bad'"; return 1; }
+}
+
 @test "-h is --help for latrec and every command" {
     for c in "" record report hist convert top; do
         run --separate-stderr "$LATREC" $c -h
