@@ -277,7 +277,13 @@ int latrec_cmd_report(int argc, char **argv)
         double p = strtod(o.gates[g].figure + 1, NULL);
         int have = 0;
         for (int i = 0; i < o.n_pct; i++) have |= o.pct[i] == p;
-        if (!have && o.n_pct < LATREC_MAX_PCT) o.pct[o.n_pct++] = p;
+        if (have) continue;
+        if (o.n_pct == LATREC_MAX_PCT) {
+            fprintf(stderr, "latrec report: --fail-over %s: %s is not among the %d --percentiles listed, the most a report holds\n",
+                    o.gates[g].spec, o.gates[g].figure, LATREC_MAX_PCT);
+            return LATREC_EXIT_USAGE;
+        }
+        o.pct[o.n_pct++] = p;
     }
 
     /* Paths unless legs, components or hops were selected; --path picks one. */

@@ -105,6 +105,15 @@ usage_error() {
     done
 }
 
+@test "--fail-over on a percentile beyond 16 --percentiles: a usage error saying so (not 'no figure')" {
+    local sixteen=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16
+    run --separate-stderr "$LATREC" report -q "$D/A" --percentiles "$sixteen" --fail-over 'libe3/inbound:total:p16>1s'
+    [ "$status" -eq 0 ]
+    # 1900 ns is p100 of run A: p99 crosses 1us; it was "no figure 'p99'", exit 1
+    usage_error "p99 is not among the 16 --percentiles listed" report -q "$D/A" --percentiles "$sixteen" \
+        --fail-over 'libe3/inbound:total:p99>1us'
+}
+
 @test "--hop: a value without A:B, and a 17th one, each said for what it is" {
     usage_error "--hop takes A:B, not 'RECV'" hist "$D/A" --hop RECV
     local hops=() i
