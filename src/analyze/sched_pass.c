@@ -29,7 +29,7 @@ typedef struct req {
 /* The part of a split in a state still open: ns moved from unknown into
  * the state when it ends stored, lost ns taken off then. */
 typedef struct fix {
-    latrec_sched_acc *acc; /* NULL: rq[req]'s breakdown */
+    latrec_sched_acc *acc, *also; /* acc NULL: rq[req]'s breakdown */
     uint32_t req;
     int32_t next;
     uint64_t ns, lost;
@@ -38,7 +38,7 @@ typedef struct fix {
 /* Splits of a tid without a generation yet, per (tid, acc). */
 typedef struct tally {
     uint32_t tid;
-    latrec_sched_acc *acc;
+    latrec_sched_acc *acc, *also;
     uint64_t n, ns;
 } tally;
 
@@ -46,7 +46,7 @@ typedef struct tally {
 typedef struct late {
     uint32_t tid, req;
     uint64_t t_a, t_b;
-    latrec_sched_acc *acc;
+    latrec_sched_acc *acc, *also;
 } late;
 
 struct latrec_sched_pass {
@@ -93,6 +93,17 @@ static int fail(latrec_sched_pass *p)
 
 /* ---- the open states' parts ------------------------------------------ */
 
+/* A state's part that turned out stored: from unknown into it. */
+static void acc_move(latrec_sched_acc *a, unsigned state, uint64_t ns, uint64_t lost)
+{
+    long double *in = state == LATREC_SCHED_RUNNING    ? &a->on_cpu
+                      : state == LATREC_SCHED_RUNNABLE ? &a->runnable
+                                                       : &a->blocked;
+    *in += ns;
+    a->unknown -= ns;
+    a->lost -= lost;
+}
+
 static void on_leave(void *ctx, const gen *g, int keep)
 {
     latrec_sched_pass *p = ctx;
@@ -101,13 +112,8 @@ static void on_leave(void *ctx, const gen *g, int keep)
     while (i >= 0) {
         fix *f = &p->fx[i];
         if (keep && f->acc) {
-            latrec_sched_acc *a = f->acc;
-            long double *in = g->state == LATREC_SCHED_RUNNING    ? &a->on_cpu
-                              : g->state == LATREC_SCHED_RUNNABLE ? &a->runnable
-                                                                  : &a->blocked;
-            *in += f->ns;
-            a->unknown -= f->ns;
-            a->lost -= f->lost;
+            acc_move(f->acc, g->state, f->ns, f->lost);
+            if (f->also) acc_move(f->also, g->state, f->ns, f->lost);
         } else if (keep) { /* a wanted split: never with a RUNNABLE state open */
             latrec_sched_breakdown *b = &p->rq[f->req].b;
             if (g->state == LATREC_SCHED_RUNNING) b->on_cpu_ns += f->ns;
@@ -122,13 +128,14 @@ static void on_leave(void *ctx, const gen *g, int keep)
     }
 }
 
-static int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, uint32_t rq, uint64_t ns, uint64_t lost)
+static int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t rq,
+                   uint64_t ns, uint64_t lost)
 {
     size_t cap = p->cap_heads;
     if (grow((void **)&p->heads, &p->cap_heads, p->m->n_g, sizeof *p->heads)) return -1;
     for (size_t k = cap; k < p->cap_heads; k++) p->heads[k] = -1;
     for (int32_t i = p->heads[g->idx]; acc && i >= 0; i = p->fx[i].next)
-        if (p->fx[i].acc == acc) {
+        if (p->fx[i].acc == acc && p->fx[i].also == also) {
             p->fx[i].ns += ns;
             p->fx[i].lost += lost;
             return 0;
@@ -140,7 +147,7 @@ static int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, ui
         if (grow((void **)&p->fx, &p->cap_fx, p->n_fx + 1, sizeof *p->fx)) return -1;
         i = (int32_t)p->n_fx++;
     }
-    p->fx[i] = (fix){ acc, rq, p->heads[g->idx], ns, lost };
+    p->fx[i] = (fix){ acc, also, rq, p->heads[g->idx], ns, lost };
     p->heads[g->idx] = i;
     p->m->g[g->idx].watch = 1;
     return 0;
@@ -274,27 +281,27 @@ const latrec_sched_model *latrec_sched_pass_model(const latrec_sched_pass *p)
     return p->m;
 }
 
-static int push_late(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t req_i, uint32_t tid, uint64_t t_a,
-                     uint64_t t_b)
+static int push_late(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t req_i, uint32_t tid,
+                     uint64_t t_a, uint64_t t_b)
 {
     if (grow((void **)&p->lt, &p->cap_lt, p->n_lt + 1, sizeof *p->lt)) return fail(p);
-    p->lt[p->n_lt++] = (late){ tid, req_i, t_a, t_b, acc };
+    p->lt[p->n_lt++] = (late){ tid, req_i, t_a, t_b, acc, also };
     if (acc) p->st.late++;
     else p->st.late_wanted++;
     return 0;
 }
 
-static int tally_add(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t tid, uint64_t ns)
+static int tally_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid, uint64_t ns)
 {
     /* the last few first: splits of one tid come in runs */
     for (size_t k = p->n_tl; k-- > 0;)
-        if (p->tl[k].tid == tid && p->tl[k].acc == acc) {
+        if (p->tl[k].tid == tid && p->tl[k].acc == acc && p->tl[k].also == also) {
             p->tl[k].n++;
             p->tl[k].ns += ns;
             return 0;
         }
     if (grow((void **)&p->tl, &p->cap_tl, p->n_tl + 1, sizeof *p->tl)) return fail(p);
-    p->tl[p->n_tl++] = (tally){ tid, acc, 1, ns };
+    p->tl[p->n_tl++] = (tally){ tid, acc, also, 1, ns };
     return 0;
 }
 
@@ -310,19 +317,20 @@ static void acc_add(latrec_sched_acc *a, const latrec_sched_breakdown *b)
     a->migrations += b->migrations;
 }
 
-int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a, uint64_t t_b)
+int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid,
+                          uint64_t t_a, uint64_t t_b)
 {
     if (p->oom) return fail(p);
     if (t_b < t_a) return -1;
     if (advance(p, t_b)) return -1;
     const latrec_sched_model *m = p->m;
-    if (t_a < p->forgot) return push_late(p, acc, 0, tid, t_a, t_b);
+    if (t_a < p->forgot) return push_late(p, acc, also, 0, tid, t_a, t_b);
     if (!p->by_floor) {
         if (t_b > p->top_b) p->top_b = t_b;
         if (p->top_b - t_a > p->reach) p->reach = p->top_b - t_a;
     }
     const tident *td = td_find(m, tid);
-    if (!td || !td->n_gens) return m->finished ? -1 : tally_add(p, acc, tid, t_b - t_a);
+    if (!td || !td->n_gens) return m->finished ? -1 : tally_add(p, acc, also, tid, t_b - t_a);
     const gen *g = gen_at(m, td, t_b);
     latrec_sched_hint h = hint_at_end(g);
     latrec_sched_breakdown b;
@@ -331,9 +339,10 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t 
     if (t_a < t_b && open_before(m, g, t_b)) {
         uint64_t ns, lost;
         open_part(g, t_a, t_b, &b, &ns, &lost);
-        if (add_fix(p, g, acc, 0, ns, lost)) return fail(p);
+        if (add_fix(p, g, acc, also, 0, ns, lost)) return fail(p);
     }
     acc_add(acc, &b);
+    if (also) acc_add(also, &b);
     maybe_forget(p);
     return 0;
 }
@@ -385,7 +394,7 @@ static void req_try(latrec_sched_pass *p, size_t i)
     if (open) {
         uint64_t ns, lost;
         open_part(g, r->t_a, r->t_b, &r->b, &ns, &lost);
-        if (add_fix(p, g, NULL, (uint32_t)i, ns, lost)) fail(p);
+        if (add_fix(p, g, NULL, NULL, (uint32_t)i, ns, lost)) fail(p);
     }
     r->state = REQ_DONE;
 out:
@@ -441,7 +450,7 @@ static int replay(latrec_sched_pass *p)
         const late *l = &p->lt[k];
         q->floor = from[k];
         if (l->acc) {
-            rc = latrec_sched_pass_add(q, l->acc, l->tid, l->t_a, l->t_b) < 0 && q->oom ? -1 : 0;
+            rc = latrec_sched_pass_add(q, l->acc, l->also, l->tid, l->t_a, l->t_b) < 0 && q->oom ? -1 : 0;
             continue;
         }
         if (latrec_sched_pass_want(q, l->tid, l->t_a, l->t_b)) rc = -1;
@@ -476,12 +485,16 @@ static int finish_all(latrec_sched_pass *p)
         if (!td || !td->n_gens) continue;
         p->tl[k].acc->n += p->tl[k].n;
         p->tl[k].acc->unknown += p->tl[k].ns;
+        if (p->tl[k].also) {
+            p->tl[k].also->n += p->tl[k].n;
+            p->tl[k].also->unknown += p->tl[k].ns;
+        }
     }
     p->n_tl = 0;
     for (size_t i = 0; i < p->n_rq; i++) {
         req *r = &p->rq[i];
         if (r->state != REQ_DONE && r->t_a < p->forgot && !p->by_floor) {
-            if (push_late(p, NULL, (uint32_t)i, r->tid, r->t_a, r->t_b)) return -1;
+            if (push_late(p, NULL, NULL, (uint32_t)i, r->tid, r->t_a, r->t_b)) return -1;
             continue;
         }
         if (r->state != REQ_DONE) req_try(p, i);

@@ -78,11 +78,13 @@ void latrec_sched_pass_free(latrec_sched_pass *p);
  * record is in). */
 const latrec_sched_model *latrec_sched_pass_model(const latrec_sched_pass *p);
 
-/* Split [t_a, t_b) on tid into acc (zeroed before the first), as
- * latrec_sched_split_sums on the whole model would, now or by the end.
- * 0; -1 when it counts nowhere (t_b < t_a, no timeline for tid) or out of
- * memory (errno ENOMEM: the figures are incomplete). */
-int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a, uint64_t t_b);
+/* Split [t_a, t_b) on tid into acc (zeroed before the first) and also
+ * (NULL: none; e.g. an interval's sums: what is settled later goes there
+ * too), as latrec_sched_split_sums on the whole model would, now or by
+ * the end. 0; -1 when it counts nowhere (t_b < t_a, no timeline for tid)
+ * or out of memory (errno ENOMEM: the figures are incomplete). */
+int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid,
+                          uint64_t t_a, uint64_t t_b);
 
 /* After the last add: the full split of [t_a, t_b) on tid (who ran
  * instead too) is wanted at the end. 0, or -1 out of memory. */

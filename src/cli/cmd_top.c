@@ -450,8 +450,9 @@ static int start(struct top_run *r)
     if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "top") < 0) return LATREC_EXIT_ERROR;
     latrec_top_init(&r->model, in, &o->sel.pass);
     /* A run read once has its scheduler data already: its split, as
-     * report's. A run being recorded has it as record publishes it. */
-    if ((r->live ? latrec_sched_view_open_live(&r->sv, in) : latrec_sched_view_open(&r->sv, in)) < 0)
+     * report's (read along with the pass). A run being recorded has it as
+     * record publishes it. */
+    if ((r->live ? latrec_sched_view_open_live(&r->sv, in) : latrec_sched_view_open_pass(&r->sv, in)) < 0)
         return LATREC_EXIT_ERROR;
     r->have_sv = 1;
     r->model.sv = &r->sv;
@@ -477,14 +478,15 @@ static int recompute(struct top_run *r, int ended)
     latrec_input *in = latrec_engine_input(r->full_e);
     latrec_top full;
     latrec_top_init(&full, in, &r->o->sel.pass);
-    if (latrec_sched_view_open(&r->full_sv, in) < 0) {
+    if (latrec_sched_view_open_pass(&r->full_sv, in) < 0) {
         latrec_top_free(&full);
         return -1;
     }
     r->have_full_sv = 1;
     full.sv = &r->full_sv;
     latrec_pass_sinks sinks = latrec_top_sinks(&full);
-    if (latrec_engine_start(r->full_e, &r->o->sel.pass, &sinks) < 0 || latrec_engine_run(r->full_e) < 0) {
+    if (latrec_engine_start(r->full_e, &r->o->sel.pass, &sinks) < 0 || latrec_engine_run(r->full_e) < 0 ||
+        latrec_sched_view_end_pass(&r->full_sv) < 0) {
         latrec_top_release_tables(latrec_engine_pass(r->full_e));
         latrec_top_free(&full);
         return -1;
@@ -515,6 +517,7 @@ static int watch(struct top_run *r)
      * (finishing would read on for as long as the writers write). */
     int ended = follow(r);
     if (ended < 0 || (ended && latrec_engine_finish(r->e) < 0)) return LATREC_EXIT_ERROR;
+    if (latrec_sched_view_end_pass(&r->sv) < 0) return LATREC_EXIT_ERROR; /* a run read once: settled */
     if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;
     sched_follow(r);
     /* the stream ended, sched.latrec never closed (record killed): no

@@ -92,16 +92,7 @@ static void split(latrec_top *t, int r, uint32_t tid, uint64_t t_a, uint64_t t_b
 {
     latrec_top_row *row = &t->rows[r];
     latrec_sched_acc *all = &row->sched[LATREC_TOP_ALL], *last = &row->sched[LATREC_TOP_LAST];
-    const latrec_sched_acc before = *all;
-    if (latrec_sched_view_add(t->sv, all, tid, t_a, t_b) < 0) return;
-    last->n++;
-    last->on_cpu += all->on_cpu - before.on_cpu;
-    last->runnable += all->runnable - before.runnable;
-    last->blocked += all->blocked - before.blocked;
-    last->unknown += all->unknown - before.unknown;
-    last->lost += all->lost - before.lost;
-    last->preemptions += all->preemptions - before.preemptions;
-    last->migrations += all->migrations - before.migrations;
+    if (latrec_sched_view_add_also(t->sv, all, last, tid, t_a, t_b) < 0) return;
     row->hop_ns[LATREC_TOP_ALL] += (long double)(t_b - t_a);
     row->hop_ns[LATREC_TOP_LAST] += (long double)(t_b - t_a);
 }

@@ -271,22 +271,35 @@ void latrec_sched_view_close(latrec_sched_view *v)
     v->attached = 0;
 }
 
+static void sum_into(latrec_sched_acc *acc, const latrec_sched_breakdown *b)
+{
+    acc->n++;
+    acc->on_cpu += b->on_cpu_ns;
+    acc->runnable += b->runnable_ns;
+    acc->blocked += b->blocked_ns;
+    acc->unknown += b->unknown_ns;
+    acc->lost += b->lost_ns;
+    acc->preemptions += b->preemptions;
+    acc->migrations += b->migrations;
+}
+
+int latrec_sched_view_add_also(const latrec_sched_view *v, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid,
+                               uint64_t t_a, uint64_t t_b)
+{
+    latrec_sched_breakdown b;
+    if (v->pass) return latrec_sched_pass_add(v->pass, acc, also, tid, t_a, t_b);
+    if (!v->model || latrec_sched_view_gave_up(v) || t_b < t_a ||
+        latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
+        return -1;
+    sum_into(acc, &b);
+    if (also) sum_into(also, &b);
+    return 0;
+}
+
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
                           uint64_t t_b)
 {
-    latrec_sched_breakdown b;
-    if (v->pass) return latrec_sched_pass_add(v->pass, acc, tid, t_a, t_b);
-    if (!v->model || latrec_sched_view_gave_up(v) || t_b < t_a || latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
-        return -1;
-    acc->n++;
-    acc->on_cpu += b.on_cpu_ns;
-    acc->runnable += b.runnable_ns;
-    acc->blocked += b.blocked_ns;
-    acc->unknown += b.unknown_ns;
-    acc->lost += b.lost_ns;
-    acc->preemptions += b.preemptions;
-    acc->migrations += b.migrations;
-    return 0;
+    return latrec_sched_view_add_also(v, acc, NULL, tid, t_a, t_b);
 }
 
 void latrec_sched_view_explain(const latrec_sched_view *v, uint32_t tid, uint64_t t_a, uint64_t t_b,

@@ -93,6 +93,12 @@ static inline int latrec_sched_view_gave_up(const latrec_sched_view *v)
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
                           uint64_t t_b);
 
+/* As latrec_sched_view_add, the same split added into also too (an
+ * interval's sums beside the run's; NULL: none). A pass's view settles
+ * some of a split later (latrec_sched_view_open_pass): into both, then. */
+int latrec_sched_view_add_also(const latrec_sched_view *v, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid,
+                               uint64_t t_a, uint64_t t_b);
+
 /* The label of thread generation (tid, gen): "ROLE/TID" when one of the
  * program's rings was written by it (its role: the ring name without the
  * tid), else "NAME/TID" with the last name the generation had (after exec

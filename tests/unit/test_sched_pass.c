@@ -113,9 +113,10 @@ static void run_pass(const latrec_rec *v, size_t n, unsigned far, size_t step, s
     const latrec_sched_source src = { arr_next, arr_rewind, &s, 0 };
     latrec_sched_pass *p = latrec_sched_pass_new(&src);
     assert_non_null(p);
-    latrec_sched_acc acc_full[N_ACC], acc_pass[N_ACC];
+    latrec_sched_acc acc_full[N_ACC], acc_pass[N_ACC], acc_also;
     memset(acc_full, 0, sizeof acc_full);
     memset(acc_pass, 0, sizeof acc_pass);
+    memset(&acc_also, 0, sizeof acc_also);
     out->n_splits = 0;
     for (size_t i = 0; i < n; i += 1 + (size_t)(rng() % step)) {
         uint32_t tid;
@@ -123,7 +124,7 @@ static void run_pass(const latrec_rec *v, size_t n, unsigned far, size_t step, s
         pick(v, i, far && i > n / 2 && rng() % far == 0, &tid, &a, &b);
         const int k = (int)(rng() % N_ACC);
         full_add(full, &acc_full[k], tid, a, b);
-        const int rc = latrec_sched_pass_add(p, &acc_pass[k], tid, a, b);
+        const int rc = latrec_sched_pass_add(p, &acc_pass[k], k == 0 ? &acc_also : NULL, tid, a, b);
         assert_true(rc == 0 || (rc == -1 && (b < a || tid == NEVER_TID)));
         out->n_splits++;
     }
@@ -136,6 +137,7 @@ static void run_pass(const latrec_rec *v, size_t n, unsigned far, size_t step, s
     }
     assert_int_equal(latrec_sched_pass_end(p), 0);
     for (int k = 0; k < N_ACC; k++) same_acc(&acc_full[k], &acc_pass[k]);
+    same_acc(&acc_full[0], &acc_also); /* also: the same splits */
     for (int w = 0; w < N_WANT; w++) {
         latrec_sched_breakdown x, y;
         const int rf = wb[w] < wa[w] ? -1 : latrec_sched_split(full, wt[w], wa[w], wb[w], &x);
