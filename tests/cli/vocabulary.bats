@@ -62,6 +62,14 @@ check_command() {
     while IFS= read -r o; do
         [ -z "$o" ] || grep -qxF -- "$o" <<<"$opts" || missing+=" $o:completed-but-not-in-help"
     done <<<"$comp"
+    # and the other way: an option the page documents (a .TP tag) that
+    # --help does not list is a stale page
+    local tagged
+    tagged=$(man_text "$SRC/man/$page" | awk 'prev ~ /^\.TP/ { print } { prev = $0 }' |
+        grep -oE -- '(^|[ ,"])--?[A-Za-z0-9?][A-Za-z0-9-]*' | sed 's/^[ ,"]*//' | sort -u)
+    while IFS= read -r o; do
+        [ -z "$o" ] || grep -qxF -- "$o" <<<"$opts" || missing+=" $o:in-$page-not-in-help"
+    done <<<"$tagged"
     [ -z "$missing" ] || { echo "latrec $*:$missing"; return 1; }
 }
 
@@ -151,6 +159,16 @@ check_choice() {
     local bad
     bad=$(grep -vE '^  (record|report|hist|convert|top) +[A-Z]|^ {11}[^ ]' <<<"$block") || true
     [ -z "$bad" ] || { echo "not a command line nor indented under one: '$bad'"; return 1; }
+}
+
+@test "the checker finds an option a man page documents that --help does not list" {
+    mkdir -p "$BATS_TEST_TMPDIR/src2/man"
+    cp "$SRC"/man/* "$BATS_TEST_TMPDIR/src2/man/"
+    ln -s "$SRC/completions" "$BATS_TEST_TMPDIR/src2/completions"
+    printf '.TP\n.B \\-\\-gone\nAn option latrec hist no longer has.\n' >>"$BATS_TEST_TMPDIR/src2/man/latrec-hist.1"
+    SRC="$BATS_TEST_TMPDIR/src2" run check_command latrec-hist.1 hist
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"--gone:in-latrec-hist.1-not-in-help"* ]]
 }
 
 @test "-h is --help for latrec and every command" {
