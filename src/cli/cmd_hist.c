@@ -173,7 +173,10 @@ static int hist_table_new(void *ctx, latrec_leg_table *t)
     char label[sizeof(h->cols[0].label)];
     for (int k = 0; k < t->n_hops; k++) {
         ht->col[k] = -1;
-        if (!per_hop && !t->hops[k].total) continue;
+        if (!per_hop && !t->hops[k].total) {
+            t->wanted &= ~(1u << k); /* not shown: the pass need not compute it */
+            continue;
+        }
         if (per_hop) snprintf(label, sizeof(label), "%s", t->hops[k].name);
         else snprintf(label, sizeof(label), "%s/%s", t->component_name, t->legdef.name);
         if (per_hop && (h->o->sel.pass.component == NULL || h->o->sel.pass.leg == NULL)) {

@@ -73,6 +73,7 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
         p->tables = tt;
         p->cap_tables = cap;
     }
+    t->wanted = (uint32_t)((1ull << t->n_hops) - 1);
     if (p->sinks.table_new && p->sinks.table_new(p->sinks.ctx, t) < 0) {
         free(t);
         p->failed = 1;
@@ -219,19 +220,22 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
     t->instances++;
     t->complete += inst->complete != 0;
     int64_t v[LATREC_MAX_HOPS];
-    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(p->legs, inst->leg), t->hops, t->n_hops, inst, v);
-    for (int h = 0; h < t->n_hops; h++)
-        if (have >> h & 1) p->sinks.value(p->sinks.ctx, t, h, v[h], inst);
+    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(p->legs, inst->leg), t, inst, v);
+    for (uint32_t m = have; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        p->sinks.value(p->sinks.ctx, t, h, v[h], inst);
+    }
     if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
 }
 
-uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_hopdef *hops, int n_hops,
+uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_leg_table *t,
                                 const latrec_instance *inst, int64_t *v)
 {
     uint32_t have = 0;
-    for (int h = 0; h < n_hops; h++) {
+    for (uint32_t m = t->wanted; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
         uint32_t ring;
-        if (!latrec_hop_value_of_leg(leg, inst, &hops[h], &v[h], &ring)) continue; /* hops are leg's */
+        if (!latrec_hop_value_of_leg(leg, inst, &t->hops[h], &v[h], &ring)) continue; /* hops are leg's */
         /* A real hop shorter than the clock cost calibrates to 0, not to a
          * clock regression: regressions are judged on the raw hop. */
         if (p->opts.calibrate && v[h] >= 0) {

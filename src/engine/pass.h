@@ -42,6 +42,10 @@ typedef struct latrec_leg_table {
     uint64_t   instances, complete;
     int        n_hops;
     latrec_hopdef hops[LATREC_MAX_HOPS];
+    /* The hops whose values go to the sinks (bit h): every hop, unless
+     * table_new clears the bits of hops it shows no figure of (their
+     * values are then not even computed). */
+    uint32_t   wanted;
     void      *user;              /* the caller's per-table state */
 } latrec_leg_table;
 
@@ -49,7 +53,8 @@ typedef struct latrec_pass latrec_pass;
 
 typedef struct latrec_pass_sinks {
     void *ctx;
-    /* A new table: set t->user. Return -1 to abort (out of memory). */
+    /* A new table: set t->user (and clear t->wanted's unshown hops). Return
+     * -1 to abort (out of memory). */
     int (*table_new)(void *ctx, latrec_leg_table *t);
     /* One hop value of an instance (after calibration), ns. */
     void (*value)(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst);

@@ -94,9 +94,9 @@ int latrec_pass_selected(const latrec_pass *p, int component, int leg);
  * selected or on failure. */
 latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg);
 
-/* The values of hops[0..n_hops) of the instance of `leg` into v (after
+/* The values of t's wanted hops of the instance of `leg` into v (after
  * calibration, as the sinks get them): bit h set when hop h has one. */
-uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_hopdef *hops, int n_hops,
+uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_leg_table *t,
                                 const latrec_instance *inst, int64_t *v);
 
 /* What the pass does with an ended instance (the builder's emit when

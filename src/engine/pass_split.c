@@ -152,11 +152,13 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
     if (!sp || !sp->t) return;
     const latrec_leg_table *t = sp->t;
     int64_t v[LATREC_MAX_HOPS];
-    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), t->hops, t->n_hops, inst, v);
+    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), t, inst, v);
     sp->instances++;
     sp->complete += inst->complete != 0;
-    for (int h = 0; h < t->n_hops; h++)
-        if (have >> h & 1) p->sinks.part_value(sp->part, h, v[h]);
+    for (uint32_t m = have; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        p->sinks.part_value(sp->part, h, v[h]);
+    }
 }
 
 /* ---- every thread: its processes' records ---------------------------------- */
