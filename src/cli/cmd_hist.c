@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/csv.h"
+#include "cli/json_bytes.h"
 #include "engine/figures.h"
 #include "cli/options.h"
 #include "engine/sched_view.h"
 #include "engine/engine.h"
+#include "read/escape.h"
 
 enum {
     OPT_TOTALS = 0x600, OPT_NO_HEADER, OPT_NO_SUMMARY, OPT_NO_INDEX, OPT_WITH_ZEROS, OPT_LOG2, OPT_RUNQLAT,
@@ -108,6 +111,7 @@ static error_t parse_hist(int key, char *arg, struct argp_state *state)
 /* One histogram column: exact counts per bucket of the unit. */
 struct column {
     char label[2 * LATREC_NAME_MAX * 2 + 16];
+    char text[4 * (2 * LATREC_NAME_MAX * 2 + 16)]; /* label for a terminal (read/escape.h) */
     uint64_t *bucket; /* entries + 1 (the last counts over:) */
     uint64_t log2[LOG2_SLOTS];
     uint64_t count, regressions;
@@ -157,6 +161,7 @@ static int add_column(struct hist_run *h, const char *label)
     struct column *c = &h->cols[h->n_cols];
     memset(c, 0, sizeof(*c));
     snprintf(c->label, sizeof(c->label), "%s", label);
+    latrec_text_safe(c->label, c->text, sizeof(c->text));
     if (!(c->bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) return -1;
     return h->n_cols++;
 }
@@ -386,7 +391,7 @@ static int runqlat(struct hist_run *h, const latrec_input *in)
 
 static int col_width(const struct column *c)
 {
-    int w = (int)strlen(c->label);
+    int w = (int)strlen(c->text);
     return w > 9 ? w : 9;
 }
 
@@ -423,7 +428,7 @@ static void print_text(struct hist_run *h, const latrec_input *in, FILE *out)
         if (o->bucket_size != 1) fprintf(out, "# Bucket size: %llu %s\n", (unsigned long long)o->bucket_size, o->out.units.name);
         /* Labels right-aligned over their counts, as rtla's are. */
         if (!o->no_index) fprintf(out, "%-6s", "Index");
-        for (int c = 0; c < h->n_cols; c++) fprintf(out, "%*s ", col_width(&h->cols[c]), h->cols[c].label);
+        for (int c = 0; c < h->n_cols; c++) fprintf(out, "%*s ", col_width(&h->cols[c]), h->cols[c].text);
         fprintf(out, "\n");
     }
     for (uint64_t b = 0; b < o->entries; b++) {
@@ -470,7 +475,7 @@ static void print_log2(struct hist_run *h, FILE *out)
     static const char stars[] = "****************************************";
     for (int c = 0; c < h->n_cols; c++) {
         const struct column *col = &h->cols[c];
-        fprintf(out, "%s%s (%s), count %llu%s\n", c ? "\n" : "", col->label, o->out.units.name,
+        fprintf(out, "%s%s (%s), count %llu%s\n", c ? "\n" : "", col->text, o->out.units.name,
                 (unsigned long long)col->count, col->regressions ? ", clock regressions left out" : "");
         int last = -1;
         uint64_t peak = 0;
@@ -497,7 +502,10 @@ static void print_csv(struct hist_run *h, FILE *out)
 {
     const struct hist_opts *o = h->o;
     fprintf(out, "index_%s", o->out.units.name);
-    for (int c = 0; c < h->n_cols; c++) fprintf(out, ",%s", h->cols[c].label);
+    for (int c = 0; c < h->n_cols; c++) { /* a name with a comma or a quote is quoted */
+        char field[2 * sizeof(h->cols[c].label) + 3];
+        fprintf(out, ",%s", latrec_csv_field(h->cols[c].label, field, sizeof(field)) ? field : h->cols[c].label);
+    }
     fprintf(out, "\n");
     for (uint64_t b = 0; b < o->entries; b++) {
         uint64_t total = 0;
@@ -523,7 +531,7 @@ static void print_json(struct hist_run *h, FILE *out)
     for (int c = 0; c < h->n_cols; c++) {
         const struct column *col = &h->cols[c];
         json_t *cj = json_object();
-        json_object_set_new(cj, "name", json_string(col->label));
+        latrec_json_set_bytes(cj, "name", col->label); /* every byte, flagged name_escaped */
         json_t *buckets = json_array();
         for (uint64_t b = 0; b < o->entries; b++)
             if (col->bucket[b] || o->with_zeros)

@@ -356,3 +356,47 @@ assert c["count"] == 79, c' "$output"
     [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
     [[ "${stderr_lines[1]}" == "latrec: 2 directories merged"* ]]
 }
+
+@test "hist: a component named from a hostile ring name: escaped on a terminal, quoted in CSV, every byte in JSON" {
+    # the ring's role (its name up to the first dot) names the component: ESC, 0xff, a comma, a quote
+    mkdir -p "$D/odd"
+    "$PY" - "$D/odd/x.101.latrec" <<'PY'
+import struct, sys
+name = b'e\x1b[31m\xff,q".101'
+h = bytearray(4096)
+struct.pack_into('<IIQQQQ', h, 0, 0x31524C41, 3, 16, 8, 1_999_000_000, 1_700_000_000_000_000_000)
+h[40:40 + len(name)] = name
+struct.pack_into('<II', h, 104, 32, 20)
+struct.pack_into('<IIII', h, 128, 100, 101, 1, 1)
+h[224:226] = b'e3'
+body = b''
+for seq, t in ((1, 2_000_000_000), (2, 2_001_000_000)):  # oai/source, totals 3 us
+    for k, st in enumerate((0x10, 0x11, 0x18, 0x19)):
+        body += struct.pack('<QQQQ', seq | st << 56, t + 1000 * k, 0, 0)
+open(sys.argv[1], 'wb').write(h + body + bytes(32 * 16 - len(body)))
+PY
+    run --separate-stderr "$LATREC" hist -q "$D/odd"
+    [ "$status" -eq 0 ]
+    [[ "$output" != *$'\x1b'* && "$output" != *$'\xff'* ]]
+    [[ "${lines[3]}" == 'Index e\x1b[31m\xff,q"/source ' ]]
+    run --separate-stderr "$LATREC" hist -q --log2 "$D/odd"
+    [[ "$output" != *$'\x1b'* ]]
+    [[ "${lines[0]}" == 'e\x1b[31m\xff,q"/source (us), count 2' ]]
+    # CSV: one field (the header had a column per comma)
+    run --separate-stderr "$LATREC" hist -q --format csv "$D/odd"
+    [ "$status" -eq 0 ]
+    "$PY" -c '
+import csv, io, sys
+rows = list(csv.reader(io.StringIO(sys.argv[1])))
+assert rows[0] == ["index_us", "e\x1b[31m\udcff,q\"/source"], rows[0]
+assert rows[1] == ["3", "2"], rows
+' "$output"
+    # JSON: the name was null (jansson refuses a string that is not UTF-8)
+    run --separate-stderr "$LATREC" hist -q --format json "$D/odd"
+    [ "$status" -eq 0 ]
+    "$PY" -c '
+import json, sys
+c = json.loads(sys.argv[1])["columns"][0]
+assert c["name"] == "e\x1b[31m\\xff,q\"/source" and c["name_escaped"] is True and c["count"] == 2, c
+' "$output"
+}
