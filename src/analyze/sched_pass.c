@@ -305,7 +305,7 @@ static int tally_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_a
     return 0;
 }
 
-static void acc_add(latrec_sched_acc *a, const latrec_sched_breakdown *b)
+void latrec_sched_acc_add(latrec_sched_acc *a, const latrec_sched_breakdown *b)
 {
     a->n++;
     a->on_cpu += b->on_cpu_ns;
@@ -341,8 +341,8 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sc
         open_part(g, t_a, t_b, &b, &ns, &lost);
         if (add_fix(p, g, acc, also, 0, ns, lost)) return fail(p);
     }
-    acc_add(acc, &b);
-    if (also) acc_add(also, &b);
+    latrec_sched_acc_add(acc, &b);
+    if (also) latrec_sched_acc_add(also, &b);
     maybe_forget(p);
     return 0;
 }

@@ -68,6 +68,9 @@ typedef struct latrec_sched_acc {
     latrec_sched_hint hint; /* where the last split's searches ended (whole model) */
 } latrec_sched_acc;
 
+/* One split counted into a: n, its ns per state, its events. */
+void latrec_sched_acc_add(latrec_sched_acc *a, const latrec_sched_breakdown *b);
+
 typedef struct latrec_sched_pass latrec_sched_pass;
 
 /* A pass over src (read from its first record), or NULL out of memory. */

@@ -271,18 +271,6 @@ void latrec_sched_view_close(latrec_sched_view *v)
     v->attached = 0;
 }
 
-static void sum_into(latrec_sched_acc *acc, const latrec_sched_breakdown *b)
-{
-    acc->n++;
-    acc->on_cpu += b->on_cpu_ns;
-    acc->runnable += b->runnable_ns;
-    acc->blocked += b->blocked_ns;
-    acc->unknown += b->unknown_ns;
-    acc->lost += b->lost_ns;
-    acc->preemptions += b->preemptions;
-    acc->migrations += b->migrations;
-}
-
 int latrec_sched_view_add_also(const latrec_sched_view *v, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t tid,
                                uint64_t t_a, uint64_t t_b)
 {
@@ -291,8 +279,8 @@ int latrec_sched_view_add_also(const latrec_sched_view *v, latrec_sched_acc *acc
     if (!v->model || latrec_sched_view_gave_up(v) || t_b < t_a ||
         latrec_sched_split_sums(v->model, &acc->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0)
         return -1;
-    sum_into(acc, &b);
-    if (also) sum_into(also, &b);
+    latrec_sched_acc_add(acc, &b);
+    if (also) latrec_sched_acc_add(also, &b);
     return 0;
 }
 

@@ -37,14 +37,7 @@ static void full_add(const latrec_sched_model *m, latrec_sched_acc *a, uint32_t 
 {
     latrec_sched_breakdown b;
     if (t_b < t_a || latrec_sched_split_sums(m, &a->hint, tid, t_a, t_b, &b) < 0 || b.gen < 0) return;
-    a->n++;
-    a->on_cpu += b.on_cpu_ns;
-    a->runnable += b.runnable_ns;
-    a->blocked += b.blocked_ns;
-    a->unknown += b.unknown_ns;
-    a->lost += b.lost_ns;
-    a->preemptions += b.preemptions;
-    a->migrations += b.migrations;
+    latrec_sched_acc_add(a, &b);
 }
 
 static void same_acc(const latrec_sched_acc *x, const latrec_sched_acc *y)
