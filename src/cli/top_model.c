@@ -77,7 +77,10 @@ static int top_table_new(void *ctx, latrec_leg_table *lt)
     snprintf(name, sizeof(name), "%s/%s", lt->component_name, lt->legdef.name);
     for (int k = 0; k < lt->n_hops; k++) {
         tt->row[k] = -1;
-        if (!t->per_hop && !lt->hops[k].total) continue;
+        if (!t->per_hop && !lt->hops[k].total) {
+            lt->wanted &= ~(1u << k); /* no row: the pass need not compute it */
+            continue;
+        }
         if ((tt->row[k] = add_row(t, 0, name, lt->hops[k].name)) < 0) {
             t->oom = 1;
             return -1;
