@@ -228,25 +228,6 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
     if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
 }
 
-uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_leg_table *t,
-                                const latrec_instance *inst, int64_t *v)
-{
-    uint32_t have = 0;
-    for (uint32_t m = t->wanted; m; m &= m - 1) {
-        const int h = __builtin_ctz(m);
-        uint32_t ring;
-        if (!latrec_hop_value_of_leg(leg, inst, &t->hops[h], &v[h], &ring)) continue; /* hops are leg's */
-        /* A real hop shorter than the clock cost calibrates to 0, not to a
-         * clock regression: regressions are judged on the raw hop. */
-        if (p->opts.calibrate && v[h] >= 0) {
-            v[h] = latrec_calibrate(v[h], p->in->set.rings[ring].clock_ns_per_call);
-            if (v[h] < 0) v[h] = 0;
-        }
-        have |= 1u << h;
-    }
-    return have;
-}
-
 uint64_t latrec_pass_run_begin(const latrec_input *in)
 {
     /* Each directory begins at its own start stamp (or its first record);

@@ -6,6 +6,7 @@
 #ifndef LATREC_ENGINE_PASS_IMPL_H
 #define LATREC_ENGINE_PASS_IMPL_H
 
+#include "analyze/stats.h"
 #include "engine/pass.h"
 
 /* Where the first-stage stamps of a leg go for its inter-arrival row. An
@@ -95,9 +96,26 @@ int latrec_pass_selected(const latrec_pass *p, int component, int leg);
 latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg);
 
 /* The values of t's wanted hops of the instance of `leg` into v (after
- * calibration, as the sinks get them): bit h set when hop h has one. */
-uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_leg_table *t,
-                                const latrec_instance *inst, int64_t *v);
+ * calibration, as the sinks get them): bit h set when hop h has one.
+ * Inline: it runs once per ended instance. */
+static inline uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec_leg *leg, const latrec_leg_table *t,
+                                              const latrec_instance *inst, int64_t *v)
+{
+    uint32_t have = 0;
+    for (uint32_t m = t->wanted; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        uint32_t ring;
+        if (!latrec_hop_value_of_leg(leg, inst, &t->hops[h], &v[h], &ring)) continue; /* hops are leg's */
+        /* A real hop shorter than the clock cost calibrates to 0, not to a
+         * clock regression: regressions are judged on the raw hop. */
+        if (p->opts.calibrate && v[h] >= 0) {
+            v[h] = latrec_calibrate(v[h], p->in->set.rings[ring].clock_ns_per_call);
+            if (v[h] < 0) v[h] = 0;
+        }
+        have |= 1u << h;
+    }
+    return have;
+}
 
 /* What the pass does with an ended instance (the builder's emit when
  * not on the pipeline): ctx the pass. */

@@ -56,6 +56,7 @@ struct split_lane {
     _Alignas(64) struct split *sp;
     int id;
     latrec_legs *legs;
+    int n_catalog_legs; /* legs' (asked once: the lane's emit checks each instance) */
     latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
     uint32_t *procs;    /* its processes, in order */
     int n_procs;
@@ -144,7 +145,7 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
         l->warm_skipped++;
         return;
     }
-    if (inst->leg < 0 || inst->leg >= latrec_legs_n_catalog_legs(l->legs)) {
+    if (inst->leg < 0 || inst->leg >= l->n_catalog_legs) {
         stop_all(l->sp, 0); /* a discovered leg (counted cross-process too) */
         return;
     }
@@ -289,6 +290,7 @@ static int lane_init(struct split_lane *l)
     l->c.dropped = calloc(n + 1, sizeof(uint64_t));
     l->c.lapped = calloc(n + 1, sizeof(uint64_t));
     if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
+    l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }
