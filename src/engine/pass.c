@@ -84,6 +84,17 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
     return t;
 }
 
+/* latrec_pass_table_for() with the look-up of a table made inline: it runs
+ * at every ended instance and every first-stage stamp. */
+static inline latrec_leg_table *table_of(latrec_pass *p, int component, int leg)
+{
+    if (component < p->index_comps && leg < p->index_legs) {
+        latrec_leg_table *t = p->index[component * p->index_legs + leg];
+        if (t) return t;
+    }
+    return latrec_pass_table_for(p, component, leg);
+}
+
 static struct route *route_for(latrec_pass *p, int c0, int leg)
 {
     if (p->last_route < p->n_routes && p->routes[p->last_route].c0 == c0 && p->routes[p->last_route].leg == leg)
@@ -110,7 +121,7 @@ static struct route *route_for(latrec_pass *p, int c0, int leg)
 
 static void first_stage_to(latrec_pass *p, int component, int leg, uint64_t t_ns)
 {
-    latrec_leg_table *t = latrec_pass_table_for(p, component, leg);
+    latrec_leg_table *t = table_of(p, component, leg);
     if (t) p->sinks.first_stage(p->sinks.ctx, t, t_ns);
 }
 
@@ -215,7 +226,7 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
         return;
     }
     if (p->opts.no_legs) return; /* no tables (table_for would say so, a look-up later) */
-    latrec_leg_table *t = latrec_pass_table_for(p, inst->component, inst->leg);
+    latrec_leg_table *t = table_of(p, inst->component, inst->leg);
     if (!t) return;
     t->instances++;
     t->complete += inst->complete != 0;
