@@ -11,7 +11,7 @@
 #include "analyze/sched_catalog.h"
 
 struct slot {
-    char name[32];
+    char name[LATREC_CATALOG_LEN + 1]; /* a ring's catalog field, whole */
     char note[4700]; /* how it was chosen, for the header */
     int rings;
     int from_file; /* --catalog FILE fills it */

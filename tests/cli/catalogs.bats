@@ -296,3 +296,33 @@ EOF
     grep -q '^pipe/ingest  instances: 2000  complete: 2000' <<< "$output"
     grep -q "pipe (from $w/prefix/bin/../share/latrec/catalogs/pipe.catalog)" <<< "$output"
 }
+
+@test "catalogs: a catalog name of the header field's whole 32 bytes is one catalog, named whole" {
+    # (two rings of it were two catalogs of a name cut to 31 bytes, each
+    # table with half the instances)
+    n=pipe_with_a_name_of_32_bytes_xyz
+    [ "${#n}" = 32 ]
+    d="$BATS_TEST_TMPDIR/long"
+    {
+        echo "ring rx.501 pid=5000 catalog=x"
+        echo "ring rx.502 pid=5001 catalog=x"
+        for i in 1 2 3; do
+            t=$((2000000000 + i * 1000000))
+            echo "rec rx.501 0x21 $i $t"; echo "rec rx.501 0x22 $i $((t + 700))"
+            echo "rec rx.502 0x21 $i $((t + 10))"; echo "rec rx.502 0x22 $i $((t + 910))"
+        done
+    } | "$GEN" "$d"
+    # the whole field, no NUL (gen_synthetic, like liblatrec, keeps one): a
+    # third-party writer's right (latrec-format(5): NUL-padded)
+    for f in "$d"/*.latrec; do
+        python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(224); f.write(sys.argv[2].encode())' "$f" "$n"
+    done
+    run --separate-stderr "$LATREC" report "$d" --unit ns
+    [ "$status" -eq 0 ]
+    # one line on stderr: a catalog file's NAME has 31 bytes at most, so none is looked for
+    [ "$stderr" = "latrec: rings name catalog '$n', which is not built in and not found (searched nowhere: not a file name): stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)" ]
+    printf '%s\n' "${lines[@]}" > "$d/out.txt"
+    grep -qx "# catalog: $n (named by the rings, not found: stages by id, legs discovered; use --catalog or record --catalog)" "$d/out.txt"
+    grep -q '^rx/0x21>0x22 (discovered)  instances: 6  complete: 6' "$d/out.txt"
+    [ "$(grep -c 'instances:' "$d/out.txt")" = 1 ]
+}
