@@ -70,9 +70,11 @@ jval() {
 @test "a CPU hog on the workload's CPU shows as runqueue wait, the hog named as who ran instead" {
     need_sched
     run="$BATS_TEST_TMPDIR/hog"
-    # A hog with a name of its own, pinned to CPU 0 for longer than the run.
+    # A hog with a name of its own, pinned to CPU 0 for longer than the run,
+    # at a nice of -5 so that on a loaded machine it, not the machine's other
+    # tasks, is what runs while the workload waits (need_sched: root)
     cp "$(command -v yes)" "$BATS_TEST_TMPDIR/hogloop"
-    timeout 8 taskset -c 0 "$BATS_TEST_TMPDIR/hogloop" > /dev/null &
+    timeout 8 nice -n -5 taskset -c 0 "$BATS_TEST_TMPDIR/hogloop" > /dev/null &
     hog=$!
     "$LATREC" record -q -c 0 -o "$run" -- "$E3LOOP" --duration 2 --rate 500
     kill "$hog" 2>/dev/null || true
@@ -80,7 +82,8 @@ jval() {
     runq=$(jq -r '.legs[] | select(.leg == "outbound") | .hops[] | select(.hop == "total") | .sched.runq_us' \
         "$BATS_TEST_TMPDIR/r.json")
     awk -v q="$runq" 'BEGIN { exit !(q > 1) }'
-    "$LATREC" report -q "$run" --leg outbound --explain 3 > "$BATS_TEST_TMPDIR/r.txt"
+    # (of the 10 slowest, some may still have waited behind another task)
+    "$LATREC" report -q "$run" --leg outbound --explain 10 > "$BATS_TEST_TMPDIR/r.txt"
     grep -E '^  [0-9]\. seq ' "$BATS_TEST_TMPDIR/r.txt" | grep -q 'behind .*hogloop/'
 }
 
