@@ -180,7 +180,7 @@ static void open_front_ended(latrec_legs *b)
         b->oq_head++;
         b->oq_len--;
     } while (b->oq_len && !b->oq[b->oq_head & mask]);
-    b->hdue = b->oq_len ? NODE_INST(b->oq[b->oq_head & mask])->first_t + b->horizon : UINT64_MAX;
+    b->hdue = b->oq_len ? due_after(NODE_INST(b->oq[b->oq_head & mask])->first_t, b->horizon) : UINT64_MAX;
     if (b->hdue < b->due) b->due = b->hdue;
 }
 
@@ -328,7 +328,7 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
 uint64_t latrec_legs_next_cut(const latrec_legs *b)
 {
     const struct node *n = oldest(b);
-    return n ? NODE_INST(n)->first_t + b->horizon : UINT64_MAX;
+    return n ? due_after(NODE_INST(n)->first_t, b->horizon) : UINT64_MAX;
 }
 
 void latrec_legs_finish(latrec_legs *b)
@@ -346,7 +346,7 @@ static inline __attribute__((always_inline)) void open_queued(latrec_legs *b, st
     n->opos = (uint32_t)pos;
     b->oq[pos & (b->oq_cap - 1)] = n;
     if (pos == b->oq_head) { /* the front now */
-        b->hdue = t + b->horizon;
+        b->hdue = due_after(t, b->horizon);
         if (b->hdue < b->due) b->due = b->hdue;
     }
     b->n_open++;
@@ -414,7 +414,7 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
     while (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
         if (g->node) {
-            if (g->done_t + b->grace >= now) break;
+            if (due_after(g->done_t, b->grace) >= now) break;
             end_node(b, g->node);
         }
         b->gq_head++; /* a hole now (end_node) */
@@ -433,7 +433,8 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
     uint64_t due = b->hdue;
     if (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
-        if (g->done_t + b->grace < due) due = g->done_t + b->grace;
+        const uint64_t gdue = due_after(g->done_t, b->grace);
+        if (gdue < due) due = gdue;
     }
     b->due = due;
 }
@@ -555,7 +556,8 @@ static inline int start_grace(latrec_legs *b, struct node *n, uint64_t t)
     const uint64_t pos = b->gq_head + b->gq_len++;
     n->have |= NODE_GRACE;
     n->gpos = (uint32_t)pos;
-    if (t + b->grace < b->due) b->due = t + b->grace;
+    const uint64_t gdue = due_after(t, b->grace);
+    if (gdue < b->due) b->due = gdue;
     b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
     return 0;
 }
@@ -580,7 +582,7 @@ static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node 
 {
     NODE_INST(n)->first_t = t;
     if (n->opos == (uint32_t)b->oq_head) {
-        b->hdue = t + b->horizon;
+        b->hdue = due_after(t, b->horizon);
         if (b->hdue < b->due) b->due = b->hdue;
     }
 }
@@ -599,7 +601,7 @@ static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, s
     n->gpos = (uint32_t)pos;
     n->have |= last << 31; /* NODE_GRACE */
     b->gq_len += last;
-    const uint64_t d = (t + b->grace) | ((uint64_t)last - 1); /* UINT64_MAX unless last */
+    const uint64_t d = due_after(t, b->grace) | ((uint64_t)last - 1); /* UINT64_MAX unless last */
     b->due = d < b->due ? d : b->due;
     return c->leg;
 }

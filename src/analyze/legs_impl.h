@@ -64,6 +64,15 @@ struct grace {
     uint64_t done_t;   /* when the last chain stage arrived */
 };
 
+/* t + d, or UINT64_MAX when that passes 2^64: a deadline (horizon,
+ * grace) past the last stamp there is never reached, rather than wrapping
+ * to a small one that every later record is past. */
+static inline uint64_t due_after(uint64_t t, uint64_t d)
+{
+    uint64_t s;
+    return __builtin_add_overflow(t, d, &s) ? UINT64_MAX : s;
+}
+
 /* Fetch the nodes this many entries behind the grace queue's front. */
 #define GRACE_AHEAD 8
 

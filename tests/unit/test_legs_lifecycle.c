@@ -5,7 +5,8 @@
  * oldest after it; a last stage stamped 0 starts a grace that is over at
  * once), the chain order checked when a complete instance of a
  * long chain ends, thousands of instances waiting in grace (some ended
- * there by a late extra) in exact emit order.
+ * there by a late extra) in exact emit order, stamps near 2^64 (no
+ * deadline wraps).
  *
  * Records are fed by hand (latrec_legs_feed), or from rings written here
  * in time order (legs_run.h); every expected value is typed in from the
@@ -243,6 +244,40 @@ static void test_grace_many_exact_order(void **state)
     run_close(&r);
 }
 
+/* Stamps within 100 us of 2^64 (a clock near its end): an instance's
+ * horizon and grace end past 2^64, so none is due before the stream ends
+ * (not wrapped to a deadline every later record is past, which cut every
+ * instance); the 30 complete instances end at finish, complete, in seq
+ * order, none cut. */
+static void test_stamps_near_2_64(void **state)
+{
+    (void)state;
+    struct run r;
+    open_by_hand(&r, "near_2_64", 0);
+    const int out = leg_of(&r, "outbound");
+    const uint64_t t0 = UINT64_MAX - 100000 + 1; /* 2^64 - 100000 */
+    for (uint64_t s = 1; s <= 30; s++) {
+        const uint64_t t = t0 + 3000 * (s - 1);
+        const latrec_rec v[] = { rec_of(ENQUEUE, 1, s, t, s), rec_of(DEQUEUE, 1, s, t + 500, s),
+                                 rec_of(ENCODE_E3AP_DONE, 1, s, t + 1000, s), rec_of(SEND_DONE, 1, s, t + 1500, s) };
+        for (size_t k = 0; k < 4; k++) assert_int_equal(latrec_legs_feed(r.legs, 0, &v[k]), out);
+    }
+    assert_int_equal(r.n_inst, 0);
+    assert_int_equal(latrec_legs_next_cut(r.legs), UINT64_MAX);
+    latrec_legs_finish(r.legs);
+    assert_int_equal(r.n_inst, 30);
+    for (size_t i = 0; i < 30; i++) {
+        const latrec_instance *in = r.inst[i];
+        assert_int_equal(in->seq, i + 1);
+        assert_int_equal(in->complete, 1);
+        assert_int_equal(in->first_t, t0 + 3000 * i);
+        assert_int_equal(in->hits[3].t_ns, t0 + 3000 * i + 1500);
+    }
+    assert_int_equal(latrec_legs_evicted(r.legs), 0);
+    assert_int_equal(latrec_legs_cut_horizon(r.legs), 0);
+    run_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_zero_last_stage_grace),
         cmocka_unit_test(test_long_chain_reversed),
         cmocka_unit_test(test_grace_many_exact_order),
+        cmocka_unit_test(test_stamps_near_2_64),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
 }
