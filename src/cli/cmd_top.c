@@ -498,6 +498,22 @@ static int recompute(struct top_run *r, int ended)
     return 0;
 }
 
+/* Every ring read is closed by its writer (a directory of rings without
+ * run.json whose writers are gone): nothing more will come, so the input
+ * is finished, whether or not top was stopped first. */
+static int input_closed(struct top_run *r)
+{
+    const latrec_input *in = latrec_engine_input(r->e);
+    size_t n = 0;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const latrec_ring *g = &in->set.rings[i];
+        if (g->status != LATREC_RING_OK) continue;
+        if (!g->live_closed) return 0;
+        n++;
+    }
+    return n > 0;
+}
+
 /* The whole watch: wait, start, follow, finish, the final block. */
 static int watch(struct top_run *r)
 {
@@ -513,9 +529,13 @@ static int watch(struct top_run *r)
     if (rc) return rc;
     r->t0 = r->last_tick = now_s();
     /* The stream ended: finish ends the instances still open, as report
-     * does. Stopped while the run goes on: they stay unfinished, uncounted
-     * (finishing would read on for as long as the writers write). */
+     * does (those complete and waiting in grace for late extras are
+     * counted). Stopped (q, ^C, -d) with every ring closed: the input is
+     * finished too, read to its end and finished the same way. Stopped
+     * while the run goes on: they stay unfinished, uncounted (finishing
+     * would read on for as long as the writers write). */
     int ended = follow(r);
+    if (ended == 0 && !r->recording && input_closed(r)) ended = 1;
     if (ended < 0 || (ended && latrec_engine_finish(r->e) < 0)) return LATREC_EXIT_ERROR;
     if (latrec_sched_view_end_pass(&r->sv) < 0) return LATREC_EXIT_ERROR; /* a run read once: settled */
     if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;

@@ -7,15 +7,17 @@ bats_require_minimum_version 1.5.0
 # of a finished run, report's; a run another latrec
 # records, watched to its end; rings that appear late (the final block
 # recomputed, report's); a killed record (no instance left waiting for a
-# scheduler split); the launched record's exit status; the
+# scheduler split); cleanly closed rings without run.json stopped by -d
+# (finished: report's counts); the launched record's exit status; the
 # in-place redraw on a terminal, driven through tmux.
 #
-# Needs: LATREC, E3LOOP (ctest sets both), python3, jq; tmux for the
+# Needs: LATREC, E3LOOP, GEN (gen_synthetic; ctest sets all three), python3, jq; tmux for the
 # terminal test (skipped with the reason without it).
 
 setup_file() {
     : "${LATREC:?set LATREC to the latrec binary}"
     : "${E3LOOP:?set E3LOOP to the e3loop workload}"
+    : "${GEN:?set GEN to gen_synthetic}"
     command -v python3 >/dev/null || skip "python3 is not installed: the JSON Lines cannot be checked"
     command -v jq >/dev/null || skip "jq is not installed (apt-get install jq): run.json cannot be checked"
     export D="$BATS_FILE_TMPDIR"
@@ -253,6 +255,31 @@ EOF
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
     [ "${#lines[@]}" -ge 3 ] # watched for 1 s in 200 ms blocks, then the final one
     tail -1 <<<"$output" | python3 -c 'import json, sys; assert json.load(sys.stdin)["final"]'
+}
+
+@test "-d on cleanly closed rings without run.json: the input is finished, the final counts report's (1500)" {
+    # 1500 outbound instances, each complete at its SEND_DONE and then in
+    # grace (the leg has extras) until a grace period of stream time passes
+    python3 - "$D/closed.spec" <<'EOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("ring libe3.outbound.1 flags=1\n")
+    t = 1000000000
+    for seq in range(1, 1501):
+        for st in ("ENQUEUE", "DEQUEUE", "ENCODE_E3AP_DONE", "SEND_DONE"):
+            f.write(f"rec libe3.outbound.1 {st} {seq} {t} 0\n")
+            t += 1000
+        t += 10000
+EOF
+    mkdir -p "$D/closed"
+    "$GEN" "$D/closed" <"$D/closed.spec"
+    [ "$(report_counts "$D/closed")" = "libe3/outbound total 1500" ]
+    for q in -q ""; do
+        run --separate-stderr "$LATREC" top $q -d 1 --interval 300ms --format json "$D/closed"
+        [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+        printf '%s\n' "$output" >"$D/closed.jsonl"
+        [ "$(final_counts "$D/closed.jsonl")" = "libe3/outbound total 1500" ] || { final_counts "$D/closed.jsonl"; return 1; }
+    done
 }
 
 @test "rings that appear late for the watermark: the final block is recomputed, its counts report's" {

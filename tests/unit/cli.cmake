@@ -59,7 +59,7 @@ endif()
 if(TARGET latrec_cli AND LATREC_BATS)
   add_test(NAME cli_top COMMAND ${LATREC_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/top.bats)
   set_tests_properties(cli_top PROPERTIES
-    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;E3LOOP=$<TARGET_FILE:e3loop>"
+    ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;E3LOOP=$<TARGET_FILE:e3loop>;GEN=$<TARGET_FILE:gen_synthetic>"
     LABELS cli
     TIMEOUT 600)
 endif()
