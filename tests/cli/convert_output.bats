@@ -323,6 +323,25 @@ PY
     [ "$(($(wc -l < "$OUT/rings.csv") - 1))" -eq 14 ]
 }
 
+# two_hosts NAME PID1 PID2: $BATS_TEST_TMPDIR/NAME1 and NAME2, one outbound
+# ring each (20 seqs, tid 7), their monotonic clocks 4000 s apart and their
+# stamps at the same wall-clock time (host h stamps h x 100 ns late).
+two_hosts() {
+    local h s t t0 pid
+    for h in 1 2; do
+        mkdir -p "$BATS_TEST_TMPDIR/$1$h"
+        t0=$((h == 1 ? 1000000000000 : 5000000000000))
+        pid=$([ "$h" = 1 ] && echo "$2" || echo "$3")
+        for s in $(seq 1 20); do
+            t=$((t0 + s * 1000000 + h * 100))
+            echo "$s 0x21 $t 0 0"
+            echo "$s 0x22 $((t + 1000)) 0 0"
+            echo "$s 0x23 $((t + 2000)) 0 0"
+            echo "$s 0x24 $((t + 3000)) $s 0"
+        done | lr mkring "$BATS_TEST_TMPDIR/$1$h/libe3.outbound.7.latrec" 3 libe3.outbound.7 128 80 "$pid" 7 "$t0" 1795950000000000000
+    done
+}
+
 @test "wall: the component tables and the leg joins run on the wall clock too" {
     # b1 on --wall: every stage stamp in a table is a wall-clock stamp of
     # records.csv with that stage; keys are unchanged and a hop across two
@@ -340,17 +359,7 @@ PY
     # two hosts whose monotonic clocks are 4000 s apart, stamping at the
     # same wall-clock time: the legs of each must still join (the builder's
     # 10 s horizon runs on the merge's clock, not on either host's)
-    for h in 1 2; do
-        mkdir -p "$BATS_TEST_TMPDIR/host$h"
-        t0=$((h == 1 ? 1000000000000 : 5000000000000))
-        for s in $(seq 1 20); do
-            t=$((t0 + s * 1000000 + h * 100))
-            echo "$s 0x21 $t 0 0"
-            echo "$s 0x22 $((t + 1000)) 0 0"
-            echo "$s 0x23 $((t + 2000)) 0 0"
-            echo "$s 0x24 $((t + 3000)) $s 0"
-        done | lr mkring "$BATS_TEST_TMPDIR/host$h/libe3.outbound.7.latrec" 3 libe3.outbound.7 128 80 $((h * 100)) 7 "$t0" 1795950000000000000
-    done
+    two_hosts host 100 200
     rm -rf "$OUT"
     convert -q --wall "$BATS_TEST_TMPDIR/host1" "$BATS_TEST_TMPDIR/host2"
     [ "$status" -eq 0 ]
@@ -362,17 +371,7 @@ PY
 
     # the same pid on both hosts, directories given with a trailing slash
     # (as shell completion writes them): still two processes, one per host
-    for h in 1 2; do
-        mkdir -p "$BATS_TEST_TMPDIR/same$h"
-        t0=$((h == 1 ? 1000000000000 : 5000000000000))
-        for s in $(seq 1 20); do
-            t=$((t0 + s * 1000000 + h * 100))
-            echo "$s 0x21 $t 0 0"
-            echo "$s 0x22 $((t + 1000)) 0 0"
-            echo "$s 0x23 $((t + 2000)) 0 0"
-            echo "$s 0x24 $((t + 3000)) $s 0"
-        done | lr mkring "$BATS_TEST_TMPDIR/same$h/libe3.outbound.7.latrec" 3 libe3.outbound.7 128 80 4242 7 "$t0" 1795950000000000000
-    done
+    two_hosts same 4242 4242
     rm -rf "$OUT"
     convert -q --wall "$BATS_TEST_TMPDIR/same1/" "$BATS_TEST_TMPDIR/same2/"
     [ "$status" -eq 0 ]
@@ -380,13 +379,20 @@ PY
     [ "$output" = "40 40" ]
 }
 
-@test "watch: waits until the rings stop changing, then converts everything written" {
-    d="$BATS_TEST_TMPDIR/live"
-    mkdir -p "$d"
-    lr mkring "$d/w.1.latrec" 2 w.1 64 0 < /dev/null
-    lr append "$d/w.1.latrec" 15 0.1 "$BATS_TEST_TMPDIR/ready" &
+# watched_writer DIR ENTRIES RECORDS SECONDS: ring DIR/w.1.latrec stamped in
+# the background, a record every SECONDS (BG_PID, ended by teardown), once
+# its writer has begun.
+watched_writer() {
+    mkdir -p "$1"
+    lr mkring "$1/w.1.latrec" 2 w.1 "$2" 0 < /dev/null
+    lr append "$1/w.1.latrec" "$3" "$4" "$BATS_TEST_TMPDIR/ready" &
     BG_PID=$!
     while [ ! -e "$BATS_TEST_TMPDIR/ready" ]; do sleep 0.02; done
+}
+
+@test "watch: waits until the rings stop changing, then converts everything written" {
+    d="$BATS_TEST_TMPDIR/live"
+    watched_writer "$d" 64 15 0.1
     start=$(date +%s%N)
     run --separate-stderr "$LATREC" convert --watch --quiet-secs 0.5 --timeout 5 -o "$OUT" "$d"
     end=$(date +%s%N)
@@ -406,11 +412,7 @@ PY
 
 @test "watch: gives up after --timeout and converts what is there" {
     d="$BATS_TEST_TMPDIR/busy"
-    mkdir -p "$d"
-    lr mkring "$d/w.1.latrec" 2 w.1 1024 0 < /dev/null
-    lr append "$d/w.1.latrec" 400 0.05 "$BATS_TEST_TMPDIR/ready" &
-    BG_PID=$!
-    while [ ! -e "$BATS_TEST_TMPDIR/ready" ]; do sleep 0.02; done
+    watched_writer "$d" 1024 400 0.05
     start=$(date +%s%N)
     run --separate-stderr "$LATREC" convert --watch --quiet-secs 0.5 --timeout 1.5 -o "$OUT" "$d"
     end=$(date +%s%N)
