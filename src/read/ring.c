@@ -390,71 +390,15 @@ static void saturate(latrec_ring *r)
     r->lost_lower_bound = 1;
 }
 
-/* One pass over the slots: counts, extremes, descents; then wrap and loss
- * as ring.h describes. */
-static void derive(latrec_ring *r)
+/* Where the records lie (start_slot, newest_slot, iter_len), whether the
+ * ring wrapped, how many were written and lost: from the scan and the
+ * descents judged significant (derive). */
+static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress, int candidate,
+                    uint64_t hole_newest)
 {
-    const latrec_rec *recs = r->recs;
-    uint64_t entries = r->entries;
-    struct scan_state scan, *st = &scan; /* 4 KiB */
-    scan_ring(r, st);
-    for (int k = 0; k < 256; k++) r->stage_counts[k] = st->stages[0][k] + st->stages[1][k];
-    r->torn = st->torn;
-    const uint64_t valid = st->valid, descents = st->descents, first_slot = st->first_slot,
-                   last_slot = st->last_slot, max_drop = st->max_drop, max_drop_slot = st->max_drop_slot,
-                   min_t = st->min_t, max_t = st->max_t, min_seq = st->min_seq, max_seq = st->max_seq,
-                   hole_slot = st->hole_slot;
-
-    r->valid = valid;
-    r->descents = descents;
-    if (valid == 0) {
-        r->written = r->rec_count;
-        r->lost = r->rec_count > entries ? r->rec_count - entries : 0;
-        saturate(r);
-        return;
-    }
-    r->min_t_ns = min_t;
-    r->max_t_ns = max_t;
-    r->min_seq = min_seq;
-    r->max_seq = max_seq;
-
-    uint64_t span = max_t - min_t;
-    uint64_t tol = span / 100 > LATREC_INVERSION_MIN_NS ? span / 100
-                                                        : LATREC_INVERSION_MIN_NS;
-    /* A writer clears a slot's t_ns before it rewrites the slot, so a ring
-     * whose writer was killed (or is live) mid-stamp after wrapping has
-     * exactly one empty slot with valid records after it: the slot being
-     * written. Its neighbours are the newest and the oldest record, so
-     * time descends across it (unless it is slot 0, where slot order is
-     * already write order); an empty slot with time rising across it is
-     * no wrap point, and slot order stays write order. */
-    int in_progress = valid + 1 == entries && hole_slot < entries - 1 && entries >= 2 &&
-                      (hole_slot == 0 ||
-                       ring_ns(r, __atomic_load_n(&recs[hole_slot - 1].t_ns, __ATOMIC_ACQUIRE)) >
-                           ring_ns(r, __atomic_load_n(&recs[hole_slot + 1].t_ns, __ATOMIC_ACQUIRE)));
-    int full = valid == entries;
-    int candidate = full && descents > 0 && max_drop >= span - span / 2;
-    uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
-    uint64_t significant;
-    if (in_progress)
-        significant = descents ? count_large_descents(r, tol, hole_newest) : 0;
-    else if (descents == 0)
-        significant = 0;
-    else if (candidate)
-        significant = 1 + (descents > 1
-                               ? count_large_descents(r, tol, max_drop_slot)
-                               : 0);
-    else
-        significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
-                                   : (max_drop > tol);
-    r->significant_descents = significant + (in_progress && hole_slot > 0);
-
-    if (significant >= 2) {
-        r->multi_writer = 1;
-        warn(r, "not a single-writer ring (%llu descents)",
-             (unsigned long long)significant);
-    }
-
+    const uint64_t entries = r->entries, valid = st->valid, first_slot = st->first_slot,
+                   last_slot = st->last_slot, max_drop_slot = st->max_drop_slot, hole_slot = st->hole_slot;
+    const int full = valid == entries;
     if (in_progress && !r->multi_writer) {
         /* Wrapped, stopped (or caught) in the middle of a stamp. */
         r->wrapped = 1;
@@ -510,6 +454,72 @@ static void derive(latrec_ring *r)
         r->lost = r->written - entries;
         r->lost_lower_bound = r->rec_count < entries;
     }
+}
+
+/* One pass over the slots: counts, extremes, descents; then wrap and loss
+ * as ring.h describes. */
+static void derive(latrec_ring *r)
+{
+    const latrec_rec *recs = r->recs;
+    uint64_t entries = r->entries;
+    struct scan_state scan, *st = &scan; /* 4 KiB */
+    scan_ring(r, st);
+    for (int k = 0; k < 256; k++) r->stage_counts[k] = st->stages[0][k] + st->stages[1][k];
+    r->torn = st->torn;
+    const uint64_t valid = st->valid, descents = st->descents, max_drop = st->max_drop,
+                   max_drop_slot = st->max_drop_slot, min_t = st->min_t, max_t = st->max_t,
+                   min_seq = st->min_seq, max_seq = st->max_seq, hole_slot = st->hole_slot;
+
+    r->valid = valid;
+    r->descents = descents;
+    if (valid == 0) {
+        r->written = r->rec_count;
+        r->lost = r->rec_count > entries ? r->rec_count - entries : 0;
+        saturate(r);
+        return;
+    }
+    r->min_t_ns = min_t;
+    r->max_t_ns = max_t;
+    r->min_seq = min_seq;
+    r->max_seq = max_seq;
+
+    uint64_t span = max_t - min_t;
+    uint64_t tol = span / 100 > LATREC_INVERSION_MIN_NS ? span / 100
+                                                        : LATREC_INVERSION_MIN_NS;
+    /* A writer clears a slot's t_ns before it rewrites the slot, so a ring
+     * whose writer was killed (or is live) mid-stamp after wrapping has
+     * exactly one empty slot with valid records after it: the slot being
+     * written. Its neighbours are the newest and the oldest record, so
+     * time descends across it (unless it is slot 0, where slot order is
+     * already write order); an empty slot with time rising across it is
+     * no wrap point, and slot order stays write order. */
+    int in_progress = valid + 1 == entries && hole_slot < entries - 1 && entries >= 2 &&
+                      (hole_slot == 0 ||
+                       ring_ns(r, __atomic_load_n(&recs[hole_slot - 1].t_ns, __ATOMIC_ACQUIRE)) >
+                           ring_ns(r, __atomic_load_n(&recs[hole_slot + 1].t_ns, __ATOMIC_ACQUIRE)));
+    int candidate = valid == entries && descents > 0 && max_drop >= span - span / 2;
+    uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
+    uint64_t significant;
+    if (in_progress)
+        significant = descents ? count_large_descents(r, tol, hole_newest) : 0;
+    else if (descents == 0)
+        significant = 0;
+    else if (candidate)
+        significant = 1 + (descents > 1
+                               ? count_large_descents(r, tol, max_drop_slot)
+                               : 0);
+    else
+        significant = descents > 1 ? count_large_descents(r, tol, UINT64_MAX)
+                                   : (max_drop > tol);
+    r->significant_descents = significant + (in_progress && hole_slot > 0);
+
+    if (significant >= 2) {
+        r->multi_writer = 1;
+        warn(r, "not a single-writer ring (%llu descents)",
+             (unsigned long long)significant);
+    }
+
+    lay_out(r, st, in_progress, candidate, hole_newest);
 
     const latrec_rec *first = &recs[r->start_slot];
     const latrec_rec *last = &recs[r->newest_slot];
