@@ -324,7 +324,7 @@ static void flush_to(latrec_pass *p, uint64_t t_ns)
 {
     if (!p->n_disc) return; /* the common case: no call per record */
     const uint64_t h = latrec_legs_horizon(p->legs);
-    if (p->disc[0].t_ns + h < t_ns) disc_flush(p, t_ns - h);
+    if (t_ns > h && p->disc[0].t_ns < t_ns - h) disc_flush(p, t_ns - h); /* no wrap near 2^64 */
 }
 
 /* One record of the stream into the leg builder, the record tap and the
