@@ -6,6 +6,9 @@ latrec_unit_test(test_catalog
 latrec_unit_test(test_legs
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs.c
   LIBS latrec_analyze latrec_read)
+latrec_unit_test(test_legs_index
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_index.c
+  LIBS latrec_analyze latrec_read)
 latrec_unit_test(test_legs_lifecycle
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_lifecycle.c
   LIBS latrec_analyze latrec_read)
