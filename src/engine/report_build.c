@@ -341,6 +341,37 @@ static uint64_t auto_interval(const latrec_input *in)
     return step;
 }
 
+/* The second pass over the same records (--drop-outliers, or outliers the
+ * first pass could only bound): its tables share the first pass's state
+ * (same data, same builder: same component and leg indexes). 0, or -1. */
+static int second_pass(struct report_run *r, const latrec_pass_opts *popts, const latrec_pass_sinks *sinks,
+                       latrec_leg_table **tables, int n)
+{
+    const latrec_report_request *o = r->o;
+    for (int i = 0; i < n; i++)
+        for (int h = 0; h <= tables[i]->n_hops; h++)
+            if (o->drop_outliers) latrec_stats_reset(column_of(tables[i]->user, tables[i], h));
+    if (r->paths) latrec_rpaths_open_second(r->paths);
+    r->first = r->pass;
+    r->pass_no = 2;
+    const int second = latrec_engine_run_again(r->e, popts, sinks);
+    r->pass = r->first;
+    r->first = NULL;
+    if (second < 0) return -1;
+    if (r->paths) latrec_rpaths_close_second(r->paths);
+    for (int i = 0; i < n; i++) {
+        struct rtable *rt = tables[i]->user;
+        for (int h = 0; h <= tables[i]->n_hops; h++) {
+            latrec_figures keep = rt->fig[h];
+            if (o->drop_outliers) latrec_figures_from_stats(&rt->fig[h], column_of(rt, tables[i], h), o->pct, o->n_pct);
+            rt->fig[h].outliers = rt->fig[h].outliers_max = rt->exact_outliers[h];
+            rt->fig[h].outliers_known = keep.outliers_known;
+            if (o->drop_outliers) rt->fig[h].regressions = keep.regressions;
+        }
+    }
+    return 0;
+}
+
 int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_opts)
 {
     const latrec_report_request *o = r->o;
@@ -391,32 +422,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     for (int k = 0; k < r->n_path_series; k++) close_series(r, &r->path_series[k]);
     if (r->paths) need_second |= latrec_rpaths_close_first(r->paths);
     if (r->oom) return LATREC_REPORT_ERROR;
-    if (need_second) {
-        /* Second pass over the same records: its tables share the first
-         * pass's state (same data, same builder: same component and leg
-         * indexes). */
-        for (int i = 0; i < n; i++)
-            for (int h = 0; h <= tables[i]->n_hops; h++)
-                if (o->drop_outliers) latrec_stats_reset(column_of(tables[i]->user, tables[i], h));
-        if (r->paths) latrec_rpaths_open_second(r->paths);
-        r->first = r->pass;
-        r->pass_no = 2;
-        const int second = latrec_engine_run_again(r->e, &popts, &sinks);
-        r->pass = r->first;
-        r->first = NULL;
-        if (second < 0) return LATREC_REPORT_ERROR;
-        if (r->paths) latrec_rpaths_close_second(r->paths);
-        for (int i = 0; i < n; i++) {
-            struct rtable *rt = tables[i]->user;
-            for (int h = 0; h <= tables[i]->n_hops; h++) {
-                latrec_figures keep = rt->fig[h];
-                if (o->drop_outliers) latrec_figures_from_stats(&rt->fig[h], column_of(rt, tables[i], h), o->pct, o->n_pct);
-                rt->fig[h].outliers = rt->fig[h].outliers_max = rt->exact_outliers[h];
-                rt->fig[h].outliers_known = keep.outliers_known;
-                if (o->drop_outliers) rt->fig[h].regressions = keep.regressions;
-            }
-        }
-    }
+    if (need_second && second_pass(r, &popts, &sinks, tables, n) < 0) return LATREC_REPORT_ERROR;
     if (n) qsort(tables, (size_t)n, sizeof(*tables), cmp_tables); /* tables is NULL when there are none */
     /* Intervals close in no useful order (late ones, several legs, the
      * rest at the end): print them by time, then component and leg. */
