@@ -158,6 +158,60 @@ static long parse_long(struct argp_state *state, const char *opt, const char *s,
     return (long)v;
 }
 
+/* --role-entries ROLE=N (N: log2 of the ring's entries, 12..28). */
+static void role_entries(struct argp_state *state, struct record_cli *c, char *arg)
+{
+    latrec_record_opts *o = &c->o;
+    char *eq = strrchr(arg, '=');
+    if (!eq || eq == arg) argp_error(state, "--role-entries: '%s' is not ROLE=N", arg);
+    if (o->n_roles == MAX_ROLES) argp_error(state, "--role-entries: more than %d roles", MAX_ROLES);
+    *eq = '\0';
+    c->roles[o->n_roles].role = arg;
+    c->roles[o->n_roles].log2 = (unsigned)parse_long(state, "--role-entries", eq + 1, 12, 28);
+    o->n_roles++;
+}
+
+/* --stop-above SPEC: the --fail-over grammar, on a single instance. */
+static void stop_above(struct argp_state *state, struct record_cli *c, const char *arg)
+{
+    latrec_record_opts *o = &c->o;
+    char err[256];
+    if (latrec_gate_parse(&c->stop_above, arg, LATREC_GATE_INSTANCE, err, sizeof(err)) < 0) {
+        if (err[0]) argp_error(state, "--stop-above '%s': %s", arg, err);
+        argp_error(state, "--stop-above takes 'COMPONENT/LEG:HOP>LIMIT' or 'PATH:SEGMENT>LIMIT' (e.g. "
+                          "--stop-above 'libe3/outbound:total>500us', --stop-above 'e3/loop:total>2ms'), "
+                          "not '%s'", arg);
+    }
+    o->stop_above = &c->stop_above;
+}
+
+/* The options together, once all are parsed: what goes with -p, --tid,
+ * a command, --no-sched. */
+static void check_options(struct argp_state *state, struct record_cli *c)
+{
+    latrec_record_opts *o = &c->o;
+    if (o->sched_tid) {
+        pid_t tg = latrec_sched_tgid_of(o->sched_tid);
+        if (c->cmd_index > 0) argp_error(state, "--tid names a running thread: it takes no command");
+        if (tg < 0) argp_error(state, "--tid %d: no such thread", (int)o->sched_tid);
+        if (o->attach_pid && o->attach_pid != tg)
+            argp_error(state, "--tid %d is a thread of process %d, not of -p %d", (int)o->sched_tid, (int)tg,
+                       (int)o->attach_pid);
+        o->attach_pid = tg;
+    }
+    if (!o->attach_pid && c->cmd_index <= 0)
+        argp_error(state, "no command given (latrec record [OPTION...] -- COMMAND [ARGS...], or -p PID)");
+    if (o->attach_pid && c->cmd_index > 0) argp_error(state, "-p takes no command");
+    if (!o->attach_pid && o->attach_rings) argp_error(state, "--rings is for -p; --rings-dir places a "
+                                                             "launched command's rings");
+    if (o->attach_pid && (o->cpus || o->sched || o->lib_dir || o->entries_log2 || o->n_roles || o->rings_base))
+        argp_error(state, "-c, -P, --lib, --entries-log2, --role-entries and --rings-dir apply to a "
+                          "launched command, not to -p");
+    if (o->on_threshold && !o->stop_above) argp_error(state, "--on-threshold needs --stop-above");
+    if (o->no_sched && (o->require_sched || o->sched_buffer || o->sched_tid))
+        argp_error(state, "--no-sched goes with none of --require-sched, --sched-buffer, --tid");
+}
+
 static error_t parse_record(int key, char *arg, struct argp_state *state)
 {
     struct record_cli *c = state->input;
@@ -182,16 +236,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     case OPT_ENTRIES:
         o->entries_log2 = (unsigned)parse_long(state, "--entries-log2", arg, 12, 28);
         break;
-    case OPT_ROLE_ENTRIES: {
-        char *eq = strrchr(arg, '=');
-        if (!eq || eq == arg) argp_error(state, "--role-entries: '%s' is not ROLE=N", arg);
-        if (o->n_roles == MAX_ROLES) argp_error(state, "--role-entries: more than %d roles", MAX_ROLES);
-        *eq = '\0';
-        c->roles[o->n_roles].role = arg;
-        c->roles[o->n_roles].log2 = (unsigned)parse_long(state, "--role-entries", eq + 1, 12, 28);
-        o->n_roles++;
-        break;
-    }
+    case OPT_ROLE_ENTRIES: role_entries(state, c, arg); break;
     case OPT_RINGS_DIR: o->rings_base = latrec_arg_name(state, "--rings-dir", "directory", arg); break;
     case 'p':
         o->attach_pid = (pid_t)parse_long(state, "-p", arg, 1, 0x7fffffff);
@@ -228,43 +273,14 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         o->catalog = arg;
         break;
     }
-    case OPT_STOP_ABOVE:
-        if (latrec_gate_parse(&c->stop_above, arg, LATREC_GATE_INSTANCE, err, sizeof(err)) < 0) {
-            if (err[0]) argp_error(state, "--stop-above '%s': %s", arg, err);
-            argp_error(state, "--stop-above takes 'COMPONENT/LEG:HOP>LIMIT' or 'PATH:SEGMENT>LIMIT' (e.g. "
-                              "--stop-above 'libe3/outbound:total>500us', --stop-above 'e3/loop:total>2ms'), "
-                              "not '%s'", arg);
-        }
-        o->stop_above = &c->stop_above;
-        break;
+    case OPT_STOP_ABOVE: stop_above(state, c, arg); break;
     case OPT_ON_THRESHOLD: o->on_threshold = arg; break;
     case ARGP_KEY_ARG:
         /* the command starts here; everything after it is its own */
         c->cmd_index = state->next - 1;
         state->next = state->argc;
         break;
-    case ARGP_KEY_END:
-        if (o->sched_tid) {
-            pid_t tg = latrec_sched_tgid_of(o->sched_tid);
-            if (c->cmd_index > 0) argp_error(state, "--tid names a running thread: it takes no command");
-            if (tg < 0) argp_error(state, "--tid %d: no such thread", (int)o->sched_tid);
-            if (o->attach_pid && o->attach_pid != tg)
-                argp_error(state, "--tid %d is a thread of process %d, not of -p %d", (int)o->sched_tid, (int)tg,
-                           (int)o->attach_pid);
-            o->attach_pid = tg;
-        }
-        if (!o->attach_pid && c->cmd_index <= 0)
-            argp_error(state, "no command given (latrec record [OPTION...] -- COMMAND [ARGS...], or -p PID)");
-        if (o->attach_pid && c->cmd_index > 0) argp_error(state, "-p takes no command");
-        if (!o->attach_pid && o->attach_rings) argp_error(state, "--rings is for -p; --rings-dir places a "
-                                                                 "launched command's rings");
-        if (o->attach_pid && (o->cpus || o->sched || o->lib_dir || o->entries_log2 || o->n_roles || o->rings_base))
-            argp_error(state, "-c, -P, --lib, --entries-log2, --role-entries and --rings-dir apply to a "
-                              "launched command, not to -p");
-        if (o->on_threshold && !o->stop_above) argp_error(state, "--on-threshold needs --stop-above");
-        if (o->no_sched && (o->require_sched || o->sched_buffer || o->sched_tid))
-            argp_error(state, "--no-sched goes with none of --require-sched, --sched-buffer, --tid");
-        break;
+    case ARGP_KEY_END: check_options(state, c); break;
     default: return ARGP_ERR_UNKNOWN;
     }
     return 0;
