@@ -695,6 +695,11 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
     struct node *n;
     const struct cand *c = pick_cand(b, cat, stage, seq, process, role, &n);
     if (n && (n->have >> c->idx & 1)) { /* seq reuse: the stage is there already */
+        /* From another ring of a process known by its pid, while open: two
+         * threads stamping the same seqs (a per-thread counter, or a copied
+         * ring). Rings without a pid are one process per component by guess
+         * only, and processes of their own may well count alike. */
+        b->leg_twice[c->leg] += NODE_INST(n)->hits[c->idx].ring != ring && b->processes[process].pid;
         end_node(b, n);
         n = NULL;
     }

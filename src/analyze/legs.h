@@ -163,7 +163,9 @@ int latrec_legs_n_catalog_legs(const latrec_legs *b);
 /* Modelling warnings, one line each in buf (no newline), for i = 0, 1, ...:
  * a stage in the chains of two legs of one catalog (with the records of
  * it), a leg whose chain stages one thread stamped in the reverse order
- * (with the instances affected). Returns 1, or 0 when i is past the last.
+ * (with the instances affected), a leg whose open instances a stage they
+ * held, stamped again for their seq by another ring of the process, ended
+ * (with those instances). Returns 1, or 0 when i is past the last.
  * Counts are final after latrec_legs_finish(). */
 int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len);
 
@@ -211,8 +213,9 @@ uint64_t latrec_legs_next_cut(const latrec_legs *b);
 size_t latrec_legs_n_open(const latrec_legs *b);
 size_t latrec_legs_max_open(const latrec_legs *b);
 /* Add the counts of builder `from` (over the same rings and catalogs, fed
- * other processes' records) to b's: cuts, shared-stage records, reversed
- * and ended instances per leg (the warnings), cross-process decisions. */
+ * other processes' records) to b's: cuts, shared-stage records, reversed,
+ * twice-stamped and ended instances per leg (the warnings), cross-process
+ * decisions. */
 void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from);
 
 /* Value of a key / field of an instance's stage; 0 with *present = 0 when

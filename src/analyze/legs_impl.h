@@ -157,11 +157,13 @@ struct latrec_legs {
     struct cand (*cands)[256][MAX_CANDS]; /* [catalog][stage] */
     uint8_t (*n_cands)[256];
 
-    /* Modelling warnings: records of a stage in the chains of two legs, and
-     * instances with two chain stages of one ring in the reverse order. */
+    /* Modelling warnings: records of a stage in the chains of two legs,
+     * instances with two chain stages of one ring in the reverse order, and
+     * instances ended by a stage they hold stamped again for their seq by
+     * another ring of the process (leg_twice). */
     uint8_t (*n_chain_cands)[256];
     uint64_t (*shared_recs)[256];
-    uint64_t *leg_reversed, *leg_ended; /* per catalog leg */
+    uint64_t *leg_reversed, *leg_ended, *leg_twice; /* per catalog leg */
     uint8_t (*leg_reversed_pair)[2];    /* the first reversed pair seen */
 
     size_t n_rings;

@@ -43,6 +43,7 @@ void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from)
             memcpy(b->leg_reversed_pair[l], from->leg_reversed_pair[l], sizeof(b->leg_reversed_pair[l]));
         b->leg_reversed[l] += from->leg_reversed[l];
         b->leg_ended[l] += from->leg_ended[l];
+        b->leg_twice[l] += from->leg_twice[l];
     }
 }
 
@@ -107,6 +108,16 @@ int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len)
                  (unsigned long long)b->leg_ended[l],
                  latrec_catalog_stage_name(cat, b->leg_reversed_pair[l][0], nb),
                  latrec_catalog_stage_name(cat, b->leg_reversed_pair[l][1], nb2));
+        return 1;
+    }
+    for (int l = 0; l < b->n_cat_legs; l++) {
+        if (!b->leg_twice[l] || i-- > 0) continue;
+        snprintf(buf, len,
+                 "catalog '%s': leg %s: %llu of %llu instances cut short by one of their stages "
+                 "stamped again for the same seq on another ring of the process (two rings of one process "
+                 "stamping the same seqs: a per-thread seq counter, or a copied ring?)",
+                 b->cats[b->leg_cat[l]]->name, b->legs[l].name, (unsigned long long)b->leg_twice[l],
+                 (unsigned long long)b->leg_ended[l]);
         return 1;
     }
     return 0;

@@ -92,9 +92,10 @@ static int index_catalogs(latrec_legs *b)
     b->shared_recs = calloc((size_t)b->n_cats, sizeof(*b->shared_recs));
     b->leg_reversed = calloc((size_t)total + 1, sizeof(*b->leg_reversed));
     b->leg_ended = calloc((size_t)total + 1, sizeof(*b->leg_ended));
+    b->leg_twice = calloc((size_t)total + 1, sizeof(*b->leg_twice));
     b->leg_reversed_pair = calloc((size_t)total + 1, sizeof(*b->leg_reversed_pair));
     if (!b->legs || !b->leg_cat || !b->cands || !b->n_cands || !b->n_chain_cands || !b->shared_recs ||
-        !b->leg_reversed || !b->leg_ended || !b->leg_reversed_pair)
+        !b->leg_reversed || !b->leg_ended || !b->leg_twice || !b->leg_reversed_pair)
         return -1;
     for (int c = 0; c < b->n_cats; c++) {
         const latrec_catalog *cat = b->cats[c];
@@ -261,6 +262,7 @@ void latrec_legs_free(latrec_legs *b)
     free(b->shared_recs);
     free(b->leg_reversed);
     free(b->leg_ended);
+    free(b->leg_twice);
     free(b->leg_reversed_pair);
     free(b->ring_cat);
     free(b->ring_component);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # Leg instances as report, hist and convert show them: the leg horizon (an
 # option, its cuts counted and printed), a negative last hop across two
-# rings of one process, inter-arrival of discovered legs, and the target's
+# rings of one process, two rings of one process stamping the same seqs
+# (one warning line), inter-arrival of discovered legs, and the target's
 # exit status in the header.
 #
 # Environment (set by tests/unit/report.cmake): LATREC = the latrec binary,
@@ -15,6 +16,12 @@
 # Run N: apply_ctrl seqs 1..3, APPLY_CONTROL_DONE at T0 + i ms on
 #   oai.ctrl.110, LIVE_ON_AIR on oai.111 at +500, -300 (seq 2: the other
 #   ring's clock), +700 ns.
+# Run S: two rings of pid 1000, libe3.outbound.101 and .102, each stamping
+#   ENQUEUE, DEQUEUE, ENCODE_E3AP_DONE, SEND_DONE (+100, +300, +600 ns) for
+#   seqs 1..3 at T0 + i ms (+1 ns on .102): in time order each stage of a
+#   seq comes twice, and each second stamp cuts the open instance short (4
+#   cuts, 5 instances a seq). Run U: the same with .102 stamping seqs
+#   101..103. Run G: run S as version 2 rings (no pid: one process guessed).
 # Run D: an uncatalogued chain 0xA0 -> 0xA1 (+200 ns) on myapp.120 every
 #   1 ms, i = 1..10, seq 1, 2, 2, 3, 4, ... (seq 2 reused at once: its first
 #   group ends before seq 1's).
@@ -57,6 +64,27 @@ setup_file() {
             echo "rec myapp.120 0xA1 ${seqs[i]} $((t + 200))"
         done
     } | "$GEN" "$D/D"
+    twice_run 1 1000 | "$GEN" "$D/S"
+    twice_run 101 1000 | "$GEN" "$D/U"
+    twice_run 1 1000 version=2 | "$GEN" "$D/G"
+}
+
+# Spec of run S/U/G: FIRST (.102's first seq), pid, ring options.
+twice_run() {
+    local r i t seq
+    echo "ring libe3.outbound.101 pid=$2 ${3:-}"
+    echo "ring libe3.outbound.102 pid=$2 ${3:-}"
+    for r in 101 102; do
+        for i in 1 2 3; do
+            t=$((T0 + i * 1000000 + r - 101))
+            seq=$i
+            [ $r = 102 ] && seq=$(($1 + i - 1))
+            echo "rec libe3.outbound.$r ENQUEUE $seq $t"
+            echo "rec libe3.outbound.$r DEQUEUE $seq $((t + 100))"
+            echo "rec libe3.outbound.$r ENCODE_E3AP_DONE $seq $((t + 300))"
+            echo "rec libe3.outbound.$r SEND_DONE $seq $((t + 600))"
+        done
+    done
 }
 
 # Cell of a text table: row name, column name (from the HOP header line),
@@ -155,4 +183,29 @@ cell() {
     # no run.json: no exit line
     run --separate-stderr "$LATREC" report "$D/N"
     ! grep -q '^# exit' <<< "$output"
+}
+
+@test "legs: two rings of one process stamping the same seqs get one warning line, with counts" {
+    local line="latrec: catalog 'e3': leg outbound: 12 of 15 instances cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
+    run --separate-stderr "$LATREC" report "$D/S"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "$line" ]
+    [[ "$output" == *"libe3/outbound  instances: 15  complete: 0"* ]]
+    run --separate-stderr "$LATREC" hist "$D/S"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "$line" ]
+    run --separate-stderr "$LATREC" convert "$D/S" -o "$D/s_csv"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"$line"* ]]
+    # seqs of their own on each ring: 6 whole instances, no such line
+    run --separate-stderr "$LATREC" report "$D/U"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"libe3/outbound  instances: 6  complete: 6"* ]]
+    [[ "$stderr" != *"stamped again"* ]]
+    run --separate-stderr "$LATREC" hist "$D/U"
+    [[ "$stderr" != *"stamped again"* ]]
+    # rings without a pid: their process is a guess, so no such line
+    run --separate-stderr "$LATREC" report "$D/G"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" != *"stamped again"* ]]
 }
