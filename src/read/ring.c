@@ -390,6 +390,17 @@ static void saturate(latrec_ring *r)
     r->lost_lower_bound = 1;
 }
 
+/* A wrapped ring holding `held` records up to newest_slot: written is the
+ * first count from max(rec_count, held) that lands on newest_slot, lost
+ * what it holds no more. */
+static void count_wrapped(latrec_ring *r, uint64_t held)
+{
+    const uint64_t base = r->rec_count > held ? r->rec_count : held;
+    if (next_congruent(base, r->newest_slot, r->mask, &r->written) != 0)
+        warn(r, "rec_count %llu is implausible: loss is not exact", (unsigned long long)r->rec_count);
+    r->lost = r->written - held;
+}
+
 /* Where the records lie (start_slot, newest_slot, iter_len), whether the
  * ring wrapped, how many were written and lost: from the scan and the
  * descents judged significant (derive). */
@@ -405,11 +416,7 @@ static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress
         r->newest_slot = hole_newest;
         r->start_slot = (hole_slot + 1) & r->mask;
         r->iter_len = entries;
-        uint64_t base = r->rec_count > valid ? r->rec_count : valid;
-        if (next_congruent(base, r->newest_slot, r->mask, &r->written) != 0)
-            warn(r, "rec_count %llu is implausible: loss is not exact",
-                 (unsigned long long)r->rec_count);
-        r->lost = r->written - valid;
+        count_wrapped(r, valid);
         r->lost_lower_bound = r->rec_count < entries / 2;
     } else if (!full) {
         /* Never wrapped, or wrapped with the slot after the newest record
@@ -447,11 +454,7 @@ static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress
             r->start_slot = 0;
         }
         r->iter_len = entries;
-        uint64_t base = r->rec_count > entries ? r->rec_count : entries;
-        if (next_congruent(base, r->newest_slot, r->mask, &r->written) != 0)
-            warn(r, "rec_count %llu is implausible: loss is not exact",
-                 (unsigned long long)r->rec_count);
-        r->lost = r->written - entries;
+        count_wrapped(r, entries);
         r->lost_lower_bound = r->rec_count < entries;
     }
 }
