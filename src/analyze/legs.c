@@ -427,9 +427,8 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
         b->cut_horizon += counts_as_evicted(n);
         end_node(b, n);
     }
-    /* Nothing more is due until the front's grace or the head's horizon
-     * ends (the same sums as above; a hole at the front only makes it an
-     * early look). */
+    /* Nothing more is due until the grace queue front's grace or the open
+     * queue front's horizon (hdue) ends. */
     uint64_t due = b->hdue;
     if (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];

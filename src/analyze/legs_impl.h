@@ -201,7 +201,7 @@ struct latrec_legs {
     uint64_t horizon, grace;
     /* No instance is due to end (grace over, horizon passed) while stream
      * time stays at or below this: a lower bound of the grace queue front's
-     * and the open queue front's deadlines (0: look again). */
+     * and the open queue front's deadlines. */
     uint64_t due;
     uint64_t hdue; /* the open queue front's horizon deadline (UINT64_MAX: none open) */
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */

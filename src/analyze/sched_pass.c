@@ -192,7 +192,8 @@ static void recheck(latrec_sched_pass *p)
 static void forget_now(latrec_sched_pass *p);
 
 /* Let go of what no split to come reaches, once enough was fed since the
- * last time (the arrays kept are moved down: a cost per record kept). */
+ * last time (the arrays kept are moved down: a cost per record kept).
+ * Only feeding moves the count, so advance_slow is the one place to ask. */
 static inline void maybe_forget(latrec_sched_pass *p)
 {
     if (p->fed - p->fed_at_forget >= FORGET_EVERY + p->kept_after / 2) forget_now(p);
@@ -343,7 +344,6 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sc
     }
     latrec_sched_acc_add(acc, &b);
     if (also) latrec_sched_acc_add(also, &b);
-    maybe_forget(p);
     return 0;
 }
 
@@ -406,7 +406,6 @@ static int ask(latrec_sched_pass *p, size_t i)
 {
     if (advance(p, p->rq[i].t_b)) return -1;
     req_try(p, i);
-    maybe_forget(p);
     return 0;
 }
 

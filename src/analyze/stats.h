@@ -88,7 +88,7 @@ typedef struct latrec_stats {
 	latrec_loghist hist;     /* non-negative samples */
 	latrec_outliers outl;    /* chunk maxima of the non-negative samples */
 	latrec_power_sums sums;  /* committed blocks */
-	int64_t block[LATREC_STATS_BLOCK]; /* pending samples, not yet in mom */
+	int64_t block[LATREC_STATS_BLOCK]; /* pending samples, not yet in sums */
 	uint32_t block_n;
 	uint64_t negatives;      /* hops < 0 */
 	int64_t neg_min;         /* most negative hop (valid if negatives > 0) */

@@ -48,7 +48,8 @@ void latrec_sched_view_close(latrec_sched_view *v);
  * the model is not complete. One thread, splits in about time order: one
  * reaching back past what was let go is kept aside (32 bytes) for the end,
  * so a pass read by process wants a view per process, each with its own
- * sums. 0 (model or reason set), or -1 out of memory. */
+ * sums. 0 (model or reason set), or -1: out of memory, or sched.latrec
+ * could not be read (a line printed, the reason set). */
 int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in);
 
 /* A pass's view: the full split of [t_a, t_b] on tid will be asked of

@@ -17,8 +17,7 @@
  * again whenever the ring may have been polled. Only rings that can give
  * records have a place (src[leaf], in ring order; leaf_of[ring] finds it),
  * so a merge of a few rings of a large array plays a small tree. The
- * plain reads go by
- * p and stop (see read_one). It is padded to a power of two bytes, so
+ * plain reads go by p and stop (see read_one). It is padded to a power of two bytes, so
  * that a ring index becomes its address with a shift. */
 struct latrec_merge_rec {
     latrec_merged out;   /* the record as it goes out (out.t_ns: its merge key) */

@@ -404,11 +404,11 @@ static void count_wrapped(latrec_ring *r, uint64_t held)
 /* Where the records lie (start_slot, newest_slot, iter_len), whether the
  * ring wrapped, how many were written and lost: from the scan and the
  * descents judged significant (derive). */
-static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress, int candidate,
-                    uint64_t hole_newest)
+static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress, int candidate)
 {
     const uint64_t entries = r->entries, valid = st->valid, first_slot = st->first_slot,
                    last_slot = st->last_slot, max_drop_slot = st->max_drop_slot, hole_slot = st->hole_slot;
+    const uint64_t hole_newest = (hole_slot + entries - 1) & r->mask;
     const int full = valid == entries;
     if (in_progress && !r->multi_writer) {
         /* Wrapped, stopped (or caught) in the middle of a stamp. */
@@ -522,7 +522,7 @@ static void derive(latrec_ring *r)
              (unsigned long long)significant);
     }
 
-    lay_out(r, st, in_progress, candidate, hole_newest);
+    lay_out(r, st, in_progress, candidate);
 
     const latrec_rec *first = &recs[r->start_slot];
     const latrec_rec *last = &recs[r->newest_slot];
