@@ -606,7 +606,7 @@ int latrec_cmd_hist(int argc, char **argv)
                          "over:. Clock regressions (negative hops) are counted apart (regr:).\n\n"
                          "Exit status: 0 success; 1 nothing could be read, the output could not be written, "
                          "or a name the run does not hold (the message lists those it does); 2 usage; 3 some rings were "
-                         "skipped. See latrec-hist(1).",
+                         "skipped; 141 standard output's reader went away. See latrec-hist(1).",
                          latrec_analysis_children, 0, 0 };
     struct hist_opts o;
     memset(&o, 0, sizeof(o));

@@ -231,7 +231,11 @@ latrec_records_csv *latrec_records_csv_open(const char *path, const latrec_input
                                             latrec_outset *set, char *err, size_t errlen)
 {
     latrec_records_csv *w = calloc(1, sizeof(*w));
-    if (!w) return NULL;
+    if (!w) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        errno = ENOMEM;
+        return NULL;
+    }
     int ok = 1;
     for (int i = 0; ok && i < REC_QUEUE; i++) ok = (w->batch[i] = malloc(sizeof(struct rec_batch))) != NULL;
     if (!ok) {

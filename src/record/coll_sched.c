@@ -12,7 +12,7 @@
 
 #include "analyze/sched_catalog.h"
 #include "latrec/format.h"
-#include "latrec/latrec.h" /* latrec_clock_pair */
+#include "latrec/latrec.h" /* latrec_now_ns, latrec_clock_pair */
 #include "latrec_bpf_config.h" /* LATREC_HAVE_BPF_SKEL or LATREC_BPF_MISSING (bpf/CMakeLists.txt) */
 #include "record/proctree.h"
 #include "record/sched_live.h"
@@ -55,13 +55,6 @@ struct sched_priv {
     struct ring_buffer *rb;
 #endif
 };
-
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 pid_t latrec_sched_tgid_of(pid_t tid)
 {
@@ -364,7 +357,7 @@ static void sched_told_start(latrec_collector *c, uint64_t start_ns)
 static void sched_poll(latrec_collector *c)
 {
     struct sched_priv *p = c->priv;
-    const uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    const uint64_t now = latrec_now_ns();
     bpf_drain(p);
     if (p->live && now > LATREC_SCHED_LIVE_WINDOW_NS)
         latrec_sched_live_publish(p->live, now - LATREC_SCHED_LIVE_WINDOW_NS);
@@ -381,7 +374,7 @@ static int sched_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         snprintf(err, errlen, "%s", p->spool_error);
         return -1;
     }
-    uint64_t t_write = clock_ns(CLOCK_MONOTONIC);
+    uint64_t t_write = latrec_now_ns();
     latrec_hdr *h = malloc(sizeof(*h));
     if (!h) {
         snprintf(err, errlen, "out of memory");
@@ -389,16 +382,13 @@ static int sched_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
     }
     fill_header(p, h);
     h->flags = LATREC_F_CLEAN_CLOSE;
-    uint64_t mono, real;
-    latrec_clock_pair(&mono, &real);
-    h->t1_mono_ns = mono;
-    h->t1_real_ns = real;
+    latrec_clock_pair(&h->t1_mono_ns, &h->t1_real_ns);
     uint64_t kept = 0;
     const int replace = p->live && latrec_sched_live_is(p->live, p->path);
     int rc = latrec_spool_finish(p->spool, p->path, h, stop_ns, replace, &kept, &p->after_stop, err, errlen);
     free(h);
     p->runs = latrec_spool_runs(p->spool);
-    p->write_ns = clock_ns(CLOCK_MONOTONIC) - t_write;
+    p->write_ns = latrec_now_ns() - t_write;
     if (rc < 0) return -1;
     uint64_t lost = 0;
     for (int i = 0; i < p->ncpus; i++) lost += p->lost_cpu[i];
