@@ -378,8 +378,8 @@ static void timeline_note(const latrec_timeline_totals *tt, const latrec_timelin
 
 /* Open the outputs of the format: trace.json (chrome), or records.csv
  * and the component tables (csv); the path assembler when the run has
- * paths. 0, or -1 with one line on stderr. PATH (PLEN bytes) is left
- * holding records.csv's name for the messages that follow. */
+ * paths. 0, or -1 with one line on stderr. PATH (PLEN bytes) is room for
+ * each output's name. */
 static int outputs_open(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir,
                         char *path, size_t plen, char *err, size_t errlen)
 {

@@ -174,7 +174,7 @@ static struct spool *spool_for(latrec_component_tables *t, int component, int le
     return &t->spools[t->n++];
 }
 
-/* The buffered rows into the spool file (a failed write shows in ferror). */
+/* The buffered rows into the spool file (the first failed write kept in s->err). */
 static void spool_flush(struct spool *s)
 {
     if (s->len && fwrite(s->buf, 1, s->len, s->f) != s->len && !s->err) s->err = errno ? errno : EIO;

@@ -131,8 +131,6 @@ struct csv_io {
     int busy, stop;
 };
 
-static void put(latrec_csv *c, const char *p, size_t n);
-
 static void *io_main(void *arg)
 {
     latrec_csv *c = arg;
