@@ -10,6 +10,7 @@
 #include "analyze/paths.h"
 #include "engine/explain.h"
 #include "cli/report_format.h"
+#include "cli/text_table.h"
 
 static void header_text(const latrec_report *m, FILE *out)
 {
@@ -66,43 +67,22 @@ static void header_text(const latrec_report *m, FILE *out)
     if (h->outliers_dropped) fprintf(out, "# outliers: dropped from every figure but the outlier count\n");
 }
 
-/* A table that prints where the report goes (libsmartcols' default is
- * stdout). Its cells are escaped already (add_cell), which libsmartcols
- * would escape again outside a UTF-8 locale: "\x5cx07" for a \x07, and
- * valid UTF-8 as \xHH. */
-static struct libscols_table *new_table(FILE *out)
-{
-    struct libscols_table *tb = scols_new_table();
-    if (!tb) return NULL;
-    scols_table_set_stream(tb, out);
-    scols_table_enable_noencoding(tb, 1);
-    return tb;
-}
-
-/* Names reach the terminal escaped (read/escape.h): a ring or thread name
- * with control characters or bytes outside ASCII shows them as \xHH. */
-static void add_cell(struct libscols_line *ln, int col, const char *text)
-{
-    char safe[1024];
-    scols_line_set_data(ln, (size_t)col, text ? latrec_text_safe_ascii(text, safe, sizeof(safe)) : NULL);
-}
-
 static void figures_row(struct libscols_table *tb, const latrec_report *m, const latrec_report_row *row, int where)
 {
     struct libscols_line *ln = scols_table_new_line(tb, NULL);
     const latrec_figures *f = &row->fig, *b = row->has_base ? &row->base : NULL;
     char buf[256], v[96];
     int col = 0;
-    add_cell(ln, col++, row->name);
-    if (where) add_cell(ln, col++, row->where);
+    latrec_text_cell(ln, col++, row->name);
+    if (where) latrec_text_cell(ln, col++, row->where);
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->count);
     if (b)
         snprintf(buf, sizeof(buf), "%llu (%+lld)", (unsigned long long)f->count,
                  (long long)f->count - (long long)b->count);
-    add_cell(ln, col++, buf);
+    latrec_text_cell(ln, col++, buf);
     for (int i = 0; i < f->n; i++) {
         if (!f->has[i]) {
-            add_cell(ln, col++, "-");
+            latrec_text_cell(ln, col++, "-");
             continue;
         }
         latrec_report_fmt_value(buf, sizeof(buf), f->v[i], latrec_report_is_time(m, i), &m->units);
@@ -111,19 +91,19 @@ static void figures_row(struct libscols_table *tb, const latrec_report *m, const
             size_t l = strlen(buf);
             snprintf(buf + l, sizeof(buf) - l, " %s", v);
         }
-        add_cell(ln, col++, buf);
+        latrec_text_cell(ln, col++, buf);
     }
     if (!f->count) snprintf(buf, sizeof(buf), "-");
     else if (!f->outliers_known) snprintf(buf, sizeof(buf), "n/a");
     else snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->outliers);
-    add_cell(ln, col++, buf);
+    latrec_text_cell(ln, col++, buf);
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->regressions);
-    add_cell(ln, col++, buf);
+    latrec_text_cell(ln, col++, buf);
 }
 
 static struct libscols_table *figures_table(const latrec_report *m, const char *first, int where, FILE *out)
 {
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return NULL;
     char name[64], buf[32];
     scols_table_new_column(tb, first, 0, 0);
@@ -161,7 +141,7 @@ static void sched_text(const latrec_report *m, const latrec_report_table *t, FIL
         return;
     }
     if (t->n_rows <= 1) return;
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return;
     char name[64];
     upper_word(name, sizeof(name), t->row_word);
@@ -180,19 +160,19 @@ static void sched_text(const latrec_report *m, const latrec_report_table *t, FIL
         const latrec_report_split *s = &row->split;
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         char buf[64];
-        add_cell(ln, 0, row->name);
+        latrec_text_cell(ln, 0, row->name);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->n);
-        add_cell(ln, 1, buf);
+        latrec_text_cell(ln, 1, buf);
         const double means[4] = { s->on_cpu, s->runq, s->blocked, s->unknown };
         for (int i = 0; i < 4; i++) {
             if (s->n) snprintf(buf, sizeof(buf), "%.*f", m->units.decimals, means[i] / m->units.div);
             else snprintf(buf, sizeof(buf), "-");
-            add_cell(ln, 2 + i, buf);
+            latrec_text_cell(ln, 2 + i, buf);
         }
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->preemptions);
-        add_cell(ln, 6, buf);
+        latrec_text_cell(ln, 6, buf);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)s->migrations);
-        add_cell(ln, 7, buf);
+        latrec_text_cell(ln, 7, buf);
     }
     fprintf(out, "  scheduler, mean per instance on the thread of each %s's second stage:\n", t->row_word);
     scols_print_table(tb);
@@ -202,7 +182,7 @@ static void sched_text(const latrec_report *m, const latrec_report_table *t, FIL
 static void top_text(const latrec_report *m, const latrec_report_table *t, FILE *out)
 {
     fprintf(out, "  slowest %d by %s:\n", t->n_top, t->rows[t->rank_row].name);
-    struct libscols_table *tt = new_table(out);
+    struct libscols_table *tt = latrec_text_table(out);
     if (!tt) return;
     scols_table_new_column(tt, "RANK", 0, SCOLS_FL_RIGHT);
     scols_table_new_column(tt, "SEQ", 0, SCOLS_FL_RIGHT);
@@ -222,17 +202,17 @@ static void top_text(const latrec_report *m, const latrec_report_table *t, FILE 
         char buf[64];
         int col = 0;
         snprintf(buf, sizeof(buf), "%d", k + 1);
-        add_cell(ln, col++, buf);
+        latrec_text_cell(ln, col++, buf);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)e->seq);
-        add_cell(ln, col++, buf);
-        add_cell(ln, col++, e->process);
-        add_cell(ln, col++, e->ring);
+        latrec_text_cell(ln, col++, buf);
+        latrec_text_cell(ln, col++, e->process);
+        latrec_text_cell(ln, col++, e->ring);
         snprintf(buf, sizeof(buf), "%.6f", (double)e->start_ns / 1e9);
-        add_cell(ln, col++, buf);
+        latrec_text_cell(ln, col++, buf);
         for (int h = 0; h < n_hops; h++) {
             if (e->has[h]) latrec_report_fmt_value(buf, sizeof(buf), (double)e->value[h], 1, &m->units);
             else snprintf(buf, sizeof(buf), "-");
-            add_cell(ln, col++, buf);
+            latrec_text_cell(ln, col++, buf);
         }
     }
     scols_print_table(tt);
@@ -265,7 +245,7 @@ static void explain_text(const latrec_report *m, const latrec_report_table *t, F
 static void intervals_text(const latrec_report *m, FILE *out)
 {
     fprintf(out, "\ntime series, interval %.3f ms:\n", (double)m->interval_ns / 1e6);
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return;
     char name[32];
     scols_table_new_column(tb, "START_s", 0, SCOLS_FL_RIGHT);
@@ -284,22 +264,22 @@ static void intervals_text(const latrec_report *m, FILE *out)
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         char buf[64];
         snprintf(buf, sizeof(buf), "%.3f", (double)iv->idx * (double)m->interval_ns / 1e9);
-        add_cell(ln, 0, buf);
-        add_cell(ln, 1, t->component);
-        add_cell(ln, 2, t->name);
+        latrec_text_cell(ln, 0, buf);
+        latrec_text_cell(ln, 1, t->component);
+        latrec_text_cell(ln, 2, t->name);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)iv->count);
-        add_cell(ln, 3, buf);
+        latrec_text_cell(ln, 3, buf);
         snprintf(buf, sizeof(buf), "%.1f", (double)iv->count / ((double)m->interval_ns / 1e9));
-        add_cell(ln, 4, buf);
+        latrec_text_cell(ln, 4, buf);
         if (iv->has_p50) latrec_report_fmt_value(buf, sizeof(buf), (double)iv->p50, 1, &m->units);
         else snprintf(buf, sizeof(buf), "-");
-        add_cell(ln, 5, buf);
+        latrec_text_cell(ln, 5, buf);
         if (iv->has_p99) latrec_report_fmt_value(buf, sizeof(buf), (double)iv->p99, 1, &m->units);
         else snprintf(buf, sizeof(buf), "-");
-        add_cell(ln, 6, buf);
+        latrec_text_cell(ln, 6, buf);
         if (t->has_bytes) snprintf(buf, sizeof(buf), "%llu", (unsigned long long)iv->bytes);
         else snprintf(buf, sizeof(buf), "-");
-        add_cell(ln, 7, buf);
+        latrec_text_cell(ln, 7, buf);
     }
     scols_print_table(tb);
     scols_unref_table(tb);

@@ -6,42 +6,25 @@
 #include <string.h>
 
 #include "cli/json_bytes.h"
-#include "read/escape.h"
+#include "cli/text_table.h"
 
 /* ---- text -------------------------------------------------------------------- */
-
-/* A table on out. Its cells are escaped already (cell(): read/escape.h's
- * \xHH), which libsmartcols would escape again ("\x5cxff"). */
-static struct libscols_table *new_table(FILE *out)
-{
-    struct libscols_table *tb = scols_new_table();
-    if (!tb) return NULL;
-    scols_table_set_stream(tb, out);
-    scols_table_enable_noencoding(tb, 1);
-    return tb;
-}
-
-static void cell(struct libscols_line *ln, int col, const char *text)
-{
-    char safe[1024];
-    scols_line_set_data(ln, (size_t)col, latrec_text_safe_ascii(text, safe, sizeof(safe)));
-}
 
 static void time_cell(struct libscols_line *ln, int col, int has, int64_t ns, const latrec_units *u)
 {
     char buf[64] = "-";
     if (has) snprintf(buf, sizeof(buf), "%.*f", u->decimals, (double)ns / u->div);
-    cell(ln, col, buf);
+    latrec_text_cell(ln, col, buf);
 }
 
 static void count_cells(struct libscols_line *ln, int col, const latrec_top_fig *f, double secs, const latrec_units *u)
 {
     char buf[64];
     snprintf(buf, sizeof(buf), "%llu", (unsigned long long)f->count);
-    cell(ln, col, buf);
+    latrec_text_cell(ln, col, buf);
     if (secs > 0) snprintf(buf, sizeof(buf), "%.1f", (double)f->count / secs);
     else snprintf(buf, sizeof(buf), "-");
-    cell(ln, col + 1, buf);
+    latrec_text_cell(ln, col + 1, buf);
     time_cell(ln, col + 2, f->has, f->p50, u);
     time_cell(ln, col + 3, f->has, f->p99, u);
     time_cell(ln, col + 4, f->has, f->max, u);
@@ -54,7 +37,7 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
     int any = 0;
     for (int r = 0; r < t->n_rows; r++) any |= t->rows[r].is_path == is_path;
     if (!any) return;
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return;
     const char *u = k->units->name;
     char name[32];
@@ -78,8 +61,8 @@ static void rows_table(FILE *out, const latrec_top *t, const latrec_top_tick *k,
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         if (!ln) break;
         latrec_top_fig f;
-        cell(ln, 0, t->rows[r].name);
-        cell(ln, 1, t->rows[r].hop);
+        latrec_text_cell(ln, 0, t->rows[r].name);
+        latrec_text_cell(ln, 1, t->rows[r].hop);
         latrec_top_fig_get(t, r, LATREC_TOP_LAST, &f);
         count_cells(ln, 2, &f, k->last_s, k->units);
         latrec_top_fig_get(t, r, LATREC_TOP_ALL, &f);
@@ -96,7 +79,7 @@ static void sched_table(FILE *out, const latrec_top *t, const latrec_top_tick *k
 {
     const latrec_units *u = k->units;
     if (!t->sv || !t->sv->model) return;
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return;
     char name[32];
     scols_table_new_column(tb, "LEG", 0, 0);
@@ -119,22 +102,22 @@ static void sched_table(FILE *out, const latrec_top *t, const latrec_top_tick *k
         const latrec_sched_acc *a = &row->sched[LATREC_TOP_ALL];
         const long double v[4] = { a->on_cpu, a->runnable, a->blocked, a->unknown };
         char buf[64];
-        cell(ln, 0, row->name);
-        cell(ln, 1, row->hop);
+        latrec_text_cell(ln, 0, row->name);
+        latrec_text_cell(ln, 1, row->hop);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->n);
-        cell(ln, 2, buf);
+        latrec_text_cell(ln, 2, buf);
         for (int c = 0; c < 4; c++) {
             if (a->n) snprintf(buf, sizeof(buf), "%.*f", u->decimals, (double)(v[c] / a->n) / u->div);
             else snprintf(buf, sizeof(buf), "-");
-            cell(ln, 3 + c, buf);
+            latrec_text_cell(ln, 3 + c, buf);
         }
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->preemptions);
-        cell(ln, 7, buf);
+        latrec_text_cell(ln, 7, buf);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)a->migrations);
-        cell(ln, 8, buf);
+        latrec_text_cell(ln, 8, buf);
         if (live) {
             snprintf(buf, sizeof(buf), "%llu", (unsigned long long)row->pending);
-            cell(ln, 9, buf);
+            latrec_text_cell(ln, 9, buf);
         }
     }
     fprintf(out, "scheduler, since the start, mean per instance on the thread of each hop's second stage");
@@ -211,7 +194,7 @@ static const char *ring_name(const latrec_engine_ring *ring)
 /* The program's rings as the stream has read them (engine/engine.h). */
 static void rings_table(FILE *out, const latrec_engine_snap *s)
 {
-    struct libscols_table *tb = new_table(out);
+    struct libscols_table *tb = latrec_text_table(out);
     if (!tb) return;
     static const char *const cols[] = { "RING", "READ", "WRITTEN", "LOST", "WRAPPED", "LAPPED" };
     for (int c = 0; c < 6; c++) scols_table_new_column(tb, cols[c], 0, c ? SCOLS_FL_RIGHT : 0);
@@ -221,16 +204,16 @@ static void rings_table(FILE *out, const latrec_engine_snap *s)
         struct libscols_line *ln = scols_table_new_line(tb, NULL);
         if (!ln) break;
         char buf[64];
-        cell(ln, 0, ring_name(ring));
+        latrec_text_cell(ln, 0, ring_name(ring));
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->records);
-        cell(ln, 1, buf);
+        latrec_text_cell(ln, 1, buf);
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->written);
-        cell(ln, 2, buf);
+        latrec_text_cell(ln, 2, buf);
         snprintf(buf, sizeof(buf), "%llu%s", (unsigned long long)ring->lost, ring->lost_lower_bound ? "+" : "");
-        cell(ln, 3, buf);
-        cell(ln, 4, ring->wrapped ? "yes" : "no");
+        latrec_text_cell(ln, 3, buf);
+        latrec_text_cell(ln, 4, ring->wrapped ? "yes" : "no");
         snprintf(buf, sizeof(buf), "%llu", (unsigned long long)ring->lapped);
-        cell(ln, 5, buf);
+        latrec_text_cell(ln, 5, buf);
     }
     scols_print_table(tb);
     scols_unref_table(tb);
