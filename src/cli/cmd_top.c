@@ -95,27 +95,30 @@ static const struct argp_option top_options[] = {
 /* clang-format on */
 
 /* The options handed to record as they were given: its own parser judges
- * them (a bad value fails the run with record's status, 125). */
+ * them (a bad value fails the run with record's status, 125); a name
+ * (`names` says of what) is checked here, so that an empty one is a usage
+ * error of top's, as record's own. */
 static const struct {
     int key;
     const char *name;
+    const char *names;
 } record_names[] = {
-    { 'f', "--force" },
-    { OPT_GRACE, "--grace" },
-    { 'c', "--cpus" },
-    { 'P', "--priority" },
-    { OPT_LIB, "--lib" },
-    { OPT_ENTRIES, "--entries-log2" },
-    { OPT_ROLE_ENTRIES, "--role-entries" },
-    { OPT_RINGS_DIR, "--rings-dir" },
-    { 't', "--trace" },
-    { 'e', "--event" },
-    { OPT_TRACE_BUFFER, "--trace-buffer-size" },
-    { OPT_NO_SCHED, "--no-sched" },
-    { OPT_REQUIRE_SCHED, "--require-sched" },
-    { OPT_SCHED_BUFFER, "--sched-buffer" },
-    { OPT_STOP_ABOVE, "--stop-above" },
-    { OPT_ON_THRESHOLD, "--on-threshold" },
+    { 'f', "--force", NULL },
+    { OPT_GRACE, "--grace", NULL },
+    { 'c', "--cpus", NULL },
+    { 'P', "--priority", NULL },
+    { OPT_LIB, "--lib", "directory" },
+    { OPT_ENTRIES, "--entries-log2", NULL },
+    { OPT_ROLE_ENTRIES, "--role-entries", NULL },
+    { OPT_RINGS_DIR, "--rings-dir", "directory" },
+    { 't', "--trace", NULL },
+    { 'e', "--event", NULL },
+    { OPT_TRACE_BUFFER, "--trace-buffer-size", NULL },
+    { OPT_NO_SCHED, "--no-sched", NULL },
+    { OPT_REQUIRE_SCHED, "--require-sched", NULL },
+    { OPT_SCHED_BUFFER, "--sched-buffer", NULL },
+    { OPT_STOP_ABOVE, "--stop-above", NULL },
+    { OPT_ON_THRESHOLD, "--on-threshold", NULL },
 };
 
 static const latrec_duration_opt duration_opt = { "-d", "s", 1, 8784 * 3600000000000ull };
@@ -131,7 +134,7 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
     struct top_opts *o = state->input;
     for (size_t i = 0; i < sizeof(record_names) / sizeof(record_names[0]); i++)
         if (record_names[i].key == key) {
-            if (key == OPT_LIB || key == OPT_RINGS_DIR) latrec_arg_name(state, record_names[i].name, "directory", arg);
+            if (record_names[i].names) latrec_arg_name(state, record_names[i].name, record_names[i].names, arg);
             rec_push(state, o, record_names[i].name);
             if (arg) rec_push(state, o, arg);
             return 0;
