@@ -1,9 +1,13 @@
 # Unit tests of the ring reader (src/read).
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 
-latrec_unit_test(test_read_ring
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_ring.c
-  LIBS latrec_read)
+# One ring (read/ring.h): its header, its records and slots, its wrap and
+# loss (shared helpers in read_ring_util.h).
+foreach(t header slots wrap)
+  latrec_unit_test(test_read_ring_${t}
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_ring_${t}.c
+    LIBS latrec_read)
+endforeach()
 # A ring opened by the guess (read/ring.h) against the scan, the guess held
 # or found wrong (wrapped, torn, killed writer, stamps out of order, live).
 latrec_unit_test(test_read_guess
