@@ -2,7 +2,7 @@
 # compiled straight into each test, so these tests do not depend on the rest
 # of latrec_analyze or on latrec_read (ring.h's iteration is inline; the
 # ring window, read/ring_window.c, is compiled in too).
-foreach(t model random pass bench)
+foreach(t model threads instead random pass bench)
   latrec_unit_test(test_sched_${t}
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sched_${t}.c ${CMAKE_SOURCE_DIR}/src/analyze/sched_model.c
             ${CMAKE_SOURCE_DIR}/src/analyze/sched_query.c ${CMAKE_SOURCE_DIR}/src/analyze/sched_forget.c

@@ -1,8 +1,8 @@
 /*
  * sched_stream.h - what the scheduler model's tests share: kernel-catalog
  * records typed in by hand (R and the per-kind macros, COMM's packed
- * name), a model built from an array and finished, and the checks every
- * split and interval must pass.
+ * name), a model built from an array and finished, the checks every
+ * split and interval must pass, the basic stream and a snapshot of a model.
  */
 #ifndef TEST_SCHED_STREAM_H
 #define TEST_SCHED_STREAM_H
@@ -86,6 +86,63 @@ static inline void expect_iv(const latrec_sched_interval *iv, uint64_t s, uint64
 static inline unsigned state_at(const latrec_sched_model *m, uint32_t tid, uint64_t t, unsigned *cpu)
 {
     return (unsigned)latrec_sched_state_at(m, tid, t, cpu);
+}
+
+/* ---- the basic stream: one thread preempted, woken spuriously, blocked -- */
+
+/* COMM of 200, then 100 runs on CPU 1 from 1000 to 9000 ns: preempted by
+ * 200 at 2000, two spurious wakeups, blocked 5000 to 7000. */
+#define BASIC_N 10
+static inline void basic_stream(latrec_rec *out)
+{
+    const latrec_rec v[BASIC_N] = {
+        COMM(500, 1, 200, "kworker/1:2"),
+        SIN(1000, 1, 100, 0),
+        SPRE(2000, 1, 100, 200),    /* preempted by 200 */
+        WAKE(2500, 0, 100, 1),      /* spurious: runnable */
+        SIN(3000, 1, 100, 200),
+        WAKE(4000, 0, 100, 1),      /* spurious: running */
+        SBLK(5000, 1, 100, 0),      /* blocked, CPU goes idle */
+        WAKE(7000, 0, 100, 1),
+        SIN(7500, 1, 100, 0),
+        SBLK(9000, 1, 100, 0),
+    };
+    memcpy(out, v, sizeof v);
+}
+
+static inline latrec_sched_model *build_basic(void)
+{
+    latrec_rec v[BASIC_N];
+    basic_stream(v);
+    return build(v, BASIC_N);
+}
+
+/* ---- a snapshot: one tid's intervals, the counters, the first waits ---- */
+
+typedef struct snap {
+    size_t n;
+    latrec_sched_interval iv[32];
+    latrec_sched_counts c;
+    size_t n_w;
+    latrec_sched_wait w[8];
+} snap;
+
+static inline int collect_wait(void *ctx, const latrec_sched_wait *w)
+{
+    snap *s = ctx;
+    if (s->n_w < 8) s->w[s->n_w] = *w;
+    s->n_w++;
+    return 0;
+}
+
+static inline void take(const latrec_sched_model *m, uint32_t tid, uint64_t t, snap *s)
+{
+    memset(s, 0, sizeof *s);
+    const latrec_sched_interval *iv = latrec_sched_intervals(m, tid, t, &s->n, NULL);
+    assert_true(s->n <= 32);
+    if (s->n) memcpy(s->iv, iv, s->n * sizeof *iv);
+    s->c = *latrec_sched_counters(m);
+    latrec_sched_foreach_wait(m, collect_wait, s);
 }
 
 enum { RUN = LATREC_SCHED_RUNNING, RQ = LATREC_SCHED_RUNNABLE, BLK = LATREC_SCHED_BLOCKED, UNK = LATREC_SCHED_UNKNOWN };
