@@ -206,6 +206,132 @@ static const char *path_directive(latrec_catalog *cat, char **w, int n, char *bu
     return NULL;
 }
 
+/* leg NAME STAGE [STAGE ...] */
+static const char *leg_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n < 3 || n - 2 > LATREC_MAX_CHAIN) return "usage: leg NAME STAGE [STAGE ...] (1..16 stages)";
+    if (strlen(w[1]) >= LATREC_NAME_MAX) return "leg name too long";
+    if (latrec_catalog_leg(cat, w[1]) >= 0) return "leg defined twice";
+    latrec_leg leg;
+    memset(&leg, 0, sizeof(leg));
+    snprintf(leg.name, sizeof(leg.name), "%s", w[1]);
+    for (int i = 2; i < n; i++) {
+        int id = latrec_catalog_stage_id(cat, w[i]);
+        if (id < 0) return "unknown stage";
+        if (latrec_leg_chain_pos(&leg, (unsigned)id) >= 0) return "stage twice in one chain";
+        leg.chain[leg.n_chain++] = (uint8_t)id;
+    }
+    if (latrec_catalog_add_leg(cat, &leg) < 0) return "out of memory";
+    return NULL;
+}
+
+/* extra LEG STAGE [STAGE ...] */
+static const char *extra_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n < 3) return "usage: extra LEG STAGE [STAGE ...]";
+    int li = latrec_catalog_leg(cat, w[1]);
+    if (li < 0) return "unknown leg";
+    latrec_leg *leg = &cat->legs[li];
+    for (int i = 2; i < n; i++) {
+        int id = latrec_catalog_stage_id(cat, w[i]);
+        if (id < 0) return "unknown stage";
+        if (leg->n_extras == LATREC_MAX_EXTRAS) return "too many extras (8 at most)";
+        leg->extras[leg->n_extras++] = (uint8_t)id;
+    }
+    return NULL;
+}
+
+/* hop LEG FROM TO */
+static const char *hop_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n != 4) return "usage: hop LEG FROM TO";
+    int li = latrec_catalog_leg(cat, w[1]);
+    if (li < 0) return "unknown leg";
+    latrec_leg *leg = &cat->legs[li];
+    int a = latrec_catalog_stage_id(cat, w[2]), b = latrec_catalog_stage_id(cat, w[3]);
+    if (a < 0 || b < 0) return "unknown stage";
+    if (leg->n_extra_hops == LATREC_MAX_EXTRA_HOPS) return "too many extra hops (4 at most)";
+    leg->extra_hops[leg->n_extra_hops].from = (uint8_t)a;
+    leg->extra_hops[leg->n_extra_hops++].to = (uint8_t)b;
+    return NULL;
+}
+
+/* key LEG COLUMN STAGE.FIELD */
+static const char *key_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n != 4) return "usage: key LEG COLUMN STAGE.FIELD";
+    int li = latrec_catalog_leg(cat, w[1]);
+    if (li < 0) return "unknown leg";
+    latrec_leg *leg = &cat->legs[li];
+    if (leg->n_keys == LATREC_MAX_KEYS) return "too many keys (4 at most)";
+    if (strlen(w[2]) >= LATREC_NAME_MAX) return "key name too long";
+    latrec_key *k = &leg->keys[leg->n_keys];
+    const char *why = parse_stage_field(cat, w[3], &k->stage, &k->field);
+    if (why) return why;
+    snprintf(k->column, sizeof(k->column), "%s", w[2]);
+    leg->n_keys++;
+    return NULL;
+}
+
+/* bytes LEG STAGE.FIELD */
+static const char *bytes_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n != 3) return "usage: bytes LEG STAGE.FIELD";
+    int li = latrec_catalog_leg(cat, w[1]);
+    if (li < 0) return "unknown leg";
+    latrec_leg *leg = &cat->legs[li];
+    const char *why = parse_stage_field(cat, w[2], &leg->bytes_stage, &leg->bytes_field);
+    if (why) return why;
+    leg->has_bytes = 1;
+    return NULL;
+}
+
+/* join LEG.KEY LEG.KEY [process|cross] */
+static const char *join_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n < 3 || n > 4) return "usage: join LEG.KEY LEG.KEY [process|cross]";
+    if (cat->n_joins == LATREC_MAX_JOINS) return "too many joins (16 at most)";
+    latrec_join *j = &cat->joins[cat->n_joins];
+    const char *why = parse_leg_key(cat, w[1], &j->leg_a, &j->key_a);
+    if (!why) why = parse_leg_key(cat, w[2], &j->leg_b, &j->key_b);
+    if (why) return why;
+    j->cross_process = 0;
+    if (n == 4) {
+        if (strcmp(w[3], "cross") == 0) j->cross_process = 1;
+        else if (strcmp(w[3], "process") != 0) return "join scope must be process or cross";
+    }
+    cat->n_joins++;
+    return NULL;
+}
+
+/* stage ID NAME */
+static const char *stage_directive(latrec_catalog *cat, char **w, int n)
+{
+    if (n != 3) return "usage: stage ID NAME";
+    char *end;
+    long id = strtol(w[1], &end, 0);
+    if (*end || id < 0 || id > 255) return "stage id must be 0..255";
+    if (strlen(w[2]) >= LATREC_NAME_MAX) return "stage name too long";
+    if (set_stage(cat, id, w[2], strlen(w[2])) < 0) return "out of memory";
+    return NULL;
+}
+
+/* stages-from HEADER [PREFIX]: a header's failure is the reason itself, and
+ * a hard one (*hard). */
+static const char *stages_from_directive(latrec_catalog *cat, char **w, int n, const char *dir_of_file,
+                                         char *err, size_t errlen, int *hard)
+{
+    if (n < 2 || n > 3) return "usage: stages-from HEADER [PREFIX]";
+    char path[8200];
+    if (w[1][0] == '/') snprintf(path, sizeof(path), "%s", w[1]);
+    else snprintf(path, sizeof(path), "%s/%s", dir_of_file, w[1]);
+    if (latrec_catalog_add_header(cat, path, n == 3 ? w[2] : NULL, err, errlen) < 0) {
+        *hard = 1;
+        return err;
+    }
+    return NULL;
+}
+
 /* One directive; NULL or the reason it is wrong. */
 static const char *directive(latrec_catalog *cat, char **w, int n, const char *dir_of_file,
                              char *err, size_t errlen, int *hard)
@@ -215,100 +341,24 @@ static const char *directive(latrec_catalog *cat, char **w, int n, const char *d
         if (n != 2) return "usage: catalog NAME";
         if (strlen(w[1]) >= sizeof(cat->name)) return "catalog name too long (31 bytes at most)";
         snprintf(cat->name, sizeof(cat->name), "%s", w[1]);
-    } else if (strcmp(d, "stage") == 0) {
-        if (n != 3) return "usage: stage ID NAME";
-        char *end;
-        long id = strtol(w[1], &end, 0);
-        if (*end || id < 0 || id > 255) return "stage id must be 0..255";
-        if (strlen(w[2]) >= LATREC_NAME_MAX) return "stage name too long";
-        if (set_stage(cat, id, w[2], strlen(w[2])) < 0) return "out of memory";
-    } else if (strcmp(d, "stages-from") == 0) {
-        if (n < 2 || n > 3) return "usage: stages-from HEADER [PREFIX]";
-        char path[8200];
-        if (w[1][0] == '/') snprintf(path, sizeof(path), "%s", w[1]);
-        else snprintf(path, sizeof(path), "%s/%s", dir_of_file, w[1]);
-        if (latrec_catalog_add_header(cat, path, n == 3 ? w[2] : NULL, err, errlen) < 0) {
-            *hard = 1;
-            return err;
-        }
-    } else if (strcmp(d, "leg") == 0) {
-        if (n < 3 || n - 2 > LATREC_MAX_CHAIN) return "usage: leg NAME STAGE [STAGE ...] (1..16 stages)";
-        if (strlen(w[1]) >= LATREC_NAME_MAX) return "leg name too long";
-        if (latrec_catalog_leg(cat, w[1]) >= 0) return "leg defined twice";
-        latrec_leg leg;
-        memset(&leg, 0, sizeof(leg));
-        snprintf(leg.name, sizeof(leg.name), "%s", w[1]);
-        for (int i = 2; i < n; i++) {
-            int id = latrec_catalog_stage_id(cat, w[i]);
-            if (id < 0) return "unknown stage";
-            if (latrec_leg_chain_pos(&leg, (unsigned)id) >= 0) return "stage twice in one chain";
-            leg.chain[leg.n_chain++] = (uint8_t)id;
-        }
-        if (latrec_catalog_add_leg(cat, &leg) < 0) return "out of memory";
-    } else if (strcmp(d, "extra") == 0) {
-        if (n < 3) return "usage: extra LEG STAGE [STAGE ...]";
-        int li = latrec_catalog_leg(cat, w[1]);
-        if (li < 0) return "unknown leg";
-        latrec_leg *leg = &cat->legs[li];
-        for (int i = 2; i < n; i++) {
-            int id = latrec_catalog_stage_id(cat, w[i]);
-            if (id < 0) return "unknown stage";
-            if (leg->n_extras == LATREC_MAX_EXTRAS) return "too many extras (8 at most)";
-            leg->extras[leg->n_extras++] = (uint8_t)id;
-        }
-    } else if (strcmp(d, "hop") == 0) {
-        if (n != 4) return "usage: hop LEG FROM TO";
-        int li = latrec_catalog_leg(cat, w[1]);
-        if (li < 0) return "unknown leg";
-        latrec_leg *leg = &cat->legs[li];
-        int a = latrec_catalog_stage_id(cat, w[2]), b = latrec_catalog_stage_id(cat, w[3]);
-        if (a < 0 || b < 0) return "unknown stage";
-        if (leg->n_extra_hops == LATREC_MAX_EXTRA_HOPS) return "too many extra hops (4 at most)";
-        leg->extra_hops[leg->n_extra_hops].from = (uint8_t)a;
-        leg->extra_hops[leg->n_extra_hops++].to = (uint8_t)b;
-    } else if (strcmp(d, "key") == 0) {
-        if (n != 4) return "usage: key LEG COLUMN STAGE.FIELD";
-        int li = latrec_catalog_leg(cat, w[1]);
-        if (li < 0) return "unknown leg";
-        latrec_leg *leg = &cat->legs[li];
-        if (leg->n_keys == LATREC_MAX_KEYS) return "too many keys (4 at most)";
-        if (strlen(w[2]) >= LATREC_NAME_MAX) return "key name too long";
-        latrec_key *k = &leg->keys[leg->n_keys];
-        const char *why = parse_stage_field(cat, w[3], &k->stage, &k->field);
-        if (why) return why;
-        snprintf(k->column, sizeof(k->column), "%s", w[2]);
-        leg->n_keys++;
-    } else if (strcmp(d, "bytes") == 0) {
-        if (n != 3) return "usage: bytes LEG STAGE.FIELD";
-        int li = latrec_catalog_leg(cat, w[1]);
-        if (li < 0) return "unknown leg";
-        latrec_leg *leg = &cat->legs[li];
-        const char *why = parse_stage_field(cat, w[2], &leg->bytes_stage, &leg->bytes_field);
-        if (why) return why;
-        leg->has_bytes = 1;
-    } else if (strcmp(d, "join") == 0) {
-        if (n < 3 || n > 4) return "usage: join LEG.KEY LEG.KEY [process|cross]";
-        if (cat->n_joins == LATREC_MAX_JOINS) return "too many joins (16 at most)";
-        latrec_join *j = &cat->joins[cat->n_joins];
-        const char *why = parse_leg_key(cat, w[1], &j->leg_a, &j->key_a);
-        if (!why) why = parse_leg_key(cat, w[2], &j->leg_b, &j->key_b);
-        if (why) return why;
-        j->cross_process = 0;
-        if (n == 4) {
-            if (strcmp(w[3], "cross") == 0) j->cross_process = 1;
-            else if (strcmp(w[3], "process") != 0) return "join scope must be process or cross";
-        }
-        cat->n_joins++;
-    } else if (strcmp(d, "path") == 0) {
-        return path_directive(cat, w, n, err, errlen);
-    } else if (strcmp(d, "component") == 0) {
+        return NULL;
+    }
+    if (strcmp(d, "stage") == 0) return stage_directive(cat, w, n);
+    if (strcmp(d, "stages-from") == 0) return stages_from_directive(cat, w, n, dir_of_file, err, errlen, hard);
+    if (strcmp(d, "leg") == 0) return leg_directive(cat, w, n);
+    if (strcmp(d, "extra") == 0) return extra_directive(cat, w, n);
+    if (strcmp(d, "hop") == 0) return hop_directive(cat, w, n);
+    if (strcmp(d, "key") == 0) return key_directive(cat, w, n);
+    if (strcmp(d, "bytes") == 0) return bytes_directive(cat, w, n);
+    if (strcmp(d, "join") == 0) return join_directive(cat, w, n);
+    if (strcmp(d, "path") == 0) return path_directive(cat, w, n, err, errlen);
+    if (strcmp(d, "component") == 0) {
         if (n < 3) return "usage: component NAME ROLE [ROLE ...]";
         for (int i = 2; i < n; i++)
             if (latrec_catalog_add_alias(cat, w[i], w[1]) < 0) return "out of memory";
-    } else {
-        return "unknown directive";
+        return NULL;
     }
-    return NULL;
+    return "unknown directive";
 }
 
 int latrec_catalog_load(latrec_catalog *cat, const char *path, char *err, size_t errlen)

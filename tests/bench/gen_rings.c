@@ -176,118 +176,159 @@ static int write_sched(const char *dir, recvec *s, const uint8_t boot[16], uint6
     return rc ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct {
+    const char *dir;
+    unsigned procs, threads, log2;
+    uint64_t seed;
+    int with_sched;
+} gen_cfg;
+
+/* 0, or the exit status of a bad command line (said). */
+static int parse_args(int argc, char **argv, gen_cfg *c)
 {
-    const char *dir = "bench-rings";
-    unsigned procs = 4, threads = 4, log2 = 20;
-    uint64_t seed = 1;
-    int with_sched = 0;
+    *c = (gen_cfg){ "bench-rings", 4, 4, 20, 1, 0 };
     for (int i = 1; i < argc; i++) {
-        if (i + 1 < argc && strcmp(argv[i], "--dir") == 0) dir = argv[++i];
-        else if (i + 1 < argc && strcmp(argv[i], "--procs") == 0) procs = (unsigned)atoi(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0) threads = (unsigned)atoi(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--log2") == 0) log2 = (unsigned)atoi(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0) seed = strtoull(argv[++i], NULL, 0);
-        else if (strcmp(argv[i], "--sched") == 0) with_sched = 1;
+        if (i + 1 < argc && strcmp(argv[i], "--dir") == 0) c->dir = argv[++i];
+        else if (i + 1 < argc && strcmp(argv[i], "--procs") == 0) c->procs = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0) c->threads = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--log2") == 0) c->log2 = (unsigned)atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0) c->seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--sched") == 0) c->with_sched = 1;
         else {
             fprintf(stderr, "usage: gen_rings [--dir DIR] [--procs P] [--threads T] [--log2 L] [--seed S] [--sched]\n");
             return 2;
         }
     }
-    if (procs < 1 || procs > 64 || threads < 1 || threads > 64 || log2 < 4 || log2 > 26) {
+    if (c->procs < 1 || c->procs > 64 || c->threads < 1 || c->threads > 64 || c->log2 < 4 || c->log2 > 26) {
         fprintf(stderr, "gen_rings: 1..64 processes, 1..64 threads, log2 4..26\n");
         return 2;
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "gen_rings: %s: %s\n", dir, strerror(errno));
+    return 0;
+}
+
+#define T0_MONO 5000000000ull          /* 5 s after boot */
+#define T0_REAL 1795950000000000000ull
+
+/* Process p's messages 1..msgs through the four stages, each record into
+ * the ring of the thread that stamps it (fill[th] records so far). */
+static void stamp_process(const gen_cfg *c, unsigned p, uint64_t msgs, latrec_rec **ring, uint64_t *fill)
+{
+    static const unsigned stages[4] = { 0x21, 0x22, 0x23, 0x24 };
+    const unsigned threads = c->threads;
+    memset(fill, 0, threads * sizeof(*fill));
+    for (uint64_t s = 1; s <= msgs; s++) {
+        uint64_t h = mix(c->seed ^ (s * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)p << 56));
+        uint64_t t = T0_MONO + p * 1237 + s * 5000 + h % 1000;
+        uint64_t off[4] = { 0, 2000 + (h >> 10) % 48000, 1000 + (h >> 26) % 2000, 3000 + (h >> 38) % 7000 };
+        for (int k = 0; k < 4; k++) {
+            t += off[k];
+            unsigned th = (unsigned)((s + (uint64_t)k) % threads);
+            latrec_rec *r = &ring[th][fill[th]++];
+            unsigned cpu = (unsigned)(p * threads + th) & 0xFF;
+            r->sc = (s & LATREC_SEQ_MASK) | ((uint64_t)cpu << 48) | ((uint64_t)stages[k] << 56);
+            r->t_ns = t;
+            r->aux = k == 2 ? 180 + h % 300 : k == 3 ? s * 2 + p : 0; /* bytes, msg id */
+            r->aux2 = k == 0 ? 5 : 0;                                 /* PDU type */
+        }
+    }
+}
+
+/* DIR/libe3.outbound.<tid>.latrec: one thread's full ring of time-ordered
+ * records, cleanly closed. 0, or -1 (said). */
+static int write_ring(const char *dir, const latrec_rec *recs, uint64_t entries, uint32_t pid, uint32_t tid,
+                      const uint8_t boot[16])
+{
+    latrec_hdr *hd = calloc(1, sizeof(*hd));
+    if (!hd) return -1;
+    hd->magic = LATREC_MAGIC;
+    hd->version = LATREC_VERSION;
+    hd->entries = entries;
+    hd->rec_count = entries;
+    hd->t0_mono_ns = T0_MONO - 1000;
+    hd->t0_real_ns = T0_REAL - 1000;
+    snprintf(hd->name, sizeof(hd->name), "libe3.outbound.%u", tid);
+    hd->rec_size = LATREC_REC_SIZE;
+    hd->clock_ns_per_call = 18;
+    hd->t1_mono_ns = recs[entries - 1].t_ns + 1000;
+    hd->t1_real_ns = T0_REAL + (hd->t1_mono_ns - T0_MONO) + 150; /* a little drift */
+    hd->pid = pid;
+    hd->tid = tid;
+    hd->flags = LATREC_F_CLEAN_CLOSE;
+    hd->clock_id = LATREC_CLOCK_ID_MONOTONIC;
+    memcpy(hd->boot_id, boot, 16);
+    snprintf(hd->host, sizeof(hd->host), "bench");
+    snprintf(hd->catalog, sizeof(hd->catalog), "e3");
+    char path[4096], part[4200];
+    snprintf(path, sizeof(path), "%s/%s.latrec", dir, hd->name);
+    snprintf(part, sizeof(part), "%s.part", path);
+    int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = 0;
+    if (fd < 0 || write_all(fd, hd, sizeof(*hd)) < 0 || write_all(fd, recs, entries * sizeof(latrec_rec)) < 0 ||
+        close(fd) < 0 || rename(part, path) < 0) {
+        fprintf(stderr, "gen_rings: %s: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    free(hd);
+    return rc;
+}
+
+/* Process p: its rings (and its threads' scheduler records with --sched).
+ * 0, or -1 (said). */
+static int gen_process(const gen_cfg *c, unsigned p, latrec_rec **ring, uint64_t *fill, recvec *sched,
+                       const uint8_t boot[16])
+{
+    const unsigned threads = c->threads;
+    const uint64_t entries = 1ull << c->log2;
+    stamp_process(c, p, entries * threads / 4, ring, fill); /* 4 stages per message */
+    for (unsigned th = 0; th < threads; th++) {
+        if (fill[th] != entries) {
+            fprintf(stderr, "gen_rings: thread %u got %llu records\n", th, (unsigned long long)fill[th]);
+            return -1;
+        }
+        qsort(ring[th], entries, sizeof(latrec_rec), by_time);
+        uint32_t pid = 7000 + p, tid = 7000 + 100 * p + th;
+        const unsigned prev = (th + threads - 1) % threads;
+        if (c->with_sched && sched_thread(sched, ring[th], entries, tid, 7000 + 100 * p + prev, p * threads + th,
+                                          p * threads + prev, c->seed) < 0) {
+            fprintf(stderr, "gen_rings: out of memory\n");
+            return -1;
+        }
+        if (write_ring(c->dir, ring[th], entries, pid, tid, boot) < 0) return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    gen_cfg c;
+    int bad = parse_args(argc, argv, &c);
+    if (bad) return bad;
+    if (mkdir(c.dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gen_rings: %s: %s\n", c.dir, strerror(errno));
         return 1;
     }
-    const uint64_t entries = 1ull << log2;
-    const uint64_t msgs = entries * threads / 4; /* 4 stages per message */
-    latrec_rec **ring = calloc(threads, sizeof(*ring));
-    uint64_t *fill = calloc(threads, sizeof(*fill));
+    const uint64_t entries = 1ull << c.log2;
+    latrec_rec **ring = calloc(c.threads, sizeof(*ring));
+    uint64_t *fill = calloc(c.threads, sizeof(*fill));
     if (!ring || !fill) return 1;
-    for (unsigned t = 0; t < threads; t++)
+    for (unsigned t = 0; t < c.threads; t++)
         if (!(ring[t] = malloc(entries * sizeof(latrec_rec)))) {
             fprintf(stderr, "gen_rings: out of memory\n");
             return 1;
         }
-    const uint64_t t0 = 5000000000ull;                    /* 5 s after boot */
-    const uint64_t t0_real = 1795950000000000000ull;
     uint8_t boot[16];
-    for (int i = 0; i < 16; i++) boot[i] = (uint8_t)mix(seed * 977 + (uint64_t)i);
-    static const unsigned stages[4] = { 0x21, 0x22, 0x23, 0x24 };
+    for (int i = 0; i < 16; i++) boot[i] = (uint8_t)mix(c.seed * 977 + (uint64_t)i);
     uint64_t total = 0;
     recvec sched = { 0 };
-
-    for (unsigned p = 0; p < procs; p++) {
-        memset(fill, 0, threads * sizeof(*fill));
-        for (uint64_t s = 1; s <= msgs; s++) {
-            uint64_t h = mix(seed ^ (s * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)p << 56));
-            uint64_t t = t0 + p * 1237 + s * 5000 + h % 1000;
-            uint64_t off[4] = { 0, 2000 + (h >> 10) % 48000, 1000 + (h >> 26) % 2000, 3000 + (h >> 38) % 7000 };
-            for (int k = 0; k < 4; k++) {
-                t += off[k];
-                unsigned th = (unsigned)((s + (uint64_t)k) % threads);
-                latrec_rec *r = &ring[th][fill[th]++];
-                unsigned cpu = (unsigned)(p * threads + th) & 0xFF;
-                r->sc = (s & LATREC_SEQ_MASK) | ((uint64_t)cpu << 48) | ((uint64_t)stages[k] << 56);
-                r->t_ns = t;
-                r->aux = k == 2 ? 180 + h % 300 : k == 3 ? s * 2 + p : 0; /* bytes, msg id */
-                r->aux2 = k == 0 ? 5 : 0;                                 /* PDU type */
-            }
-        }
-        for (unsigned th = 0; th < threads; th++) {
-            if (fill[th] != entries) {
-                fprintf(stderr, "gen_rings: thread %u got %llu records\n", th, (unsigned long long)fill[th]);
-                return 1;
-            }
-            qsort(ring[th], entries, sizeof(latrec_rec), by_time);
-            latrec_hdr *hd = calloc(1, sizeof(*hd));
-            if (!hd) return 1;
-            uint32_t pid = 7000 + p, tid = 7000 + 100 * p + th;
-            const unsigned prev = (th + threads - 1) % threads;
-            if (with_sched && sched_thread(&sched, ring[th], entries, tid, 7000 + 100 * p + prev,
-                                           p * threads + th, p * threads + prev, seed) < 0) {
-                fprintf(stderr, "gen_rings: out of memory\n");
-                return 1;
-            }
-            hd->magic = LATREC_MAGIC;
-            hd->version = LATREC_VERSION;
-            hd->entries = entries;
-            hd->rec_count = entries;
-            hd->t0_mono_ns = t0 - 1000;
-            hd->t0_real_ns = t0_real - 1000;
-            snprintf(hd->name, sizeof(hd->name), "libe3.outbound.%u", tid);
-            hd->rec_size = LATREC_REC_SIZE;
-            hd->clock_ns_per_call = 18;
-            hd->t1_mono_ns = ring[th][entries - 1].t_ns + 1000;
-            hd->t1_real_ns = t0_real + (hd->t1_mono_ns - t0) + 150; /* a little drift */
-            hd->pid = pid;
-            hd->tid = tid;
-            hd->flags = LATREC_F_CLEAN_CLOSE;
-            hd->clock_id = LATREC_CLOCK_ID_MONOTONIC;
-            memcpy(hd->boot_id, boot, 16);
-            snprintf(hd->host, sizeof(hd->host), "bench");
-            snprintf(hd->catalog, sizeof(hd->catalog), "e3");
-            char path[4096], part[4200];
-            snprintf(path, sizeof(path), "%s/%s.latrec", dir, hd->name);
-            snprintf(part, sizeof(part), "%s.part", path);
-            int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-            if (fd < 0 || write_all(fd, hd, sizeof(*hd)) < 0 ||
-                write_all(fd, ring[th], entries * sizeof(latrec_rec)) < 0 || close(fd) < 0 ||
-                rename(part, path) < 0) {
-                fprintf(stderr, "gen_rings: %s: %s\n", path, strerror(errno));
-                return 1;
-            }
-            free(hd);
-            total += entries;
-        }
+    for (unsigned p = 0; p < c.procs; p++) {
+        if (gen_process(&c, p, ring, fill, &sched, boot) < 0) return 1;
+        total += entries * c.threads;
     }
-    for (unsigned t = 0; t < threads; t++) free(ring[t]);
+    for (unsigned t = 0; t < c.threads; t++) free(ring[t]);
     free(ring);
     free(fill);
-    if (with_sched && write_sched(dir, &sched, boot, t0, t0_real) < 0) return 1;
+    if (c.with_sched && write_sched(c.dir, &sched, boot, T0_MONO, T0_REAL) < 0) return 1;
     free(sched.v);
     printf("%llu\n", (unsigned long long)total);
     return 0;

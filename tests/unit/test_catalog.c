@@ -46,7 +46,7 @@ static int setup(void **state)
 
 /* ---- built-in E3 catalog ---------------------------------------------------- */
 
-static void test_e3_catalog(void **state)
+static void test_e3_catalog_stages(void **state)
 {
     (void)state;
     latrec_catalog cat;
@@ -72,7 +72,15 @@ static void test_e3_catalog(void **state)
     assert_int_equal(latrec_catalog_stage_id(&cat, "256"), -1);
     assert_int_equal(latrec_catalog_stage_id(&cat, "-1"), -1);
     assert_int_equal(latrec_catalog_stage_id(&cat, ""), -1);
+    latrec_catalog_free(&cat);
+}
 
+/* The E3 catalog's legs: chains, extras, hops, keys, bytes. */
+static void test_e3_catalog_legs(void **state)
+{
+    (void)state;
+    latrec_catalog cat;
+    assert_int_equal(latrec_catalog_e3(&cat), 0);
     /* the source and outbound legs as libE3 defines them */
     int src = latrec_catalog_leg(&cat, "source");
     int out = latrec_catalog_leg(&cat, "outbound");
@@ -107,6 +115,17 @@ static void test_e3_catalog(void **state)
     /* DROP is an extra of outbound, inbound and session */
     assert_int_equal(latrec_leg_extra_pos(&cat.legs[in], 0x2F), 0);
     assert_int_equal(latrec_leg_extra_pos(&cat.legs[latrec_catalog_leg(&cat, "session")], 0x2F), 0);
+    latrec_catalog_free(&cat);
+}
+
+/* The E3 catalog's joins and paths. */
+static void test_e3_catalog_joins_paths(void **state)
+{
+    (void)state;
+    latrec_catalog cat;
+    assert_int_equal(latrec_catalog_e3(&cat), 0);
+    const int src = latrec_catalog_leg(&cat, "source"), out = latrec_catalog_leg(&cat, "outbound");
+    const int in = latrec_catalog_leg(&cat, "inbound");
     /* joins: source.seq = outbound.origin_seq (process), outbound.msg_id =
      * inbound.msg_id (cross), then the ones the E3 paths add: inbound.seq =
      * deliver.seq, inbound.seq = consume.seq (process), consume.ctrl_id =
@@ -188,6 +207,71 @@ static void test_component_aliases(void **state)
 
 /* ---- the catalog file ----------------------------------------------------------- */
 
+/* full.catalog's legs: chains, extras, the hop, keys and bytes. */
+static void check_full_legs(const latrec_catalog *cat)
+{
+    const latrec_leg *w = &cat->legs[0];
+    assert_string_equal(w->name, "work");
+    assert_int_equal(w->n_chain, 3);
+    assert_int_equal(w->chain[0], 0x10);
+    assert_int_equal(w->chain[1], 17);
+    assert_int_equal(w->chain[2], 0xFF);
+    assert_int_equal(w->n_extras, 3);
+    assert_int_equal(w->extras[0], 0x2F);
+    assert_int_equal(w->extras[1], 0);
+    assert_int_equal(w->extras[2], 0x30);
+    assert_int_equal(w->n_extra_hops, 1);
+    assert_int_equal(w->extra_hops[0].from, 0x2F);
+    assert_int_equal(w->extra_hops[0].to, 0xFF);
+    assert_int_equal(w->n_keys, 2);
+    assert_string_equal(w->keys[0].column, "origin");
+    assert_int_equal(w->keys[0].stage, 0x10);
+    assert_int_equal(w->keys[0].field, LATREC_FIELD_AUX);
+    assert_string_equal(w->keys[1].column, "seen");
+    assert_int_equal(w->keys[1].stage, 0xFF);
+    assert_int_equal(w->keys[1].field, LATREC_FIELD_SEQ);
+    assert_false(w->has_bytes);
+    assert_false(w->discovered);
+
+    const latrec_leg *a = &cat->legs[1];
+    assert_string_equal(a->name, "app");
+    assert_int_equal(a->n_chain, 3);
+    assert_int_equal(a->chain[0], 0x80);
+    assert_int_equal(a->chain[1], 0x81);
+    assert_int_equal(a->chain[2], 0x90);
+    assert_int_equal(a->n_keys, 1);
+    assert_int_equal(a->keys[0].field, LATREC_FIELD_AUX2);
+    assert_true(a->has_bytes);
+    assert_int_equal(a->bytes_stage, 0x81);
+    assert_int_equal(a->bytes_field, LATREC_FIELD_AUX);
+    assert_int_equal(cat->legs[2].n_chain, 1);
+    assert_int_equal(cat->legs[2].chain[0], 0);
+}
+
+/* full.catalog's joins and component aliases. */
+static void check_full_joins(const latrec_catalog *cat)
+{
+    assert_int_equal(cat->n_joins, 3);
+    assert_int_equal(cat->joins[0].leg_a, 0);
+    assert_int_equal(cat->joins[0].key_a, 0);
+    assert_int_equal(cat->joins[0].leg_b, 1);
+    assert_int_equal(cat->joins[0].key_b, -1);
+    assert_int_equal(cat->joins[0].cross_process, 0);
+    assert_int_equal(cat->joins[1].leg_a, 1);
+    assert_int_equal(cat->joins[1].key_a, 0);
+    assert_int_equal(cat->joins[1].leg_b, 0);
+    assert_int_equal(cat->joins[1].key_b, 1);
+    assert_int_equal(cat->joins[1].cross_process, 1);
+    assert_int_equal(cat->joins[2].key_a, -1);
+    assert_int_equal(cat->joins[2].key_b, -1);
+    assert_int_equal(cat->joins[2].cross_process, 0);
+
+    char comp[LATREC_NAME_MAX];
+    assert_string_equal(latrec_catalog_component(cat, "roleA.1", comp, sizeof comp), "mycomp");
+    assert_string_equal(latrec_catalog_component(cat, "roleB.2", comp, sizeof comp), "mycomp");
+    assert_string_equal(latrec_catalog_component(cat, "roleC.3", comp, sizeof comp), "roleC");
+}
+
 static void test_file_every_directive(void **state)
 {
     (void)state;
@@ -236,63 +320,8 @@ static void test_file_every_directive(void **state)
     assert_string_equal(latrec_catalog_stage_name(&cat, 0x90, buf), "TX");
     assert_string_equal(latrec_catalog_stage_name(&cat, 0x2F, buf), "0x2F");
     assert_int_equal(cat.n_legs, 3);
-
-    const latrec_leg *w = &cat.legs[0];
-    assert_string_equal(w->name, "work");
-    assert_int_equal(w->n_chain, 3);
-    assert_int_equal(w->chain[0], 0x10);
-    assert_int_equal(w->chain[1], 17);
-    assert_int_equal(w->chain[2], 0xFF);
-    assert_int_equal(w->n_extras, 3);
-    assert_int_equal(w->extras[0], 0x2F);
-    assert_int_equal(w->extras[1], 0);
-    assert_int_equal(w->extras[2], 0x30);
-    assert_int_equal(w->n_extra_hops, 1);
-    assert_int_equal(w->extra_hops[0].from, 0x2F);
-    assert_int_equal(w->extra_hops[0].to, 0xFF);
-    assert_int_equal(w->n_keys, 2);
-    assert_string_equal(w->keys[0].column, "origin");
-    assert_int_equal(w->keys[0].stage, 0x10);
-    assert_int_equal(w->keys[0].field, LATREC_FIELD_AUX);
-    assert_string_equal(w->keys[1].column, "seen");
-    assert_int_equal(w->keys[1].stage, 0xFF);
-    assert_int_equal(w->keys[1].field, LATREC_FIELD_SEQ);
-    assert_false(w->has_bytes);
-    assert_false(w->discovered);
-
-    const latrec_leg *a = &cat.legs[1];
-    assert_string_equal(a->name, "app");
-    assert_int_equal(a->n_chain, 3);
-    assert_int_equal(a->chain[0], 0x80);
-    assert_int_equal(a->chain[1], 0x81);
-    assert_int_equal(a->chain[2], 0x90);
-    assert_int_equal(a->n_keys, 1);
-    assert_int_equal(a->keys[0].field, LATREC_FIELD_AUX2);
-    assert_true(a->has_bytes);
-    assert_int_equal(a->bytes_stage, 0x81);
-    assert_int_equal(a->bytes_field, LATREC_FIELD_AUX);
-    assert_int_equal(cat.legs[2].n_chain, 1);
-    assert_int_equal(cat.legs[2].chain[0], 0);
-
-    assert_int_equal(cat.n_joins, 3);
-    assert_int_equal(cat.joins[0].leg_a, 0);
-    assert_int_equal(cat.joins[0].key_a, 0);
-    assert_int_equal(cat.joins[0].leg_b, 1);
-    assert_int_equal(cat.joins[0].key_b, -1);
-    assert_int_equal(cat.joins[0].cross_process, 0);
-    assert_int_equal(cat.joins[1].leg_a, 1);
-    assert_int_equal(cat.joins[1].key_a, 0);
-    assert_int_equal(cat.joins[1].leg_b, 0);
-    assert_int_equal(cat.joins[1].key_b, 1);
-    assert_int_equal(cat.joins[1].cross_process, 1);
-    assert_int_equal(cat.joins[2].key_a, -1);
-    assert_int_equal(cat.joins[2].key_b, -1);
-    assert_int_equal(cat.joins[2].cross_process, 0);
-
-    char comp[LATREC_NAME_MAX];
-    assert_string_equal(latrec_catalog_component(&cat, "roleA.1", comp, sizeof comp), "mycomp");
-    assert_string_equal(latrec_catalog_component(&cat, "roleB.2", comp, sizeof comp), "mycomp");
-    assert_string_equal(latrec_catalog_component(&cat, "roleC.3", comp, sizeof comp), "roleC");
+    check_full_legs(&cat);
+    check_full_joins(&cat);
     latrec_catalog_free(&cat);
 }
 
@@ -579,7 +608,9 @@ static void test_fixture_early_catalog(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_e3_catalog),
+        cmocka_unit_test(test_e3_catalog_stages),
+        cmocka_unit_test(test_e3_catalog_legs),
+        cmocka_unit_test(test_e3_catalog_joins_paths),
         cmocka_unit_test(test_component_aliases),
         cmocka_unit_test(test_file_every_directive),
         cmocka_unit_test(test_file_default_name),

@@ -262,10 +262,10 @@ static void put_c(struct ring *c, uint64_t m, uint64_t tb_out, uint64_t k)
     put(c, 70 + m, C_OUT, tb_out + seg_bc(m) + seg_c(m), 0, 0);
 }
 
-static void test_pipe(void **state)
+/* The pipe's four rings in dir: m 1..11 through a, b and c (see the
+ * comments for what happens to each). */
+static void write_pipe_rings(const char *dir)
 {
-    (void)state;
-    const char *dir = test_dir("pipe");
     static struct ring a = { "a.101", 100, 101, { { 0 } }, 0 }, b = { "b.201", 200, 201, { { 0 } }, 0 },
                        c = { "c.202", 200, 202, { { 0 } }, 0 }, c3 = { "c.301", 300, 301, { { 0 } }, 0 };
     /* m 1..5: complete */
@@ -296,26 +296,16 @@ static void test_pipe(void **state)
     write_ring(dir, &b);
     write_ring(dir, &c);
     write_ring(dir, &c3);
+}
 
-    static struct run r;
-    run_paths(&r, dir, pipe_catalog, 100 * MS, "pipe/abc");
-    assert_int_equal(r.cat.n_paths, 1);
-    assert_string_equal(r.cat.paths[0].name, "pipe/abc");
-    /* segments: a's hop, a->b, b's hop, b->c, c's hop, total */
-    assert_int_equal(r.n_segs, 6);
-    assert_string_equal(r.segs[0].name, "A_IN->A_OUT");
-    assert_string_equal(r.segs[1].name, "A_OUT->B_IN");
-    assert_string_equal(r.segs[1].leg, "a->b");
-    assert_int_equal(r.segs[1].kind, LATREC_SEG_HANDOFF);
-    assert_string_equal(r.segs[3].name, "B_OUT->C_IN");
-    assert_string_equal(r.segs[5].name, "total");
-
-    const latrec_path_counts *n = latrec_paths_counts(r.paths, 0);
+/* The complete instances: each segment exactly, adding up to the total. */
+static void check_pipe_complete(struct run *r, const latrec_path_counts *n)
+{
     assert_int_equal(n->complete, 7); /* 1..5, 9, 11 */
     const uint64_t done[] = { 1, 2, 3, 4, 5, 9, 11 };
     for (size_t i = 0; i < sizeof done / sizeof done[0]; i++) {
         uint64_t m = done[i];
-        const struct got *g = find_got(&r, m, 1);
+        const struct got *g = find_got(r, m, 1);
         const uint64_t want[5] = { seg_a(m), seg_ab(m) + (m == 9 ? 30 * MS : 0), seg_b(m), seg_bc(m), seg_c(m) };
         int64_t sum = 0;
         for (int s = 0; s < 5; s++) {
@@ -328,10 +318,14 @@ static void test_pipe(void **state)
         assert_int_equal(g->pi.end_ns - g->pi.start_ns, sum);
     }
     /* m 9 started at its own A_IN (the displaced 8 did not take its b) */
-    assert_int_equal(find_got(&r, 9, 1)->pi.start_ns, BASE + 9 * MS);
+    assert_int_equal(find_got(r, 9, 1)->pi.start_ns, BASE + 9 * MS);
+}
 
-    const struct got *g6 = find_got(&r, 6, 0), *g7 = find_got(&r, 7, 0), *g8 = find_got(&r, 8, 0),
-                     *g10 = find_got(&r, 10, 0);
+/* The instances that stopped: where, why, and the drops' delay. */
+static void check_pipe_stopped(struct run *r, const latrec_path_counts *n)
+{
+    const struct got *g6 = find_got(r, 6, 0), *g7 = find_got(r, 7, 0), *g8 = find_got(r, 8, 0),
+                     *g10 = find_got(r, 10, 0);
     assert_int_equal(g6->pi.stop_pos, 1);
     assert_int_equal(g6->pi.stop_reason, LATREC_PATH_NO_PARTNER);
     assert_int_equal(g7->pi.stop_pos, 0);
@@ -353,12 +347,36 @@ static void test_pipe(void **state)
 
     /* drops as delay: 6, 7 and 8 run until 9 got through; 10 left (at
      * the horizon) before 11 got through: unresolved */
-    const uint64_t end9 = find_got(&r, 9, 1)->pi.end_ns;
+    const uint64_t end9 = find_got(r, 9, 1)->pi.end_ns;
     assert_int_equal(g6->pi.delay_end_ns, end9);
     assert_int_equal(g7->pi.delay_end_ns, end9);
     assert_int_equal(g8->pi.delay_end_ns, end9);
     assert_int_equal(g10->pi.delay_end_ns, 0);
     assert_int_equal(n->drops_delayed, 3);
+}
+
+static void test_pipe(void **state)
+{
+    (void)state;
+    const char *dir = test_dir("pipe");
+    write_pipe_rings(dir);
+
+    static struct run r;
+    run_paths(&r, dir, pipe_catalog, 100 * MS, "pipe/abc");
+    assert_int_equal(r.cat.n_paths, 1);
+    assert_string_equal(r.cat.paths[0].name, "pipe/abc");
+    /* segments: a's hop, a->b, b's hop, b->c, c's hop, total */
+    assert_int_equal(r.n_segs, 6);
+    assert_string_equal(r.segs[0].name, "A_IN->A_OUT");
+    assert_string_equal(r.segs[1].name, "A_OUT->B_IN");
+    assert_string_equal(r.segs[1].leg, "a->b");
+    assert_int_equal(r.segs[1].kind, LATREC_SEG_HANDOFF);
+    assert_string_equal(r.segs[3].name, "B_OUT->C_IN");
+    assert_string_equal(r.segs[5].name, "total");
+
+    const latrec_path_counts *n = latrec_paths_counts(r.paths, 0);
+    check_pipe_complete(&r, n);
+    check_pipe_stopped(&r, n);
     run_close(&r);
 }
 
