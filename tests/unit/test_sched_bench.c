@@ -55,12 +55,11 @@ static int count_wait(void *ctx, const latrec_sched_wait *w)
     return 0;
 }
 
-static void test_split_cost(void **state)
+/* The stream: THREADS threads, each on its own CPU, until SPAN_NS; the
+ * records in v (room for cap), sorted as a file holds them. Returns how many. */
+static size_t gen_stream(latrec_rec *v, size_t cap)
 {
-    (void)state;
-    size_t cap = 1 << 21, n = 0;
-    latrec_rec *v = malloc(cap * sizeof *v);
-    assert_non_null(v);
+    size_t n = 0;
     /* each thread on its own CPU: run 1-50 us, then preempted (30 %) and
      * waiting 1-20 us behind a kworker, or blocked 5-200 us, woken and
      * waiting 1-20 us behind whatever ran */
@@ -87,7 +86,12 @@ static void test_split_cost(void **state)
         }
     }
     qsort(v, n, sizeof *v, rec_order);
+    return n;
+}
 
+/* The model of v, built and timed. */
+static latrec_sched_model *build_timed(const latrec_rec *v, size_t n)
+{
     latrec_sched_model *m = latrec_sched_model_new();
     assert_non_null(m);
     uint64_t t0 = now_ns();
@@ -98,61 +102,78 @@ static void test_split_cost(void **state)
     printf("# sched_model: %zu records, %llu intervals, %llu occupancy, build %.1f ns/record\n", n,
            (unsigned long long)c->intervals, (unsigned long long)c->occupancy, (double)(t1 - t0) / (double)n);
     assert_int_equal(c->inconsistent, 0);
+    return m;
+}
 
-    enum { Q = 200000 };
-    static const uint64_t windows[3] = { 20000, 200000, 2000000 };
-    for (int wi = 0; wi < 6; wi++) {
-        int ordered = wi >= 3; /* queries in time order, as a report asks them */
-        uint32_t *qt = malloc(Q * sizeof *qt);
-        uint64_t *qa = malloc(Q * sizeof *qa), *qb = malloc(Q * sizeof *qb);
-        assert_non_null(qt);
-        assert_non_null(qa);
-        assert_non_null(qb);
-        for (int q = 0; q < Q; q++) {
-            qt[q] = 1000 + (uint32_t)(rng() % THREADS);
-            qa[q] = 1000000 + rng() % (SPAN_NS - 1000000);
-            qb[q] = qa[q] + rng() % windows[wi % 3];
-        }
-        if (ordered) { /* t_a rises; windows keep their lengths */
-            uint64_t step = (SPAN_NS - 1000000) / Q;
-            for (int q = 0; q < Q; q++) {
-                uint64_t len = qb[q] - qa[q];
-                qa[q] = 1000000 + (uint64_t)q * step;
-                qb[q] = qa[q] + len;
-            }
-        }
-        uint64_t sink = 0, with_wait = 0, sink2_ref = 0;
-        latrec_sched_breakdown o;
-        uint64_t s0 = now_ns();
-        for (int q = 0; q < Q; q++) {
-            latrec_sched_split(m, qt[q], qa[q], qb[q], &o);
-            sink += o.on_cpu_ns + o.unknown_ns + (uint64_t)o.n_others;
-            sink2_ref += o.on_cpu_ns + o.unknown_ns;
-            with_wait += o.runnable_ns != 0;
-        }
-        uint64_t s1 = now_ns();
-        double per = (double)(s1 - s0) / Q;
-        printf("# split, %s, windows up to %llu us: %.1f ns/query (%.0f %% with a runqueue wait, sink %llu)\n",
-               ordered ? "time order" : "random times", (unsigned long long)(windows[wi % 3] / 1000), per, 100.0 * (double)with_wait / Q,
-               (unsigned long long)(sink & 0xff));
-        if (ordered) { /* as a report sums a hop: no "ran instead", one hint per thread */
-            latrec_sched_hint h[THREADS];
-            memset(h, 0, sizeof h);
-            uint64_t sink2 = 0;
-            s0 = now_ns();
-            for (int q = 0; q < Q; q++) {
-                latrec_sched_split_sums(m, &h[qt[q] - 1000], qt[q], qa[q], qb[q], &o);
-                sink2 += o.on_cpu_ns + o.unknown_ns;
-            }
-            s1 = now_ns();
-            assert_int_equal(sink2, sink2_ref); /* the same figures */
-            printf("#   sums with a hint per thread: %.1f ns/query (%.2f of the split's, same run)\n",
-                   (double)(s1 - s0) / Q, (double)(s1 - s0) / Q / per);
-        }
-        free(qt);
-        free(qa);
-        free(qb);
+enum { Q = 200000 };
+
+/* Q splits of windows up to `window` ns on random threads, at random times
+ * or in time order (ordered: as a report asks them, and then the sums with
+ * a hint per thread as well, which must give the same figures), timed. */
+static void time_splits(const latrec_sched_model *m, uint64_t window, int ordered)
+{
+    uint32_t *qt = malloc(Q * sizeof *qt);
+    uint64_t *qa = malloc(Q * sizeof *qa), *qb = malloc(Q * sizeof *qb);
+    assert_non_null(qt);
+    assert_non_null(qa);
+    assert_non_null(qb);
+    for (int q = 0; q < Q; q++) {
+        qt[q] = 1000 + (uint32_t)(rng() % THREADS);
+        qa[q] = 1000000 + rng() % (SPAN_NS - 1000000);
+        qb[q] = qa[q] + rng() % window;
     }
+    if (ordered) { /* t_a rises; windows keep their lengths */
+        uint64_t step = (SPAN_NS - 1000000) / Q;
+        for (int q = 0; q < Q; q++) {
+            uint64_t len = qb[q] - qa[q];
+            qa[q] = 1000000 + (uint64_t)q * step;
+            qb[q] = qa[q] + len;
+        }
+    }
+    uint64_t sink = 0, with_wait = 0, sink2_ref = 0;
+    latrec_sched_breakdown o;
+    uint64_t s0 = now_ns();
+    for (int q = 0; q < Q; q++) {
+        latrec_sched_split(m, qt[q], qa[q], qb[q], &o);
+        sink += o.on_cpu_ns + o.unknown_ns + (uint64_t)o.n_others;
+        sink2_ref += o.on_cpu_ns + o.unknown_ns;
+        with_wait += o.runnable_ns != 0;
+    }
+    uint64_t s1 = now_ns();
+    double per = (double)(s1 - s0) / Q;
+    printf("# split, %s, windows up to %llu us: %.1f ns/query (%.0f %% with a runqueue wait, sink %llu)\n",
+           ordered ? "time order" : "random times", (unsigned long long)(window / 1000), per,
+           100.0 * (double)with_wait / Q, (unsigned long long)(sink & 0xff));
+    if (ordered) { /* as a report sums a hop: no "ran instead", one hint per thread */
+        latrec_sched_hint h[THREADS];
+        memset(h, 0, sizeof h);
+        uint64_t sink2 = 0;
+        s0 = now_ns();
+        for (int q = 0; q < Q; q++) {
+            latrec_sched_split_sums(m, &h[qt[q] - 1000], qt[q], qa[q], qb[q], &o);
+            sink2 += o.on_cpu_ns + o.unknown_ns;
+        }
+        s1 = now_ns();
+        assert_int_equal(sink2, sink2_ref); /* the same figures */
+        printf("#   sums with a hint per thread: %.1f ns/query (%.2f of the split's, same run)\n",
+               (double)(s1 - s0) / Q, (double)(s1 - s0) / Q / per);
+    }
+    free(qt);
+    free(qa);
+    free(qb);
+}
+
+static void test_split_cost(void **state)
+{
+    (void)state;
+    size_t cap = 1 << 21;
+    latrec_rec *v = malloc(cap * sizeof *v);
+    assert_non_null(v);
+    size_t n = gen_stream(v, cap);
+    latrec_sched_model *m = build_timed(v, n);
+
+    static const uint64_t windows[3] = { 20000, 200000, 2000000 };
+    for (int wi = 0; wi < 6; wi++) time_splits(m, windows[wi % 3], wi >= 3);
     acc a = { 0, 0 };
     latrec_sched_foreach_wait(m, count_wait, &a);
     assert_true(a.n > 10000);

@@ -57,10 +57,10 @@ static void sums_match(const latrec_sched_model *m, latrec_sched_hint *h, uint32
     }
 }
 
-static void check_model(const latrec_sched_model *m, uint64_t t_end)
+/* Every thread's intervals ordered, non-empty, their running sums in
+ * before_ns, and their totals the thread's. */
+static void check_timelines(const latrec_sched_model *m)
 {
-    latrec_sched_hint hint[RTIDS + 1];
-    memset(hint, 0, sizeof hint);
     for (size_t k = 0; k < latrec_sched_n_threads(m); k++) {
         latrec_sched_thread th;
         latrec_sched_thread_info(m, k, &th);
@@ -80,6 +80,79 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         assert_int_equal(sum[1], th.runnable_ns);
         assert_int_equal(sum[2], th.blocked_ns);
     }
+}
+
+/* One split o of tid over [a, b) against the brute-force sums over the
+ * intervals iv[0..n) and the rules its figures keep. */
+static void check_split(const latrec_sched_model *m, uint32_t tid, uint64_t a, uint64_t b,
+                        const latrec_sched_breakdown *o, const latrec_sched_interval *iv, size_t n)
+{
+    uint64_t f[4];
+    brute(iv, n, gen_end(m, tid, b), a, b, f);
+    assert_int_equal(o->on_cpu_ns, f[0]);
+    assert_int_equal(o->runnable_ns, f[1]);
+    assert_int_equal(o->blocked_ns, f[2]);
+    assert_int_equal(o->lost_ns, f[3]);
+    assert_true(o->lost_ns <= o->unknown_ns);
+    assert_true(o->instead_ns <= o->runnable_ns);
+    assert_int_equal(o->instead_ns + o->unattributed_ns, o->runnable_ns);
+    assert_true(o->n_others >= 0 && o->n_others <= LATREC_SCHED_TOP);
+    assert_true((uint32_t)o->n_others <= o->n_tasks);
+    uint64_t top = 0;
+    for (int i = 0; i < o->n_others; i++) {
+        assert_true(o->others[i].ns > 0);
+        if (i) assert_true(o->others[i - 1].ns >= o->others[i].ns);
+        top += o->others[i].ns;
+    }
+    assert_true(top <= o->instead_ns);
+    if (o->n_tasks <= LATREC_SCHED_TOP) assert_int_equal(top, o->instead_ns);
+}
+
+/* Additive: the window cut at every interval edge inside it sums to the
+ * same figures (each piece holds at most one interval). */
+static void check_additive(const latrec_sched_model *m, latrec_sched_hint *hint, uint32_t tid, uint64_t a,
+                           uint64_t b, const latrec_sched_breakdown *o, const latrec_sched_interval *iv, size_t n)
+{
+    uint64_t cut[64];
+    size_t nc = 0;
+    cut[nc++] = a;
+    for (size_t i = 0; i < n && nc < 60; i++) {
+        if (iv[i].start_ns > a && iv[i].start_ns < b && iv[i].start_ns != cut[nc - 1]) cut[nc++] = iv[i].start_ns;
+        if (iv[i].end_ns > a && iv[i].end_ns < b) cut[nc++] = iv[i].end_ns;
+    }
+    if (nc >= 60) return;
+    cut[nc++] = b;
+    latrec_sched_breakdown sum;
+    memset(&sum, 0, sizeof sum);
+    for (size_t k = 0; k + 1 < nc; k++) {
+        latrec_sched_breakdown p;
+        split_ok(m, tid, cut[k], cut[k + 1], &p);
+        sums_match(m, hint, tid, cut[k], cut[k + 1], &p); /* in time order */
+        assert_int_equal(p.gen, o->gen);
+        sum.on_cpu_ns += p.on_cpu_ns;
+        sum.runnable_ns += p.runnable_ns;
+        sum.blocked_ns += p.blocked_ns;
+        sum.unknown_ns += p.unknown_ns;
+        sum.lost_ns += p.lost_ns;
+        sum.preemptions += p.preemptions;
+        sum.migrations += p.migrations;
+        sum.instead_ns += p.instead_ns;
+    }
+    assert_int_equal(sum.on_cpu_ns, o->on_cpu_ns);
+    assert_int_equal(sum.runnable_ns, o->runnable_ns);
+    assert_int_equal(sum.blocked_ns, o->blocked_ns);
+    assert_int_equal(sum.unknown_ns, o->unknown_ns);
+    assert_int_equal(sum.lost_ns, o->lost_ns);
+    assert_int_equal(sum.preemptions, o->preemptions);
+    assert_int_equal(sum.migrations, o->migrations);
+    assert_int_equal(sum.instead_ns, o->instead_ns);
+}
+
+static void check_model(const latrec_sched_model *m, uint64_t t_end)
+{
+    latrec_sched_hint hint[RTIDS + 1];
+    memset(hint, 0, sizeof hint);
+    check_timelines(m);
     for (int q = 0; q < 3000; q++) {
         uint32_t tid = 100 + (uint32_t)(rng() % (RTIDS + 1));
         uint64_t a = rng() % (t_end + 2000), b = a + (rng() % 4 ? rng() % 5000 : rng() % (t_end + 1));
@@ -88,61 +161,8 @@ static void check_model(const latrec_sched_model *m, uint64_t t_end)
         sums_match(m, &hint[tid - 100], tid, a, b, &o);
         size_t n;
         const latrec_sched_interval *iv = latrec_sched_intervals(m, tid, b, &n, NULL);
-        uint64_t f[4];
-        brute(iv, n, gen_end(m, tid, b), a, b, f);
-        assert_int_equal(o.on_cpu_ns, f[0]);
-        assert_int_equal(o.runnable_ns, f[1]);
-        assert_int_equal(o.blocked_ns, f[2]);
-        assert_int_equal(o.lost_ns, f[3]);
-        assert_true(o.lost_ns <= o.unknown_ns);
-        assert_true(o.instead_ns <= o.runnable_ns);
-        assert_int_equal(o.instead_ns + o.unattributed_ns, o.runnable_ns);
-        assert_true(o.n_others >= 0 && o.n_others <= LATREC_SCHED_TOP);
-        assert_true((uint32_t)o.n_others <= o.n_tasks);
-        uint64_t top = 0;
-        for (int i = 0; i < o.n_others; i++) {
-            assert_true(o.others[i].ns > 0);
-            if (i) assert_true(o.others[i - 1].ns >= o.others[i].ns);
-            top += o.others[i].ns;
-        }
-        assert_true(top <= o.instead_ns);
-        if (o.n_tasks <= LATREC_SCHED_TOP) assert_int_equal(top, o.instead_ns);
-
-        /* additive: the window cut at every interval edge inside it sums
-         * to the same figures (each piece holds at most one interval) */
-        uint64_t cut[64];
-        size_t nc = 0;
-        cut[nc++] = a;
-        for (size_t i = 0; i < n && nc < 60; i++) {
-            if (iv[i].start_ns > a && iv[i].start_ns < b && iv[i].start_ns != cut[nc - 1]) cut[nc++] = iv[i].start_ns;
-            if (iv[i].end_ns > a && iv[i].end_ns < b) cut[nc++] = iv[i].end_ns;
-        }
-        if (nc >= 60) continue;
-        cut[nc++] = b;
-        latrec_sched_breakdown sum;
-        memset(&sum, 0, sizeof sum);
-        for (size_t k = 0; k + 1 < nc; k++) {
-            latrec_sched_breakdown p;
-            split_ok(m, tid, cut[k], cut[k + 1], &p);
-            sums_match(m, &hint[tid - 100], tid, cut[k], cut[k + 1], &p); /* in time order */
-            assert_int_equal(p.gen, o.gen);
-            sum.on_cpu_ns += p.on_cpu_ns;
-            sum.runnable_ns += p.runnable_ns;
-            sum.blocked_ns += p.blocked_ns;
-            sum.unknown_ns += p.unknown_ns;
-            sum.lost_ns += p.lost_ns;
-            sum.preemptions += p.preemptions;
-            sum.migrations += p.migrations;
-            sum.instead_ns += p.instead_ns;
-        }
-        assert_int_equal(sum.on_cpu_ns, o.on_cpu_ns);
-        assert_int_equal(sum.runnable_ns, o.runnable_ns);
-        assert_int_equal(sum.blocked_ns, o.blocked_ns);
-        assert_int_equal(sum.unknown_ns, o.unknown_ns);
-        assert_int_equal(sum.lost_ns, o.lost_ns);
-        assert_int_equal(sum.preemptions, o.preemptions);
-        assert_int_equal(sum.migrations, o.migrations);
-        assert_int_equal(sum.instead_ns, o.instead_ns);
+        check_split(m, tid, a, b, &o, iv, n);
+        check_additive(m, &hint[tid - 100], tid, a, b, &o, iv, n);
     }
 }
 
