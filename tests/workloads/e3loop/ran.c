@@ -30,17 +30,21 @@ struct out_item {
     uint8_t  payload[];
 };
 
+struct ran;
+
+struct source_arg {
+    struct ran *r;
+    unsigned idx;
+};
+
 struct ran {
     const e3loop_cfg *cfg;
     int sock;
     e3loop_queue out_q;   /* struct out_item + payload */
     e3loop_queue live_q;  /* control ids waiting for LIVE_ON_AIR */
     atomic_uint_fast64_t src_seq, msg_id, control_value;
-};
-
-struct source_arg {
-    struct ran *r;
-    unsigned idx;
+    pthread_t src[E3LOOP_MAX_THREADS], out;
+    struct source_arg args[E3LOOP_MAX_THREADS];
 };
 
 /* emit(): what a RAN calls to hand an indication to libE3. */
@@ -172,6 +176,83 @@ static pid_t spawn_dapp(int fd, int argc, char **argv)
     return pid;
 }
 
+/* The outbound thread and cfg->threads source threads. */
+static void start_threads(struct ran *r)
+{
+    pthread_create(&r->out, NULL, outbound_main, r);
+    for (unsigned i = 0; i < r->cfg->threads; i++) {
+        r->args[i].r = r;
+        r->args[i].idx = i;
+        pthread_create(&r->src[i], NULL, source_main, &r->args[i]);
+    }
+}
+
+/* The end: the sources and the outbound thread stopped, the sending side
+ * closed (the dApp sees end-of-file, finishes, closes). */
+static void stop_threads(struct ran *r)
+{
+    atomic_store(&e3loop_stop, 1);
+    for (unsigned i = 0; i < r->cfg->threads; i++) pthread_join(r->src[i], NULL);
+    e3loop_queue_close(&r->out_q);
+    pthread_join(r->out, NULL);
+    shutdown(r->sock, SHUT_WR);
+}
+
+/* How long to wait for the dApp: 100 ms, or up to the end of the run. */
+static int poll_ms(uint64_t end, int stopping)
+{
+    int wait_ms = 100;
+    if (!stopping && end) {
+        uint64_t now = e3loop_now();
+        uint64_t left = now < end ? (end - now) / 1000000u + 1 : 0;
+        if (left < (uint64_t)wait_ms) wait_ms = (int)left;
+    }
+    return wait_ms;
+}
+
+/* The main thread is the RAN's control thread: it applies the dApp's
+ * controls until the end (duration or a stop signal), then stops the
+ * sources and the outbound thread, closes its sending side and applies
+ * what still comes until the dApp closes the socket. The first stop
+ * signal goes to *stop_sig. */
+static void control_loop(struct ran *r, const sigset_t *stopset, int *stop_sig)
+{
+    const e3loop_cfg *cfg = r->cfg;
+    int sfd = signalfd(-1, stopset, SFD_CLOEXEC);
+    pthread_setname_np(pthread_self(), "oai-ctrl");
+    latrec_tls_open_as("oai.ctrl");
+    uint8_t buf[sizeof(e3loop_hdr) + 64];
+    uint64_t end = cfg->duration_s > 0 ? e3loop_now() + (uint64_t)(cfg->duration_s * 1e9) : 0;
+    uint64_t hb = e3loop_now();
+    int stopping = 0;
+    for (;;) {
+        if (!stopping && (atomic_load(&e3loop_stop) || (end && e3loop_now() >= end))) {
+            stopping = 1;
+            stop_threads(r);
+        }
+        struct pollfd pf[2] = { { r->sock, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+        int p = poll(pf, sfd >= 0 ? 2 : 1, poll_ms(end, stopping));
+        e3loop_heartbeat(&hb);
+        if (p <= 0) continue;
+        if (sfd >= 0 && (pf[1].revents & POLLIN)) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) && !*stop_sig) *stop_sig = (int)si.ssi_signo;
+            atomic_store(&e3loop_stop, 1);
+        }
+        if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        ssize_t n = recv(r->sock, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+            if (stopping) break; /* the dApp is done */
+            if (n < 0) fprintf(stderr, "e3loop: recv: %s\n", strerror(errno));
+            else fprintf(stderr, "e3loop: the dApp closed the connection early\n");
+            atomic_store(&e3loop_stop, 1);
+            continue;
+        }
+        if (n > 0) apply_control(r, buf, n);
+    }
+    if (sfd >= 0) close(sfd);
+}
+
 int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
 {
     struct ran r;
@@ -204,62 +285,8 @@ int e3loop_ran(const e3loop_cfg *cfg, int argc, char **argv, int *stop_sig)
         kill(dapp, SIGKILL);
         return 1;
     }
-    pthread_t src[E3LOOP_MAX_THREADS], out;
-    struct source_arg args[E3LOOP_MAX_THREADS];
-    pthread_create(&out, NULL, outbound_main, &r);
-    for (unsigned i = 0; i < cfg->threads; i++) {
-        args[i].r = &r;
-        args[i].idx = i;
-        pthread_create(&src[i], NULL, source_main, &args[i]);
-    }
-
-    /* The main thread is the RAN's control thread: it applies the dApp's
-     * controls until the end (duration or a stop signal), then stops the
-     * sources and the outbound thread, closes its sending side and applies
-     * what still comes until the dApp closes the socket. */
-    int sfd = signalfd(-1, &stopset, SFD_CLOEXEC);
-    pthread_setname_np(pthread_self(), "oai-ctrl");
-    latrec_tls_open_as("oai.ctrl");
-    uint8_t buf[sizeof(e3loop_hdr) + 64];
-    uint64_t end = cfg->duration_s > 0 ? e3loop_now() + (uint64_t)(cfg->duration_s * 1e9) : 0;
-    uint64_t hb = e3loop_now();
-    int stopping = 0;
-    for (;;) {
-        if (!stopping && (atomic_load(&e3loop_stop) || (end && e3loop_now() >= end))) {
-            stopping = 1;
-            atomic_store(&e3loop_stop, 1);
-            for (unsigned i = 0; i < cfg->threads; i++) pthread_join(src[i], NULL);
-            e3loop_queue_close(&r.out_q);
-            pthread_join(out, NULL);
-            shutdown(r.sock, SHUT_WR); /* the dApp sees end-of-file, finishes, closes */
-        }
-        int wait_ms = 100;
-        if (!stopping && end) {
-            uint64_t now = e3loop_now();
-            uint64_t left = now < end ? (end - now) / 1000000u + 1 : 0;
-            if (left < (uint64_t)wait_ms) wait_ms = (int)left;
-        }
-        struct pollfd pf[2] = { { r.sock, POLLIN, 0 }, { sfd, POLLIN, 0 } };
-        int p = poll(pf, sfd >= 0 ? 2 : 1, wait_ms);
-        e3loop_heartbeat(&hb);
-        if (p <= 0) continue;
-        if (sfd >= 0 && (pf[1].revents & POLLIN)) {
-            struct signalfd_siginfo si;
-            if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si) && !*stop_sig) *stop_sig = (int)si.ssi_signo;
-            atomic_store(&e3loop_stop, 1);
-        }
-        if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        ssize_t n = recv(r.sock, buf, sizeof(buf), MSG_DONTWAIT);
-        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-            if (stopping) break; /* the dApp is done */
-            if (n < 0) fprintf(stderr, "e3loop: recv: %s\n", strerror(errno));
-            else fprintf(stderr, "e3loop: the dApp closed the connection early\n");
-            atomic_store(&e3loop_stop, 1);
-            continue;
-        }
-        if (n > 0) apply_control(&r, buf, n);
-    }
-    if (sfd >= 0) close(sfd);
+    start_threads(&r);
+    control_loop(&r, &stopset, stop_sig);
     int st = 0;
     while (waitpid(dapp, &st, 0) < 0 && errno == EINTR) {}
     close(r.sock);
