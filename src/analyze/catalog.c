@@ -155,6 +155,13 @@ int latrec_leg_extra_pos(const latrec_leg *leg, unsigned id)
     return -1;
 }
 
+int latrec_leg_hit_pos(const latrec_leg *leg, unsigned id)
+{
+    int i = latrec_leg_chain_pos(leg, id);
+    if (i < 0 && (i = latrec_leg_extra_pos(leg, id)) >= 0) i += leg->n_chain;
+    return i;
+}
+
 /* ---- the built-in E3 catalog --------------------------------------------- */
 
 #define END 0xFFFF

@@ -172,4 +172,8 @@ int latrec_leg_chain_pos(const latrec_leg *leg, unsigned id);
 /* Position of stage id among leg's extras, or -1. */
 int latrec_leg_extra_pos(const latrec_leg *leg, unsigned id);
 
+/* Index of stage id among the hits of an instance of leg (its chain
+ * stages, then its extras: analyze/legs.h), or -1. */
+int latrec_leg_hit_pos(const latrec_leg *leg, unsigned id);
+
 #endif

@@ -223,4 +223,15 @@ void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from);
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
                                unsigned field, int *present);
 
+/* latrec_instance_field() with the stage's hit index known (idx:
+ * latrec_leg_hit_pos() of the instance's leg, -1 when the leg has no such
+ * stage). */
+static inline uint64_t latrec_instance_hit_field(const latrec_instance *inst, int idx, unsigned field, int *present)
+{
+    *present = idx >= 0 && idx < inst->n_hits && inst->hits[idx].t_ns != 0;
+    if (!*present) return 0;
+    if (field == LATREC_FIELD_SEQ) return inst->seq;
+    return field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+}
+
 #endif

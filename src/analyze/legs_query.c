@@ -126,11 +126,5 @@ int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len)
 uint64_t latrec_instance_field(const latrec_legs *b, const latrec_instance *inst, unsigned stage,
                                unsigned field, int *present)
 {
-    const latrec_leg *leg = latrec_legs_leg(b, inst->leg);
-    int idx = latrec_leg_chain_pos(leg, stage);
-    if (idx < 0 && (idx = latrec_leg_extra_pos(leg, stage)) >= 0) idx += leg->n_chain;
-    *present = idx >= 0 && idx < inst->n_hits && inst->hits[idx].t_ns != 0;
-    if (!*present) return 0;
-    if (field == LATREC_FIELD_SEQ) return inst->seq;
-    return field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+    return latrec_instance_hit_field(inst, latrec_leg_hit_pos(latrec_legs_leg(b, inst->leg), stage), field, present);
 }

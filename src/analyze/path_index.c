@@ -24,6 +24,8 @@ struct latrec_path_index {
     struct run_path paths[LATREC_RUN_MAX_PATHS];
     /* assembling */
     latrec_paths *asm_[LATREC_LEGS_MAX_CATALOGS];
+    latrec_paths *fed[LATREC_LEGS_MAX_CATALOGS]; /* asm_'s non-NULL ones, in order: what feed walks */
+    int n_fed;
     struct thunk th[LATREC_LEGS_MAX_CATALOGS];
     latrec_path_emit_fn emit;
     void *ctx;
@@ -89,6 +91,7 @@ latrec_path_index *latrec_path_index_assemble(const latrec_legs *legs, const lat
             latrec_path_index_free(ix);
             return NULL;
         }
+        ix->fed[ix->n_fed++] = ix->asm_[c];
     }
     return ix;
 }
@@ -198,8 +201,8 @@ int latrec_path_index_segment_value(const latrec_path_index *ix, const latrec_pa
 int latrec_path_index_feed(latrec_path_index *ix, const latrec_instance *inst)
 {
     int rc = 0;
-    for (int c = 0; c < ix->n_cats; c++)
-        if (ix->asm_[c] && latrec_paths_feed(ix->asm_[c], inst) < 0) rc = -1;
+    for (int i = 0; i < ix->n_fed; i++)
+        if (latrec_paths_feed(ix->fed[i], inst) < 0) rc = -1;
     return rc;
 }
 

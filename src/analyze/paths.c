@@ -103,9 +103,14 @@ struct tomb {
     int live, path, stop, counted; /* counted: as no partner at stop */
 };
 
+/* A path's use of a leg at position pos. need: the hit index an instance
+ * must have stamped for its predecessor to join it (its key's stage), -1
+ * when nothing is needed (the first leg, or a key of the seq), NEVER when
+ * the leg has no such stage: an instance without it is unanchored at once. */
 struct use {
-    int path, pos;
+    int path, pos, need;
 };
+#define NEVER (1 << 30)
 
 /* The last completed instances of a path, sorted by start (they complete
  * nearly in start order, so inserting from the newest end is cheap). */
@@ -120,7 +125,7 @@ struct done_ring {
 struct latrec_paths {
     const latrec_catalog *cat;
     const latrec_legs *legs;
-    int cat_i, leg_off; /* the builder's catalog index; builder leg of its leg 0 */
+    int leg_off; /* builder leg of its leg 0 */
     latrec_paths_opts opts;
     latrec_path_emit_fn emit;
     void *ctx;
@@ -166,7 +171,6 @@ latrec_paths *latrec_paths_new_catalog(const latrec_legs *legs, int c, const lat
     const latrec_catalog *cat = latrec_legs_catalog(legs, c);
     latrec_paths *p = latrec_paths_new(cat, legs, opts, emit, ctx);
     if (!p) return NULL;
-    p->cat_i = c;
     p->leg_off = cat->n_legs ? latrec_legs_catalog_leg(legs, c, 0) : 0;
     return p;
 }
@@ -201,16 +205,19 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
             unsigned id = i < leg->n_chain ? leg->chain[i] : leg->extras[i - leg->n_chain];
             if (cat->stage_names[id] && strcmp(cat->stage_names[id], "DROP") == 0) p->drop_hit[l] = i;
         }
-        for (int k = 0; k < LATREC_MAX_KEYS; k++) { /* as latrec_instance_field() finds it */
-            int i = latrec_leg_chain_pos(leg, leg->keys[k].stage);
-            if (i < 0 && (i = latrec_leg_extra_pos(leg, leg->keys[k].stage)) >= 0) i += leg->n_chain;
-            p->key_hit[l][k] = (int8_t)i;
-        }
+        for (int k = 0; k < LATREC_MAX_KEYS; k++) /* as latrec_instance_field() finds it */
+            p->key_hit[l][k] = (int8_t)latrec_leg_hit_pos(leg, leg->keys[k].stage);
     }
     for (int k = 0; k < cat->n_paths; k++)
         for (int i = 0; i < cat->paths[k].n_legs; i++) {
-            int l = cat->paths[k].legs[i];
-            p->uses[l][p->n_uses[l]++] = (struct use){ k, i };
+            const int l = cat->paths[k].legs[i];
+            int need = -1;
+            if (i > 0) { /* what key_present() asks of an instance of l */
+                const latrec_join *j = &cat->joins[cat->paths[k].joins[i]];
+                const int key = j->leg_b == l ? j->key_b : j->key_a;
+                if (key >= 0) need = p->key_hit[l][key] >= 0 ? p->key_hit[l][key] : NEVER;
+            }
+            p->uses[l][p->n_uses[l]++] = (struct use){ k, i, need };
         }
     return p;
 }
@@ -530,12 +537,8 @@ static int link_side(latrec_paths *p, struct piece *pc, int side)
  * its stage and field, the stage's hit index known. */
 static uint64_t key_value(const latrec_paths *p, const latrec_instance *in, int key, int *present)
 {
-    const int l = local_leg(p, in), idx = p->key_hit[l][key];
-    *present = idx >= 0 && idx < in->n_hits && in->hits[idx].t_ns != 0;
-    if (!*present) return 0;
-    const unsigned field = p->cat->legs[l].keys[key].field;
-    if (field == LATREC_FIELD_SEQ) return in->seq;
-    return field == LATREC_FIELD_AUX ? in->hits[idx].aux : in->hits[idx].aux2;
+    const int l = local_leg(p, in);
+    return latrec_instance_hit_field(in, p->key_hit[l][key], p->cat->legs[l].keys[key].field, present);
 }
 
 /* The key of pc's instance for join j (side: which leg of the join it is). */
@@ -560,7 +563,9 @@ static int key_present(const latrec_paths *p, const latrec_instance *inst, const
     return present;
 }
 
-static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance *inst)
+/* Out of line: the feed it is called from stays small for the instances
+ * that never get here. */
+__attribute__((noinline)) static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance *inst)
 {
     const latrec_path *path = &p->cat->paths[path_i];
     while (p->head && p->n_open >= p->opts.max_open) {
@@ -605,15 +610,37 @@ static int add_piece(latrec_paths *p, int path_i, int pos, const latrec_instance
     return 0;
 }
 
+/* Runs for every ended instance, mostly with nothing open and an instance
+ * no path can take: what it costs then is the stream time and a look. */
 int latrec_paths_feed(latrec_paths *p, const latrec_instance *inst)
 {
-    for (int i = 0; i < inst->n_hits; i++)
-        if (inst->hits[i].t_ns > p->now) p->now = inst->hits[i].t_ns;
-    evict(p);
-    const int l = local_leg(p, inst);
-    if (l < 0 || l >= p->cat->n_legs || latrec_legs_leg_catalog_index(p->legs, inst->leg) != p->cat_i) return 0;
-    for (int u = 0; u < p->n_uses[l]; u++)
-        if (add_piece(p, p->uses[l][u].path, p->uses[l][u].pos, inst) < 0) return -1;
+    /* The stream time: the latest stamp fed (two running maxima). */
+    uint64_t a = p->now, b = 0;
+    int i = 0;
+    for (; i + 1 < inst->n_hits; i += 2) {
+        a = inst->hits[i].t_ns > a ? inst->hits[i].t_ns : a;
+        b = inst->hits[i + 1].t_ns > b ? inst->hits[i + 1].t_ns : b;
+    }
+    if (i < inst->n_hits) a = inst->hits[i].t_ns > a ? inst->hits[i].t_ns : a;
+    p->now = a > b ? a : b;
+    if (p->head) evict(p);
+    /* The builder numbers a catalog's legs in one run from leg_off
+     * (discovered legs come after every catalog's): in range is this
+     * catalog's. */
+    const unsigned l = (unsigned)local_leg(p, inst);
+    if (l >= (unsigned)p->cat->n_legs) return 0;
+    for (int u = 0; u < p->n_uses[l]; u++) {
+        const struct use *us = &p->uses[l][u];
+        /* add_piece()'s first steps when no fragment has to leave for
+         * room: an instance that lacks the key its predecessor joins by is
+         * unanchored at once. */
+        if (p->n_open < p->opts.max_open && us->need >= 0 &&
+            !(us->need < inst->n_hits && inst->hits[us->need].t_ns != 0)) {
+            p->counts[us->path].unanchored++;
+            continue;
+        }
+        if (add_piece(p, us->path, us->pos, inst) < 0) return -1;
+    }
     return 0;
 }
 

@@ -172,11 +172,8 @@ static void close_series(struct report_run *r, struct series *s)
  * from the table's copy of the leg. */
 static uint64_t instance_bytes(const latrec_leg *leg, const latrec_instance *inst)
 {
-    int idx = latrec_leg_chain_pos(leg, leg->bytes_stage);
-    if (idx < 0 && (idx = latrec_leg_extra_pos(leg, leg->bytes_stage)) >= 0) idx += leg->n_chain;
-    if (idx < 0 || idx >= inst->n_hits || !inst->hits[idx].t_ns) return 0;
-    if (leg->bytes_field == LATREC_FIELD_SEQ) return inst->seq;
-    return leg->bytes_field == LATREC_FIELD_AUX ? inst->hits[idx].aux : inst->hits[idx].aux2;
+    int present;
+    return latrec_instance_hit_field(inst, latrec_leg_hit_pos(leg, leg->bytes_stage), leg->bytes_field, &present);
 }
 
 /* The interval of series s that an instance starting at first_t counts in,
