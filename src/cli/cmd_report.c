@@ -304,6 +304,7 @@ int latrec_cmd_report(int argc, char **argv)
         if (!o.top && !o.explain) req.explain = 5;
     }
     latrec_report m;
+    o.input.guess = 1; /* the first pass checks what the guess gave (engine/input.h), or starts over */
     int rc = latrec_report_build(&m, &o.input, &req);
     if (rc == 0) {
         if (write_report(&m, format, o.output) < 0) rc = LATREC_EXIT_ERROR;

@@ -55,6 +55,47 @@ static void rt_free(latrec_leg_table *t)
     t->user = NULL;
 }
 
+/* About 100 intervals over the run, a round length (1, 2 or 5 x 10^k ns,
+ * at least 1 us). */
+static uint64_t auto_interval(const latrec_input *in)
+{
+    latrec_input_totals t;
+    latrec_input_totals_get(in, &t);
+    uint64_t span = t.last_t > t.first_t ? t.last_t - t.first_t : 0;
+    if (in->run_stop_real_ns > in->run_start_real_ns) span = in->run_stop_real_ns - in->run_start_real_ns;
+    const uint64_t want = span / 100;
+    uint64_t step = 1000;
+    for (uint64_t decade = 1000; decade <= UINT64_MAX / 10; decade *= 10) {
+        const uint64_t c[3] = { decade, 2 * decade, 5 * decade };
+        for (int i = 0; i < 3; i++)
+            if (c[i] <= want) step = c[i];
+        if (decade * 10 > want) break;
+    }
+    return step;
+}
+
+/* The first pass starts over (engine/pass.h: a ring opened by the guess
+ * was not what it said, or a pass by process gave up): every figure
+ * gathered so far is forgotten, and what was taken from the rings before
+ * the pass (the run's beginning, the automatic interval) is taken again,
+ * since the rings may have been scanned since. The pass frees the tables
+ * after this. */
+static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
+{
+    struct report_run *r = ctx;
+    for (int i = 0; i < n; i++) rt_free(tables[i]);
+    r->n_rows = 0;
+    for (int k = 0; k < r->n_path_series; k++) {
+        struct series *s = &r->path_series[k];
+        for (int i = 0; i < s->n_open; i++) latrec_stats_free(&s->open[i].total);
+        s->n_open = 0;
+        s->late = 0;
+    }
+    if (r->paths) latrec_rpaths_reset(r->paths);
+    r->begin = latrec_pass_run_begin(r->in);
+    if (r->interval_auto) r->interval_ns = auto_interval(r->in);
+}
+
 static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
 {
     struct report_run *r = ctx;
@@ -318,26 +359,6 @@ static latrec_stats *column_of(struct rtable *rt, const latrec_leg_table *t, int
     return h < t->n_hops ? &rt->col[h] : &rt->gaps_stats;
 }
 
-/* Open the input, run the passes, compute the figures. 0 or an exit code. */
-/* About 100 intervals over the run, a round length (1, 2 or 5 x 10^k ns,
- * at least 1 us). */
-static uint64_t auto_interval(const latrec_input *in)
-{
-    latrec_input_totals t;
-    latrec_input_totals_get(in, &t);
-    uint64_t span = t.last_t > t.first_t ? t.last_t - t.first_t : 0;
-    if (in->run_stop_real_ns > in->run_start_real_ns) span = in->run_stop_real_ns - in->run_start_real_ns;
-    const uint64_t want = span / 100;
-    uint64_t step = 1000;
-    for (uint64_t decade = 1000; decade <= UINT64_MAX / 10; decade *= 10) {
-        const uint64_t c[3] = { decade, 2 * decade, 5 * decade };
-        for (int i = 0; i < 3; i++)
-            if (c[i] <= want) step = c[i];
-        if (decade * 10 > want) break;
-    }
-    return step;
-}
-
 /* The second pass over the same records (--drop-outliers, or outliers the
  * first pass could only bound): its tables share the first pass's state
  * (same data, same builder: same component and leg indexes). 0, or -1. */
@@ -351,7 +372,9 @@ static int second_pass(struct report_run *r, const latrec_pass_opts *popts, cons
     if (r->paths) latrec_rpaths_open_second(r->paths);
     r->first = r->pass;
     r->pass_no = 2;
-    const int second = latrec_engine_run_again(r->e, popts, sinks);
+    latrec_pass_sinks again = *sinks;
+    again.restart = NULL; /* its tables share the first pass's state: in time order */
+    const int second = latrec_engine_run_again(r->e, popts, &again);
     r->pass = r->first;
     r->first = NULL;
     if (second < 0) return -1;
@@ -375,7 +398,15 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     if (!(r->e = latrec_engine_open(input_opts, "report", 0))) return LATREC_REPORT_ERROR;
     r->in = latrec_engine_input(r->e);
     /* the baseline takes the run's (set before): their series line up */
-    if (!r->interval_ns) r->interval_ns = o->interval_ns ? o->interval_ns : o->auto_interval ? auto_interval(r->in) : 0;
+    if (!r->interval_ns) {
+        r->interval_auto = !o->interval_ns && o->auto_interval;
+        r->interval_ns = o->interval_ns ? o->interval_ns : r->interval_auto ? auto_interval(r->in) : 0;
+    }
+    /* The scheduler's view reads along with the pass and cannot start
+     * over: with sched.latrec, the rings opened by the guess are scanned
+     * first (and the pass is read in time order). */
+    if (r->in->sched_ring >= 0 && r->in->guessed && latrec_input_settle(r->in, NULL) < 0)
+        return LATREC_REPORT_ERROR;
     if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
     latrec_pass_opts popts = o->pass;
     if (latrec_hop_specs_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
@@ -393,7 +424,8 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
                                 .value = on_value,
                                 .instance = on_instance,
                                 .first_stage = on_first_stage,
-                                .path_instance = o->pass.paths ? on_path : NULL };
+                                .path_instance = o->pass.paths ? on_path : NULL,
+                                .restart = r->sv.model ? NULL : rt_restart };
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
     r->begin = latrec_pass_run_begin(r->in);

@@ -67,16 +67,23 @@ latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_
     return rp;
 }
 
-void latrec_rpaths_free(latrec_rpaths *rp)
+void latrec_rpaths_reset(latrec_rpaths *rp)
 {
-    if (!rp) return;
     for (int k = 0; k < rp->n; k++) {
         struct rpath *p = &rp->p[k];
         if (p->col)
             for (int s = 0; s <= p->n_segs; s++) latrec_stats_free(&p->col[s]);
         free(p->col);
         free(p->top);
+        memset(p, 0, sizeof(*p));
     }
+    rp->oom = 0;
+}
+
+void latrec_rpaths_free(latrec_rpaths *rp)
+{
+    if (!rp) return;
+    latrec_rpaths_reset(rp);
     free(rp->p);
     free(rp);
 }

@@ -29,6 +29,8 @@ void latrec_report_split_fill(latrec_report_split *s, const latrec_sched_acc *a)
  * (borrowed) may have no model. */
 latrec_rpaths *latrec_rpaths_new(const latrec_report_request *req, const latrec_input *in, const latrec_sched_view *sv);
 void latrec_rpaths_free(latrec_rpaths *rp);
+/* Every path's figures forgotten (the pass starts over). */
+void latrec_rpaths_reset(latrec_rpaths *rp);
 
 /* A path instance of pass 1 (figures, split, slowest) or pass 2 (exact
  * outliers, --drop-outliers). */

@@ -99,6 +99,7 @@ struct report_run {
     latrec_sched_view sv; /* the scheduler's side, or why not */
     latrec_rpaths *paths; /* the path tables' state */
     uint64_t interval_ns; /* --interval, or the automatic one (html), 0: none */
+    int interval_auto;    /* interval_ns is the automatic one, taken from the rings */
     struct series *path_series; /* per catalog path, with paths and an interval */
     int n_path_series;
     int oom;

@@ -285,48 +285,7 @@ assert sum(n for _, n in c["buckets"]) + c["over"] == 392, c' "$output"
     [ "$status" -eq 1 ]
 }
 
-# Rings whose writer closed them cleanly (flags=1) are opened without a scan
-# and checked as the pass reads them; the same rings with flags=0 are
-# scanned at open. Two processes (read by process), clean (C), with a slot
-# never published (T: t_ns 0), with two records stamped a second early (M:
-# not a single-writer ring, its warning), and M beside C in two directories
-# (the warning before the note on the directories, as at open).
-guess_specs() {
-    "$PY" - "$D" <<'PYEOF'
-import sys
-D = sys.argv[1]
-T0 = 2_000_000_000
-for flags in (0, 1):
-    for case in "CTM":
-        recs = {}
-        for p in (1, 2):
-            oai, out = f"oai.{p}04", f"libe3.outbound.{p}01"
-            recs[oai], recs[out] = [], []
-            for i in range(1, 41):
-                t = T0 + i * 1_000_000 + p * 1000
-                recs[oai].append(("ENQUEUE", p * 1000 + i, t))
-                recs[out] += [("DEQUEUE", p * 1000 + i, t + 2000), ("ENCODE_E3AP_DONE", p * 1000 + i, t + 2500),
-                              ("SEND_DONE", p * 1000 + i, t + 5000 + i * 100)]
-        b = recs["libe3.outbound.201"]
-        if case == "T":
-            b[32] = (b[32][0], b[32][1], 0)
-        if case == "M":
-            b[20] = (b[20][0], b[20][1], b[20][2] - 1_000_000_000)
-            b[60] = (b[60][0], b[60][1], b[60][2] - 1_000_000_000)
-        with open(f"{D}/gspec_{case}{flags}", "w") as f:
-            for name in recs:
-                pid = 1000 if name.endswith(("104", "101")) else 2000
-                f.write(f"ring {name} pid={pid} flags={flags}\n")
-            for name, rs in recs.items():
-                f.write("".join(f"rec {name} {st} {seq} {t} 0\n" for st, seq, t in rs))
-PYEOF
-    for c in C T M; do
-        for f in 0 1; do
-            mkdir -p "$D/g$f/$c"
-            "$GEN" "$D/g$f/$c" < "$D/gspec_$c$f"
-        done
-    done
-}
+load guess
 
 @test "hist on rings closed cleanly: the figures and lines of the rings scanned at open" {
     guess_specs
