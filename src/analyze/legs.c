@@ -165,22 +165,31 @@ static inline struct node *new_node(latrec_legs *b, int n_slots)
 
 /* ---- the open queue (legs_impl.h) -------------------------------------------------- */
 
-/* The oldest open instance, or NULL. */
-static inline struct node *oldest(const latrec_legs *b)
+/* The holes at the open queue's front dropped (an instance that ended
+ * leaves one, and whether it was the front is a coin toss to a branch
+ * predictor: they are dropped when the front is asked for). */
+static void open_front(latrec_legs *b)
 {
+    const uint64_t mask = b->oq_cap - 1;
+    while (b->oq_len && !b->oq[b->oq_head & mask]) {
+        b->oq_head++;
+        b->oq_len--;
+    }
+}
+
+/* The oldest open instance, or NULL. */
+static inline struct node *oldest(latrec_legs *b)
+{
+    open_front(b);
     return b->oq_len ? b->oq[b->oq_head & (b->oq_cap - 1)] : NULL;
 }
 
-/* The front of the open queue ended: drop it and the holes behind it.
- * The new front's horizon may come before `due`. */
-static void open_front_ended(latrec_legs *b)
+/* hdue made exact again: the front's horizon deadline (it may come
+ * before `due`). */
+static void open_front_due(latrec_legs *b)
 {
-    const uint64_t mask = b->oq_cap - 1;
-    do {
-        b->oq_head++;
-        b->oq_len--;
-    } while (b->oq_len && !b->oq[b->oq_head & mask]);
-    b->hdue = b->oq_len ? due_after(NODE_INST(b->oq[b->oq_head & mask])->first_t, b->horizon) : UINT64_MAX;
+    const struct node *n = oldest(b);
+    b->hdue = n ? due_after(NODE_INST(n)->first_t, b->horizon) : UINT64_MAX;
     if (b->hdue < b->due) b->due = b->hdue;
 }
 
@@ -319,20 +328,23 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
         b->gq_holes++;
     }
     b->oq[n->opos & (b->oq_cap - 1)] = NULL;
-    b->n_open--;
-    if (n->opos == (uint32_t)b->oq_head) open_front_ended(b);
+    b->n_open--; /* hdue stays a lower bound of the front's (open_front) */
     n->next = b->classes[n_slots].free;
     b->classes[n_slots].free = n;
 }
 
 uint64_t latrec_legs_next_cut(const latrec_legs *b)
 {
-    const struct node *n = oldest(b);
-    return n ? due_after(NODE_INST(n)->first_t, b->horizon) : UINT64_MAX;
+    for (uint64_t p = b->oq_head; p < b->oq_head + b->oq_len; p++) {
+        const struct node *n = b->oq[p & (b->oq_cap - 1)];
+        if (n) return due_after(NODE_INST(n)->first_t, b->horizon);
+    }
+    return UINT64_MAX;
 }
 
 void latrec_legs_finish(latrec_legs *b)
 {
+    latrec_legs_settle(b);
     for (struct node *n; (n = oldest(b));) end_node(b, n);
 }
 
@@ -422,7 +434,9 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
         b->gq_holes--;
         fetch_ahead(b);
     }
-    while (b->hdue < now) { /* the open queue's front is past the horizon */
+    while (b->hdue < now) { /* the open queue's front may be past the horizon */
+        open_front_due(b);
+        if (b->hdue >= now) break;
         struct node *n = oldest(b);
         b->cut_horizon += counts_as_evicted(n);
         end_node(b, n);
@@ -436,6 +450,12 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
         if (gdue < due) due = gdue;
     }
     b->due = due;
+}
+
+/* evict, out of line: the rare paths catch up through it. */
+static __attribute__((noinline)) void feed_evict(latrec_legs *b, uint64_t now)
+{
+    evict(b, now);
 }
 
 /* Make room for one more open instance: at most max_open are ever open. */
@@ -576,14 +596,14 @@ static __attribute__((noinline)) int placed_last(latrec_legs *b, struct node *n,
 }
 
 /* Node n's first stamp moved back to t: its horizon comes earlier, which
- * is the open queue's next deadline when n is its front. */
+ * is the open queue's next deadline when n is its front (hdue stays a
+ * lower bound of it either way). */
 static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node *n, uint64_t t)
 {
     NODE_INST(n)->first_t = t;
-    if (n->opos == (uint32_t)b->oq_head) {
-        b->hdue = due_after(t, b->horizon);
-        if (b->hdue < b->due) b->due = b->hdue;
-    }
+    const uint64_t d = due_after(t, b->horizon);
+    if (d < b->hdue) b->hdue = d;
+    if (d < b->due) b->due = d;
 }
 
 /* The last chain stage of a leg with extras starts the instance's grace
@@ -612,10 +632,21 @@ static inline int place_slow(const latrec_legs *b, const struct node *n, const s
     return (n->have & NODE_GRACE) | c->no_extras | (b->gq_len == b->gq_cap);
 }
 
+/* The ends a lazy feed put off (latrec_legs_feed_lazy), before anything
+ * that reads or ends an open instance other than the usual record does:
+ * every instance due before t ends first, in its order. A no-op after
+ * latrec_legs_feed, which ended them already. */
+static inline void catch_up(latrec_legs *b, uint64_t t)
+{
+    if (LATREC_UNLIKELY_(t > b->due)) feed_evict(b, t);
+}
+
 /* place() once the record is written, for the rare cases: an earlier first
- * stamp, or place_slow(). */
+ * stamp, or place_slow(). (n is not in grace unless it came the general
+ * way, which caught up already: catching up ends nothing of n's.) */
 static __attribute__((noinline)) int placed_rare(latrec_legs *b, struct node *n, const struct cand *c, uint64_t t)
 {
+    catch_up(b, t);
     if (t < NODE_INST(n)->first_t) earlier_first(b, n, t);
     if (place_slow(b, n, c)) return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
     return grace_if_last(b, n, c, t);
@@ -641,6 +672,7 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
                                                const struct cand *c, uint64_t seq)
 {
     const uint32_t process = b->ring_process[ring];
+    catch_up(b, rec->t_ns); /* max_open counts what a lazy feed left open */
     if (b->n_open >= b->max_open) make_room(b);
     struct node *n = open_node(b, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
@@ -687,6 +719,7 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
     const uint64_t seq = latrec_rec_seq(rec->sc);
     const uint32_t process = b->ring_process[ring];
     const int cat = b->ring_cat[ring];
+    catch_up(b, rec->t_ns); /* what it finds open is what latrec_legs_feed would */
     if (LATREC_UNLIKELY_(b->n_cands[cat][stage] == 0)) return feed_discovery(b, ring, rec, stage, seq, process);
     if (LATREC_UNLIKELY_(b->n_chain_cands[cat][stage] > 1)) b->shared_recs[cat][stage]++;
 
@@ -708,8 +741,10 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
 }
 
 /* The usual record: a stage of one leg, for an open instance that does
- * not hold it yet, found in its window (lookup spelled out); the rest
- * goes elsewhere by tail calls, so this path saves no registers. */
+ * not hold it yet and is not in grace, found in its window (lookup spelled
+ * out); the rest goes elsewhere by tail calls, so this path saves no
+ * registers. (An instance in grace may be one a lazy feed left open past
+ * its grace: the general way catches up first.) */
 static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     const struct usual *u = &b->ring_fast[ring].st[latrec_rec_stage(rec->sc)];
@@ -719,7 +754,8 @@ static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint
     const uint64_t seq = latrec_rec_seq(rec->sc);
     struct node *n = w->e[seq & w->mask];
     if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_new(b, ring, rec, u, seq);
-    if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || n->have >> c->idx & 1)) return feed_general(b, ring, rec);
+    if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || ((n->have >> c->idx & 1) | (n->have & NODE_GRACE))))
+        return feed_general(b, ring, rec);
     *u->role = 1;
     return place(b, n, c, ring, rec);
 }
@@ -735,4 +771,19 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
 {
     if (LATREC_UNLIKELY_(rec->t_ns > b->due)) return feed_due(b, ring, rec);
     return feed_usual(b, ring, rec);
+}
+
+/* Past the horizon deadline only: a grace that ran out waits (its end is
+ * a coin toss per record to a branch predictor; a settle's loop of them
+ * is not). */
+int latrec_legs_feed_lazy(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
+{
+    b->lazy_t = rec->t_ns;
+    if (LATREC_UNLIKELY_(rec->t_ns > b->hdue)) return feed_due(b, ring, rec);
+    return feed_usual(b, ring, rec);
+}
+
+void latrec_legs_settle(latrec_legs *b)
+{
+    catch_up(b, b->lazy_t);
 }

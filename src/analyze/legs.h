@@ -126,7 +126,22 @@ int latrec_legs_add_rings(latrec_legs *b, const latrec_ringset *set, const int *
  * when out of memory (the record is dropped). */
 int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec);
 
-/* End every open instance (in order of first stamp) and hand it to emit. */
+/* latrec_legs_feed, except that an instance whose grace ran out before
+ * rec may stay open, not yet emitted, until latrec_legs_settle() or a
+ * record that would find it or make room for another: those end it, and
+ * every instance due before it, first. Once settled after the same records,
+ * the builder is as latrec_legs_feed would have left it, every instance
+ * emitted with the same stamps and in the same order. Between, what it
+ * counts or says (n_open, next_cut, ...) may lag. Cheaper: a grace that
+ * ends is not a branch per record to guess. Do not mix with
+ * latrec_legs_feed between two settles. */
+int latrec_legs_feed_lazy(latrec_legs *b, uint32_t ring, const latrec_rec *rec);
+
+/* End what the lazy feed put off up to the last record it fed. */
+void latrec_legs_settle(latrec_legs *b);
+
+/* End every open instance (in order of first stamp) and hand it to emit
+ * (a lazy feed's are settled first). */
 void latrec_legs_finish(latrec_legs *b);
 
 void latrec_legs_free(latrec_legs *b);

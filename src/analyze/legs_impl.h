@@ -179,11 +179,11 @@ struct latrec_legs {
     struct slot *table; /* the overflow table */
     size_t table_cap, n_slots, n_open, max_open; /* slots: buckets in use */
     unsigned table_shift; /* 64 - log2(table_cap) */
-    /* Every open instance in order of creation: a queue of nodes whose
-     * front is always one (an instance that ends elsewhere leaves a hole,
-     * NULL, dropped when it reaches the front; compacted as the grace
-     * queue is). The front is the oldest: the horizon and max_open end it
-     * first, and finish ends them in this order. */
+    /* Every open instance in order of creation: a queue of nodes (an
+     * instance that ends leaves a hole, NULL, dropped when the front is
+     * asked for: oldest(); compacted as the grace queue is). The front is
+     * the oldest: the horizon and max_open end it first, and finish ends
+     * them in this order. */
     struct node **oq;
     uint64_t oq_head, oq_len, oq_cap; /* as gq's */
     /* Complete instances waiting for late extras, in order of completion:
@@ -203,7 +203,10 @@ struct latrec_legs {
      * time stays at or below this: a lower bound of the grace queue front's
      * and the open queue front's deadlines. */
     uint64_t due;
-    uint64_t hdue; /* the open queue front's horizon deadline (UINT64_MAX: none open) */
+    /* A lower bound of the open queue front's horizon deadline, made exact
+     * when a record passes it (UINT64_MAX: none open) */
+    uint64_t hdue;
+    uint64_t lazy_t; /* the last record latrec_legs_feed_lazy fed (its stamp; 0: none) */
     uint64_t cut_horizon, cut_room; /* instances ended unfinished, by cause */
     /* Decisions that records of other processes could have changed
      * (latrec_legs_cross_process() says which). */

@@ -207,9 +207,10 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
                 break;
             }
             last = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-            if (latrec_legs_feed(l->legs, ev[k].ring, &ev[k].rec) == -2) stop_all(sp, 1);
+            if (latrec_legs_feed_lazy(l->legs, ev[k].ring, &ev[k].rec) == -2) stop_all(sp, 1);
             l->fed++;
         }
+        latrec_legs_settle(l->legs); /* before its counts are read */
         if (latrec_legs_cross_process(l->legs) || latrec_legs_n_open(l->legs) + SPLIT_FILL > sp->open_share)
             stop_all(sp, 0);
     }

@@ -8,7 +8,8 @@
  * (the reference: every record read and counted) and the merge feeding
  * every record to the leg builder, whose ended instances an emit callback
  * reads (every hit's stamp summed, as a consumer touches them). Records
- * come from the merge 256 at a time, as in hist's pass. It prints
+ * come from the merge 256 at a time and are fed lazily, settled after each
+ * block, as in hist's pass (latrec_legs_feed_lazy). It prints
  * the best CPU time per record of each and their difference: the builder's
  * own ns per record. Run it on tests/bench/gen_rings' rings (make bench:
  * bench_engine.sh's 16 x 2^20 run), where every outbound instance waits
@@ -69,8 +70,9 @@ static double run_once(const latrec_catalog *cat, const latrec_ringset *set, int
         } else {
             for (size_t k = 0; k < got; k++) {
                 ev[k].rec.t_ns = ev[k].t_ns;
-                latrec_legs_feed(legs, ev[k].ring, &ev[k].rec);
+                latrec_legs_feed_lazy(legs, ev[k].ring, &ev[k].rec);
             }
+            latrec_legs_settle(legs);
         }
     }
     if (legs) latrec_legs_finish(legs);

@@ -12,6 +12,9 @@ latrec_unit_test(test_legs_index
 latrec_unit_test(test_legs_lifecycle
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_lifecycle.c
   LIBS latrec_analyze latrec_read)
+latrec_unit_test(test_legs_lazy
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_lazy.c
+  LIBS latrec_analyze latrec_read)
 latrec_unit_test(test_legs_discovery
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_legs_discovery.c
   LIBS latrec_analyze latrec_read)
