@@ -72,6 +72,18 @@ static inline int latrec_hop_value_of_leg(const latrec_leg *leg, const latrec_in
 int latrec_hop_hits(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
                     const latrec_hit **a, const latrec_hit **b);
 
+/* latrec_hop_hits() for an instance of the very leg that latrec_leg_hops()
+ * made h for, as latrec_hop_value_of_leg() is for latrec_hop_value(). */
+static inline int latrec_hop_hits_of_leg(const latrec_leg *leg, const latrec_instance *inst, const latrec_hopdef *h,
+                                         const latrec_hit **a, const latrec_hit **b)
+{
+    if (!h->from_hit || !h->to_hit) return latrec_hop_hits(leg, inst, h, a, b);
+    const int i = h->from_hit - 1, j = h->to_hit - 1;
+    *a = i < inst->n_hits && inst->hits[i].t_ns ? &inst->hits[i] : NULL;
+    *b = j < inst->n_hits && inst->hits[j].t_ns ? &inst->hits[j] : NULL;
+    return *a && *b;
+}
+
 /* Parse "A:B" (stage names or ids) into sel. 0, or -1 when no catalog of
  * cats[0 .. n_cats) knows both stages, or the selection is full. */
 int latrec_hop_select_add(latrec_hop_select *sel, const latrec_catalog *const *cats, int n_cats, const char *spec);

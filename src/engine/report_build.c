@@ -105,9 +105,10 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
         latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process (outliers.h) */
         latrec_sum_add(&rt->sum[hop], ns);
         const latrec_hit *a, *b;
-        if (r->sv.model && ns >= 0 && latrec_hop_hits(&t->legdef, inst, &t->hops[hop], &a, &b))
-            latrec_sched_view_add(&r->sv, &rt->sacc[hop], latrec_ring_tid(&r->in->set.rings[b->ring]), a->t_ns,
-                                  b->t_ns);
+        if (r->sv.model && ns >= 0 && latrec_hop_hits_of_leg(&t->legdef, inst, &t->hops[hop], &a, &b)) {
+            const latrec_ring *rb = &r->in->set.rings[b->ring];
+            latrec_sched_view_add(&r->sv, &rt->sacc[hop], rb->tid ? rb->tid : latrec_ring_tid(rb), a->t_ns, b->t_ns);
+        }
         return;
     }
     /* Outlier pass: exact counts, and the columns without the outliers. */
