@@ -149,6 +149,54 @@ static inline uint32_t u64_count(const u64vec *v, uint64_t a, uint64_t b)
     return (uint32_t)(u64_gallop(v, i, b) - i);
 }
 
+/* first i in [lo, hi) with ends[i] > t, or hi */
+static inline size_t end_upper(const uint64_t *ends, size_t lo, size_t hi, uint64_t t)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* ns per state before t; i = iv_upper(.., t). By value and without an
+ * indexed store: a split subtracts two of them at once, and a store into
+ * the middle of an array it loads back whole stalls the load. */
+typedef struct tri {
+    uint64_t on, runnable, blocked;
+} tri;
+
+static inline tri prefix_at(const gen *g, size_t i, uint64_t t)
+{
+    if (i >= g->n_iv) return (tri){ g->tot[0], g->tot[1], g->tot[2] };
+    const latrec_sched_interval *iv = &g->iv[i];
+    uint64_t d = t > iv->start_ns ? t - iv->start_ns : 0;
+    return (tri){ iv->before_ns[0] + (iv->state == LATREC_SCHED_RUNNING ? d : 0),
+                  iv->before_ns[1] + (iv->state == LATREC_SCHED_RUNNABLE ? d : 0),
+                  iv->before_ns[2] + (iv->state == LATREC_SCHED_BLOCKED ? d : 0) };
+}
+
+/* first i in [0, n) with v[i] > t (n: none), searched back from the end */
+static inline size_t back_upper(const uint64_t *v, size_t n, uint64_t t)
+{
+    if (n == 0 || v[n - 1] <= t) return n;
+    size_t hi = n - 1, step = 1; /* v[hi] > t */
+    while (step <= hi && v[hi - step] > t) {
+        hi -= step;
+        step *= 2;
+    }
+    return end_upper(v, step <= hi ? hi - step + 1 : 0, hi, t);
+}
+
+/* Times of v in [a, b), searched back from the end. */
+static inline uint32_t back_count(const u64vec *v, uint64_t a, uint64_t b)
+{
+    if (v->n == 0 || v->v[v->n - 1] < a) return 0;
+    const size_t ib = b ? back_upper(v->v, v->n, b - 1) : 0;
+    return (uint32_t)(ib - (a ? back_upper(v->v, ib, a - 1) : 0));
+}
+
 static inline size_t hslot(uint32_t tid, size_t cap)
 {
     return (size_t)((tid * 0x9E3779B1u) ^ (tid >> 15)) & (cap - 1);
@@ -190,6 +238,11 @@ typedef struct sched_name_key {
  * *iap gets the interval t_a falls in. */
 void sched_split_gen(const latrec_sched_model *m, const gen *g, latrec_sched_hint *h, uint64_t t_a, uint64_t t_b,
                      latrec_sched_breakdown *out, size_t *iap);
+/* sched_split_gen's ns figures, preemptions and migrations of generation
+ * g (t_a <= t_b; the other fields of out are left), its searches from the
+ * end of g's arrays: for a pass asking about the recent past. */
+void sched_split_recent(const latrec_sched_model *m, const gen *g, uint64_t t_a, uint64_t t_b,
+                        latrec_sched_breakdown *out);
 /* Who ran on g's CPU while it was runnable in [a, b) (interval i0 on):
  * out's others[] but their comm, n_tasks, instead_ns; keys[] say how to
  * name them (sched_name_others). 0, or -1 out of memory (none listed). */

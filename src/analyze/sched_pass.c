@@ -96,7 +96,7 @@ static int fail(latrec_sched_pass *p)
 /* A state's part that turned out stored: from unknown into it. */
 static void acc_move(latrec_sched_acc *a, unsigned state, uint64_t ns, uint64_t lost)
 {
-    long double *in = state == LATREC_SCHED_RUNNING    ? &a->on_cpu
+    latrec_sched_ns *in = state == LATREC_SCHED_RUNNING    ? &a->on_cpu
                       : state == LATREC_SCHED_RUNNABLE ? &a->runnable
                                                        : &a->blocked;
     *in += ns;
@@ -306,6 +306,46 @@ static int tally_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_a
     return 0;
 }
 
+static inline void acc_put(latrec_sched_acc *a, uint64_t on, uint64_t runnable, uint64_t blocked, uint64_t unknown,
+                           uint64_t lost, uint32_t pre, uint32_t mig)
+{
+    a->n++;
+    a->on_cpu += on;
+    a->runnable += runnable;
+    a->blocked += blocked;
+    a->unknown += unknown;
+    a->lost += lost;
+    a->preemptions += pre;
+    a->migrations += mig;
+}
+
+/* A split whose window ends in g's open state (the usual one: the thread
+ * stamped t_b), as sched_split_recent and open_part give it, in one go:
+ * every stored interval ends at or before the state's start, so before
+ * t_b, and only t_a is searched for. */
+static int add_open(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sched_acc *also, const gen *g, uint64_t t_a,
+                    uint64_t t_b)
+{
+    uint64_t on = 0, runnable = 0, blocked = 0;
+    const size_t n = g->n_iv;
+    if (n && g->ends[n - 1] > t_a) {
+        const tri fa = prefix_at(g, back_upper(g->ends, n, t_a), t_a);
+        on = g->tot[0] - fa.on;
+        runnable = g->tot[1] - fa.runnable;
+        blocked = g->tot[2] - fa.blocked;
+    }
+    const uint64_t known = on + runnable + blocked;
+    const int begun = g->forgot_end || n; /* the timeline starts before the state */
+    const uint64_t ks = g->forgot_end ? g->forgot_end : n ? g->iv[0].start_ns : 0;
+    const uint64_t ns = t_b - (g->since > t_a ? g->since : t_a);
+    const uint64_t lost = begun ? t_b - (ks > t_a ? ks : t_a) - known : 0;
+    const uint32_t pre = back_count(&g->pre, t_a, t_b), mig = back_count(&g->mig, t_a, t_b);
+    if (add_fix(p, g, acc, also, 0, ns, begun ? ns : 0)) return fail(p);
+    acc_put(acc, on, runnable, blocked, t_b - t_a - known, lost, pre, mig);
+    if (also) acc_put(also, on, runnable, blocked, t_b - t_a - known, lost, pre, mig);
+    return 0;
+}
+
 void latrec_sched_acc_add(latrec_sched_acc *a, const latrec_sched_breakdown *b)
 {
     a->n++;
@@ -333,15 +373,9 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sc
     const tident *td = td_find(m, tid);
     if (!td || !td->n_gens) return m->finished ? -1 : tally_add(p, acc, also, tid, t_b - t_a);
     const gen *g = gen_at(m, td, t_b);
-    latrec_sched_hint h = hint_at_end(g);
+    if (t_a < t_b && open_before(m, g, t_b)) return add_open(p, acc, also, g, t_a, t_b);
     latrec_sched_breakdown b;
-    size_t ia;
-    sched_split_gen(m, g, &h, t_a, t_b, &b, &ia);
-    if (t_a < t_b && open_before(m, g, t_b)) {
-        uint64_t ns, lost;
-        open_part(g, t_a, t_b, &b, &ns, &lost);
-        if (add_fix(p, g, acc, also, 0, ns, lost)) return fail(p);
-    }
+    sched_split_recent(m, g, t_a, t_b, &b);
     latrec_sched_acc_add(acc, &b);
     if (also) latrec_sched_acc_add(also, &b);
     return 0;

@@ -16,8 +16,8 @@
  * the state turns out stored (the model says so as it ends). A tid the
  * model has no generation of yet may still get one later (a split then
  * reads it unknown, and counts): those are tallied and counted at the end
- * when the tid turned up. The sums are integer ns in long doubles (exact
- * below 2^64), so their order changes nothing.
+ * when the tid turned up. The sums are integer ns (latrec_sched_ns,
+ * exact), so their order changes nothing.
  *
  * Forgetting. A pass's hops reach back from where it is by a little (an
  * instance's hops end before it is emitted; a leg with extras waits 10 ms
@@ -59,11 +59,15 @@ typedef struct latrec_sched_source {
     uint64_t ring_lost; /* records the ring lost (latrec_sched_counts.ring_lost) */
 } latrec_sched_source;
 
+/* A sum of ns: exact (128 bits), so the order of the splits changes
+ * nothing; a reader converts it to long double to divide. */
+typedef unsigned __int128 latrec_sched_ns;
+
 /* A hop's splits summed: ns per state, events. */
 typedef struct latrec_sched_acc {
-    uint64_t n;                                     /* instances split */
-    long double on_cpu, runnable, blocked, unknown; /* ns, summed */
-    long double lost;                               /* of unknown, where events were lost (lost_ns) */
+    uint64_t n;                                         /* instances split */
+    latrec_sched_ns on_cpu, runnable, blocked, unknown; /* ns, summed */
+    latrec_sched_ns lost;                               /* of unknown, where events were lost (lost_ns) */
     uint64_t preemptions, migrations;
     latrec_sched_hint hint; /* where the last split's searches ended (whole model) */
 } latrec_sched_acc;

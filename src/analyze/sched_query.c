@@ -12,17 +12,6 @@
 
 /* ---- public: queries -------------------------------------------------- */
 
-/* first i in [lo, hi) with ends[i] > t, or hi */
-static size_t end_upper(const uint64_t *ends, size_t lo, size_t hi, uint64_t t)
-{
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ends[mid] <= t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* as end_upper over [lo, n), galloping from lo (t is usually close) */
 static size_t end_gallop(const uint64_t *ends, size_t lo, size_t n, uint64_t t)
 {
@@ -58,23 +47,6 @@ static uint32_t u64_count_from(const u64vec *v, size_t *h, uint64_t a, uint64_t 
     size_t i = a ? end_seek(v->v, v->n, *h, a - 1) : 0; /* first v[i] >= a */
     *h = i;
     return (uint32_t)(u64_gallop(v, i, b) - i);
-}
-
-/* ns per state before t; i = iv_upper(.., t). By value and without an
- * indexed store: a split subtracts two of them at once, and a store into
- * the middle of an array it loads back whole stalls the load. */
-typedef struct tri {
-    uint64_t on, runnable, blocked;
-} tri;
-
-static inline tri prefix_at(const gen *g, size_t i, uint64_t t)
-{
-    if (i >= g->n_iv) return (tri){ g->tot[0], g->tot[1], g->tot[2] };
-    const latrec_sched_interval *iv = &g->iv[i];
-    uint64_t d = t > iv->start_ns ? t - iv->start_ns : 0;
-    return (tri){ iv->before_ns[0] + (iv->state == LATREC_SCHED_RUNNING ? d : 0),
-                  iv->before_ns[1] + (iv->state == LATREC_SCHED_RUNNABLE ? d : 0),
-                  iv->before_ns[2] + (iv->state == LATREC_SCHED_BLOCKED ? d : 0) };
 }
 
 static const char *names_at(const tident *td, uint64_t t, uint64_t lo, uint64_t hi)
@@ -267,6 +239,31 @@ void sched_split_gen(const latrec_sched_model *m, const gen *g, latrec_sched_hin
     out->lost_ns = lost_in(m, g, t_a, t_b, known);
     out->unattributed_ns = out->runnable_ns;
     *iap = ia;
+}
+
+void sched_split_recent(const latrec_sched_model *m, const gen *g, uint64_t t_a, uint64_t t_b,
+                        latrec_sched_breakdown *out)
+{
+    out->preemptions = back_count(&g->pre, t_a, t_b);
+    out->migrations = back_count(&g->mig, t_a, t_b);
+    out->on_cpu_ns = out->runnable_ns = out->blocked_ns = 0;
+    out->unknown_ns = t_b - t_a;
+    if (t_a == t_b) {
+        out->lost_ns = 0;
+        return;
+    }
+    uint64_t known = 0;
+    if (g->n_iv) {
+        const size_t ib = back_upper(g->ends, g->n_iv, t_b);
+        const size_t ia = back_upper(g->ends, ib, t_a);
+        const tri fa = prefix_at(g, ia, t_a), fb = prefix_at(g, ib, t_b);
+        out->on_cpu_ns = fb.on - fa.on;
+        out->runnable_ns = fb.runnable - fa.runnable;
+        out->blocked_ns = fb.blocked - fa.blocked;
+        known = out->on_cpu_ns + out->runnable_ns + out->blocked_ns;
+        out->unknown_ns -= known;
+    }
+    out->lost_ns = lost_in(m, g, t_a, t_b, known);
 }
 
 /* As sched_split_gen for the generation of tid alive at t_b; *gp: it, when
