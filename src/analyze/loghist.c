@@ -95,6 +95,29 @@ void latrec_loghist_record_n(latrec_loghist *h, int64_t v, uint64_t n)
 		h->counts[latrec_loghist_index(v)] += n;
 }
 
+void latrec_loghist_record_block(latrec_loghist *h, const int64_t *v, size_t n)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (n == 0 || lo < 0 || hi >= LATREC_LOGHIST_LIMIT) { /* not a plain block: value by value */
+		for (size_t i = 0; i < n; i++)
+			latrec_loghist_record(h, v[i]);
+		return;
+	}
+	h->min = lo < h->min ? lo : h->min;
+	h->max = hi > h->max ? hi : h->max;
+	if (h->total < LATREC_LOGHIST_EXACT_MAX) {
+		const size_t room = LATREC_LOGHIST_EXACT_MAX - h->total;
+		memcpy(h->exact + h->total, v, (n < room ? n : room) * sizeof(*v));
+	}
+	h->total += n;
+	for (size_t i = 0; i < n; i++)
+		h->counts[latrec_loghist_index(v[i])]++;
+}
+
 void latrec_loghist_merge(latrec_loghist *dst, const latrec_loghist *src)
 {
 	if (src->total == 0) {

@@ -145,6 +145,10 @@ static inline void latrec_loghist_record(latrec_loghist *h, int64_t v)
 /* Record value v n times (n = 0 is a no-op). Same rules as record. */
 void latrec_loghist_record_n(latrec_loghist *h, int64_t v, uint64_t n);
 
+/* Record v[0 .. n) in that order: the same as n calls of record, with the
+ * minimum, maximum, total and overflow test done once for all of them. */
+void latrec_loghist_record_block(latrec_loghist *h, const int64_t *v, size_t n);
+
 /* dst += src: bucket counts, overflow, below_zero, total, min/max. Kept
  * samples survive only while the combined count stays <= EXACT_MAX (then
  * dst's samples are followed by src's). Equivalent to having recorded src's

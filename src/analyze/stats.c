@@ -20,6 +20,7 @@ void latrec_stats_reset(latrec_stats *s)
 	s->block_n = 0;
 	s->negatives = 0;
 	s->neg_min = 0;
+	s->neg_sum = 0;
 }
 
 void latrec_stats_free(latrec_stats *s)
@@ -30,6 +31,7 @@ void latrec_stats_free(latrec_stats *s)
 	s->block_n = 0;
 	s->negatives = 0;
 	s->neg_min = 0;
+	s->neg_sum = 0;
 }
 
 void latrec_stats_add_negative(latrec_stats *s, int64_t v)
@@ -37,6 +39,7 @@ void latrec_stats_add_negative(latrec_stats *s, int64_t v)
 	if (s->negatives == 0 || v < s->neg_min)
 		s->neg_min = v;
 	s->negatives++;
+	s->neg_sum += v;
 }
 
 typedef unsigned __int128 u128;
@@ -111,15 +114,27 @@ static void block_sums(const int64_t *v, uint32_t k, latrec_power_sums *ps)
 
 void latrec_stats_flush_block(latrec_stats *s)
 {
-	block_sums(s->block, s->block_n, &s->sums);
+	const uint32_t n = s->block_n;
+	latrec_loghist_record_block(&s->hist, s->block, n);
+	for (uint32_t i = 0; i < n; i++)
+		latrec_outliers_feed_in(&s->outl, s->block[i], s->series[i]);
+	block_sums(s->block, n, &s->sums);
 	s->block_n = 0;
 }
 
-/* The committed sums with the pending block. */
+/* The pending block put in before a figure is read. The accessors take
+ * the column as const: its figures do not change, only where its last
+ * values wait (every column is made by latrec_stats_init, none is const). */
+static const latrec_stats *settled(const latrec_stats *s)
+{
+	if (s->block_n)
+		latrec_stats_flush_block((latrec_stats *)s);
+	return s;
+}
+
 static void all_sums(const latrec_stats *s, latrec_power_sums *ps)
 {
-	*ps = s->sums;
-	block_sums(s->block, s->block_n, ps);
+	*ps = settled(s)->sums;
 }
 
 /* ---- exact numerators: signed integers of 512 bits (two's complement) ---- */
@@ -236,6 +251,8 @@ void latrec_stats_moments(const latrec_stats *s, latrec_moments *out)
 
 int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src)
 {
+	settled(dst);
+	settled(src);
 	if (latrec_outliers_merge(&dst->outl, &src->outl) != 0)
 		return -1;
 	latrec_loghist_merge(&dst->hist, &src->hist);
@@ -249,6 +266,7 @@ int latrec_stats_merge(latrec_stats *dst, const latrec_stats *src)
 		if (dst->negatives == 0 || src->neg_min < dst->neg_min)
 			dst->neg_min = src->neg_min;
 		dst->negatives += src->negatives;
+		dst->neg_sum += src->neg_sum;
 	}
 	return 0;
 }
@@ -269,17 +287,36 @@ bool latrec_sum_mean(const latrec_sum *a, double *out)
 
 uint64_t latrec_stats_count(const latrec_stats *s)
 {
-	return latrec_loghist_count(&s->hist);
+	return latrec_loghist_count(&settled(s)->hist);
 }
 
 bool latrec_stats_min(const latrec_stats *s, int64_t *out)
 {
-	return latrec_loghist_min(&s->hist, out);
+	return latrec_loghist_min(&settled(s)->hist, out);
 }
 
 bool latrec_stats_max(const latrec_stats *s, int64_t *out)
 {
-	return latrec_loghist_max(&s->hist, out);
+	return latrec_loghist_max(&settled(s)->hist, out);
+}
+
+const latrec_loghist *latrec_stats_hist(const latrec_stats *s)
+{
+	return &settled(s)->hist;
+}
+
+int latrec_stats_fence(latrec_stats *s, latrec_outlier_fence *f)
+{
+	settled(s);
+	return latrec_outliers_fence(&s->outl, f);
+}
+
+void latrec_stats_signed_sum(const latrec_stats *s, latrec_sum *out)
+{
+	latrec_power_sums ps;
+	all_sums(s, &ps);
+	out->s = (__int128)((u128)ps.s1[1] << 64 | ps.s1[0]) + s->neg_sum;
+	out->n = ps.n + s->negatives;
 }
 
 bool latrec_stats_mean(const latrec_stats *s, double *out)
@@ -325,12 +362,12 @@ bool latrec_stats_skewness(const latrec_stats *s, double *out)
 
 bool latrec_stats_percentile(const latrec_stats *s, double p, int64_t *out)
 {
-	return latrec_loghist_value_at_percentile(&s->hist, p, out);
+	return latrec_loghist_value_at_percentile(&settled(s)->hist, p, out);
 }
 
 bool latrec_stats_percentiles(const latrec_stats *s, const double *p, size_t k, int64_t *out)
 {
-	return latrec_loghist_percentiles(&s->hist, p, k, out);
+	return latrec_loghist_percentiles(&settled(s)->hist, p, k, out);
 }
 
 uint64_t latrec_stats_negatives(const latrec_stats *s)
@@ -348,7 +385,7 @@ bool latrec_stats_negative_min(const latrec_stats *s, int64_t *out)
 
 bool latrec_stats_outliers(latrec_stats *s, latrec_outlier_count *out)
 {
-	if (latrec_stats_count(s) == 0)
+	if (latrec_stats_count(s) == 0) /* settles s */
 		return false;
 	return latrec_outliers_count(&s->outl, &s->hist, out) == 0;
 }

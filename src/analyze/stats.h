@@ -33,8 +33,11 @@
  * the central moments from exact integer numerators, M2 = (n S2 - S1^2) / n
  * and M3 = (n^2 S3 - 3 n S1 S2 + 2 S1^3) / n^2, rounded once each to long
  * double (no cancellation: a column of equal values has M2 = 0 exactly).
- * Samples wait in blocks of LATREC_STATS_BLOCK (32), whose sums are taken
- * in 128-bit words while every value is below 2^40 ns (18 minutes).
+ * Samples wait in blocks of LATREC_STATS_BLOCK (32) with their series: a
+ * full block goes into the loghist, the chunk maxima and the sums at once
+ * (its sums in 64-bit words below 2^19 ns, 128-bit ones below 2^40 ns), and
+ * every accessor first puts in the block still waiting. Adding a value is a
+ * store, so the figures cost a tight loop over 32 values in the cache.
  *
  * Not thread-safe: one column per writer; merge per-thread columns.
  */
@@ -88,10 +91,12 @@ typedef struct latrec_stats {
 	latrec_loghist hist;     /* non-negative samples */
 	latrec_outliers outl;    /* chunk maxima of the non-negative samples */
 	latrec_power_sums sums;  /* committed blocks */
-	int64_t block[LATREC_STATS_BLOCK]; /* pending samples, not yet in sums */
+	int64_t block[LATREC_STATS_BLOCK]; /* pending samples, not yet in hist, outl, sums */
+	uint32_t series[LATREC_STATS_BLOCK]; /* their series */
 	uint32_t block_n;
 	uint64_t negatives;      /* hops < 0 */
 	int64_t neg_min;         /* most negative hop (valid if negatives > 0) */
+	__extension__ __int128 neg_sum; /* their sum */
 } latrec_stats;
 
 /* Make an empty column (allocates the 272 KiB loghist). Returns 0, or -1
@@ -104,7 +109,8 @@ void latrec_stats_reset(latrec_stats *s);
 /* Release the memory. Safe after a failed init and twice in a row. */
 void latrec_stats_free(latrec_stats *s);
 
-/* Internal to add(): fold the full pending block into the sums. */
+/* Internal to add(): put the pending block into the loghist, the chunk
+ * maxima and the sums. */
 void latrec_stats_flush_block(latrec_stats *s);
 /* Internal to add(): count a negative hop. */
 void latrec_stats_add_negative(latrec_stats *s, int64_t v);
@@ -112,18 +118,19 @@ void latrec_stats_add_negative(latrec_stats *s, int64_t v);
 /* Add one hop value v (ns) of series k (a process index: the outliers'
  * chunks are cut per series, in the order its values come; nothing else
  * depends on the order). v < 0 is a clock regression: counted in negatives
- * only. Cost: loghist record + chunk-max compare + one store; every 32nd
- * call also folds the block (no division per sample). */
+ * only. Cost: two stores; every 32nd call also puts the block in (no
+ * division per sample). */
 static inline void latrec_stats_add_in(latrec_stats *s, int64_t v, uint32_t k)
 {
 	if (__builtin_expect(v < 0, 0)) {
 		latrec_stats_add_negative(s, v);
 		return;
 	}
-	latrec_loghist_record(&s->hist, v);
-	latrec_outliers_feed_in(&s->outl, v, k);
-	s->block[s->block_n++] = v;
-	if (__builtin_expect(s->block_n == LATREC_STATS_BLOCK, 0))
+	const uint32_t n = s->block_n;
+	s->block[n] = v;
+	s->series[n] = k;
+	s->block_n = n + 1;
+	if (__builtin_expect(n + 1 == LATREC_STATS_BLOCK, 0))
 		latrec_stats_flush_block(s);
 }
 
@@ -185,10 +192,15 @@ bool latrec_stats_negative_min(const latrec_stats *s, int64_t *out);
 bool latrec_stats_outliers(latrec_stats *s, latrec_outlier_count *out);
 
 /* The column's histogram of non-negative samples, for bucket output. */
-static inline const latrec_loghist *latrec_stats_hist(const latrec_stats *s)
-{
-	return &s->hist;
-}
+const latrec_loghist *latrec_stats_hist(const latrec_stats *s);
+
+/* The fence of the column's outliers (latrec_outliers_fence() of its
+ * chunk maxima): 0, or -1 with errno = ENOMEM. */
+int latrec_stats_fence(latrec_stats *s, latrec_outlier_fence *f);
+
+/* The exact signed sum of every value added, negative ones included, and
+ * their count: what latrec_sum_add() of each would give. */
+void latrec_stats_signed_sum(const latrec_stats *s, latrec_sum *out);
 
 /* Calibration: a hop minus the cost of the clock read between its two
  * stamps, ns: hop_ns - clock_ns_per_call. clock_ns_per_call is the ring

@@ -103,7 +103,6 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     if (!rt) return;
     if (r->pass_no == 1) {
         latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process (outliers.h) */
-        latrec_sum_add(&rt->sum[hop], ns);
         const latrec_hit *a, *b;
         if (r->sv.model && ns >= 0 && latrec_hop_hits_of_leg(&t->legdef, inst, &t->hops[hop], &a, &b)) {
             const latrec_ring *rb = &r->in->set.rings[b->ring];
@@ -345,10 +344,8 @@ static int want_explained(struct report_run *r)
         const struct rtable *rt = tables[i]->user;
         for (int k = 0; rt && k < rt->n_top && k < r->o->explain; k++) {
             const struct top_entry *e = &rt->top[k];
-            for (int h = 0; h < tables[i]->n_hops; h++)
-                if (e->has[h] && (latrec_sched_view_want(&r->sv, e->tid_b[h], e->t_a[h], e->t_b[h]) < 0 ||
-                                  latrec_sched_view_want(&r->sv, e->tid_a[h], e->t_a[h], e->t_b[h]) < 0))
-                    return -1;
+            if (latrec_report_want_hops(&r->sv, tables[i]->n_hops, e->has, e->t_a, e->t_b, e->tid_a, e->tid_b) < 0)
+                return -1;
         }
     }
     return r->paths ? latrec_rpaths_want_explained(r->paths) : 0;
@@ -444,8 +441,9 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         for (int h = 0; h <= tables[i]->n_hops; h++) {
             latrec_stats *col = column_of(rt, tables[i], h);
             latrec_figures_from_stats(&rt->fig[h], col, o->pct, o->n_pct);
-            latrec_outliers_fence(&col->outl, &rt->fence[h]);
+            latrec_stats_fence(col, &rt->fence[h]);
             need_second |= rt->fig[h].outliers != rt->fig[h].outliers_max;
+            if (h < tables[i]->n_hops) latrec_stats_signed_sum(col, &rt->sum[h]); /* before an outlier pass empties it */
         }
         close_series(r, &rt->series);
     }

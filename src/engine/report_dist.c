@@ -32,14 +32,15 @@ static int per_decade(int64_t mn, int64_t mx)
 
 latrec_report_dist *latrec_report_dist_new(latrec_stats *s, int per)
 {
-    const uint64_t total = latrec_loghist_count(&s->hist);
+    const latrec_loghist *h = latrec_stats_hist(s);
+    const uint64_t total = latrec_loghist_count(h);
     if (!total) return NULL;
     latrec_report_dist *d = calloc(1, sizeof(*d));
     if (!d) return NULL;
     d->count = total;
     int64_t mn = 0, mx = 0;
-    latrec_loghist_min(&s->hist, &mn);
-    latrec_loghist_max(&s->hist, &mx);
+    latrec_loghist_min(h, &mn);
+    latrec_loghist_max(h, &mx);
     if (per <= 0) per = per_decade(mn, mx);
     d->per_decade = per;
     const int b0 = bin_of((double)mn, per), b1 = bin_of((double)mx, per);
@@ -47,7 +48,7 @@ latrec_report_dist *latrec_report_dist_new(latrec_stats *s, int per)
     const int merge = (b1 - b0) / LATREC_REPORT_DIST_BINS + 1;
     latrec_loghist_iter it;
     latrec_loghist_bucket bk;
-    latrec_loghist_iter_init(&it, &s->hist);
+    latrec_loghist_iter_init(&it, h);
     int last = -1;
     while (latrec_loghist_iter_next(&it, &bk)) {
         /* a bucket's count goes to the bin of its lower edge (buckets are

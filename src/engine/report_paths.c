@@ -151,7 +151,6 @@ static void add_first(latrec_rpaths *rp, struct rpath *p, const latrec_path_inst
         if (!(e->has[s] = (uint8_t)latrec_path_index_segment_value(rp->ix, pi, &p->segs[s], &v, &a, &b))) continue;
         e->v[s] = v;
         latrec_stats_add(&p->col[s], v);
-        latrec_sum_add(&p->sum[s], v);
         e->t_a[s] = a->t_ns;
         e->t_b[s] = b->t_ns;
         e->tid_a[s] = latrec_ring_tid(&rp->in->set.rings[a->ring]);
@@ -201,8 +200,9 @@ int latrec_rpaths_close_first(latrec_rpaths *rp)
         if (!p->col) continue;
         for (int s = 0; s <= p->n_segs; s++) {
             latrec_figures_from_stats(&p->fig[s], &p->col[s], rp->req->pct, rp->req->n_pct);
-            latrec_outliers_fence(&p->col[s].outl, &p->fence[s]);
+            latrec_stats_fence(&p->col[s], &p->fence[s]);
             need |= p->fig[s].outliers != p->fig[s].outliers_max;
+            if (s < p->n_segs) latrec_stats_signed_sum(&p->col[s], &p->sum[s]); /* before an outlier pass empties it */
         }
     }
     return need;
@@ -235,10 +235,8 @@ int latrec_rpaths_want_explained(const latrec_rpaths *rp)
         const struct rpath *p = &rp->p[k];
         for (int i = 0; i < p->n_top && i < rp->req->explain; i++) {
             const struct ptop *e = &p->top[i];
-            for (int s = 0; s < p->n_segs; s++)
-                if (e->has[s] && (latrec_sched_view_want(rp->sv, e->tid_b[s], e->t_a[s], e->t_b[s]) < 0 ||
-                                  latrec_sched_view_want(rp->sv, e->tid_a[s], e->t_a[s], e->t_b[s]) < 0))
-                    return -1;
+            if (latrec_report_want_hops(rp->sv, p->n_segs, e->has, e->t_a, e->t_b, e->tid_a, e->tid_b) < 0)
+                return -1;
         }
     }
     return 0;

@@ -47,6 +47,19 @@ static inline int latrec_top_before(const struct top_entry *a, const struct top_
                               b->process);
 }
 
+/* The scheduler's splits --explain asks about for one instance it
+ * explains: each of its n hops (or segments) it has, on the threads of both
+ * its stages. 0, or -1 when out of memory. */
+static inline int latrec_report_want_hops(const latrec_sched_view *sv, int n, const uint8_t *has, const uint64_t *t_a,
+                                          const uint64_t *t_b, const uint32_t *tid_a, const uint32_t *tid_b)
+{
+    for (int h = 0; h < n; h++)
+        if (has[h] && (latrec_sched_view_want(sv, tid_b[h], t_a[h], t_b[h]) < 0 ||
+                       latrec_sched_view_want(sv, tid_a[h], t_a[h], t_b[h]) < 0))
+            return -1;
+    return 0;
+}
+
 struct interval {
     uint64_t idx, count, bytes;
     latrec_stats total;

@@ -412,6 +412,91 @@ static void test_merge_outliers_aligned(void **state)
 	latrec_stats_free(&c);
 }
 
+/* The signed sum of every value, negatives included, is what latrec_sum_add
+ * of each gives, read at any point (a block part full or just put in). */
+static void test_signed_sum(void **state)
+{
+	(void)state;
+	latrec_sum want = { 0, 0 };
+	rng_state = 77;
+	const size_t reads[] = { 0, 1, 17, 32, 33, 1005, 4096 };
+	size_t fed = 0;
+	for (size_t r = 0; r < sizeof(reads) / sizeof(reads[0]); r++) {
+		for (; fed < reads[r]; fed++) {
+			int64_t x;
+			feed_mixed(&S, &x, 1);
+			latrec_sum_add(&want, x);
+		}
+		latrec_sum got;
+		latrec_stats_signed_sum(&S, &got);
+		assert_true(got.s == want.s);
+		assert_int_equal(got.n, want.n);
+	}
+	assert_true(latrec_stats_negatives(&S) > 0); /* the sums above had some */
+	latrec_stats_add(&S, INT64_MAX);
+	latrec_stats_add(&S, -INT64_MAX);
+	latrec_sum_add(&want, INT64_MAX);
+	latrec_sum_add(&want, -INT64_MAX);
+	latrec_sum got;
+	latrec_stats_signed_sum(&S, &got);
+	assert_true(got.s == want.s);
+	assert_int_equal(got.n, want.n);
+}
+
+/* A block recorded at once is n values recorded one by one: plain blocks,
+ * blocks with a negative or an overflow value, across the kept samples'
+ * end (2048). */
+static void test_loghist_block(void **state)
+{
+	(void)state;
+	latrec_loghist one, blk;
+	assert_int_equal(latrec_loghist_init(&one), 0);
+	assert_int_equal(latrec_loghist_init(&blk), 0);
+	rng_state = 5;
+	int64_t v[40];
+	for (int round = 0; round < 400; round++) {
+		const size_t n = rng() % 41;
+		for (size_t i = 0; i < n; i++) {
+			v[i] = (int64_t)(rng() >> (30 + rng() % 30));
+			if (rng() % 200 == 0)
+				v[i] = -(int64_t)(rng() % 100) - 1;
+			if (rng() % 300 == 0)
+				v[i] = LATREC_LOGHIST_LIMIT + (int64_t)(rng() % 5);
+			latrec_loghist_record(&one, v[i]);
+		}
+		latrec_loghist_record_block(&blk, v, n);
+		if (round == 40 || round == 399) { /* kept samples (exact), then buckets */
+			assert_int_equal(latrec_loghist_count(&one), latrec_loghist_count(&blk));
+			assert_int_equal(latrec_loghist_overflow(&one), latrec_loghist_overflow(&blk));
+			assert_int_equal(latrec_loghist_below_zero(&one), latrec_loghist_below_zero(&blk));
+			assert_int_equal(latrec_loghist_is_exact(&one), round == 40);
+			int64_t a, b;
+			assert_true(latrec_loghist_min(&one, &a) && latrec_loghist_min(&blk, &b));
+			assert_int_equal(a, b);
+			assert_true(latrec_loghist_max(&one, &a) && latrec_loghist_max(&blk, &b));
+			assert_int_equal(a, b);
+			for (double p = 0; p <= 100; p += 0.5) {
+				assert_true(latrec_loghist_value_at_percentile(&one, p, &a));
+				assert_true(latrec_loghist_value_at_percentile(&blk, p, &b));
+				assert_int_equal(a, b);
+			}
+			latrec_loghist_iter ia, ib;
+			latrec_loghist_bucket ba, bb;
+			latrec_loghist_iter_init(&ia, &one);
+			latrec_loghist_iter_init(&ib, &blk);
+			while (latrec_loghist_iter_next(&ia, &ba)) {
+				assert_true(latrec_loghist_iter_next(&ib, &bb));
+				assert_int_equal(ba.lower, bb.lower);
+				assert_int_equal(ba.count, bb.count);
+			}
+			assert_false(latrec_loghist_iter_next(&ib, &bb));
+		}
+	}
+	assert_true(latrec_loghist_overflow(&one) > 0 && latrec_loghist_below_zero(&one) > 0);
+	latrec_loghist_free(&one);
+	latrec_loghist_free(&blk);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +509,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_negatives_are_regressions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calibration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gaps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signed_sum, setup, teardown),
+		cmocka_unit_test(test_loghist_block),
 		cmocka_unit_test(test_merge_equals_feeding_both),
 		cmocka_unit_test(test_merge_outliers_aligned),
 	};
