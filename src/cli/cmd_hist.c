@@ -11,6 +11,8 @@
 #include "cli/json_bytes.h"
 #include "engine/figures.h"
 #include "cli/options.h"
+#include "analyze/hops.h"
+#include "analyze/path_index.h"
 #include "engine/sched_view.h"
 #include "engine/engine.h"
 #include "read/escape.h"
@@ -595,6 +597,24 @@ static int hist_finish(struct hist_run *h, latrec_input *in, latrec_pass *p)
     return h->oom ? LATREC_EXIT_ERROR : in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 }
 
+/* --hop's stages and --path, checked before the pass. A ring opened by the
+ * guess says its warning (not a single-writer ring) only once the pass
+ * finds it: when a name is wrong, the guessed rings are scanned first, so
+ * their warnings come before that line as when the open scans them. */
+static int hist_names_ok(struct hist_opts *o, latrec_input *in)
+{
+    latrec_hop_select scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    int bad = 0;
+    for (int i = 0; i < o->sel.n_hop_specs && !bad; i++)
+        bad = latrec_hop_select_add(&scratch, in->cats, in->n_cats, o->sel.hop_specs[i]) < 0;
+    if (!bad && o->sel.pass.path) bad = latrec_path_index_find(in->paths, o->sel.pass.path) < 0;
+    if (bad) (void)latrec_input_settle(in, NULL);
+    if (latrec_select_resolve(&o->sel, in, "hist") < 0) return -1;
+    if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "hist") < 0) return -1;
+    return 0;
+}
+
 int latrec_cmd_hist(int argc, char **argv)
 {
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
@@ -621,7 +641,7 @@ int latrec_cmd_hist(int argc, char **argv)
     if (!e) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(e);
     latrec_align_print(in, stderr);
-    if (latrec_select_resolve(&o.sel, in, "hist") < 0) {
+    if (hist_names_ok(&o, in) < 0) {
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
@@ -632,10 +652,6 @@ int latrec_cmd_hist(int argc, char **argv)
     h.bucket_mul = div_mul((double)h.bucket_ns);
     h.unit_mul = div_mul(o.out.units.div);
     h.paths = in->paths;
-    if (o.sel.pass.path && latrec_path_check_name(in, o.sel.pass.path, "hist") < 0) {
-        latrec_engine_close(e);
-        return LATREC_EXIT_ERROR;
-    }
     latrec_pass_sinks sinks = { .ctx = &h,
                                 .table_new = hist_table_new,
                                 .value = hist_value,
