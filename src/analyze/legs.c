@@ -474,7 +474,11 @@ static int feed_discovery(latrec_legs *b, uint32_t ring, const latrec_rec *rec, 
     int32_t legkey = -(b->ring_component[ring] + 1);
     b->cross++; /* discovered legs are numbered in the order their groups end */
     struct node *n = lookup(b, process, legkey, seq);
-    if (n && (NODE_DISC(n)->n == DISC_HITS || memchr(NODE_DISC(n)->stage, (int)stage, NODE_DISC(n)->n))) {
+    const uint8_t *again = n ? memchr(NODE_DISC(n)->stage, (int)stage, NODE_DISC(n)->n) : NULL;
+    if (n && (NODE_DISC(n)->n == DISC_HITS || again)) {
+        /* as in feed_general: from another ring of a process known by its pid */
+        if (again && b->processes[process].pid)
+            b->disc_twice[b->ring_cat[ring]] += NODE_INST(n)->hits[again - NODE_DISC(n)->stage].ring != ring;
         end_node(b, n);
         n = NULL;
     }

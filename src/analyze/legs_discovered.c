@@ -44,6 +44,7 @@ int latrec_legs_discovered_leg(latrec_legs *b, const struct node *n)
     const struct disc *d = NODE_DISC(n);
     const int cat_index = b->ring_cat[NODE_INST(n)->hits[0].ring];
     const latrec_catalog *cat = b->cats[cat_index];
+    b->disc_ended[cat_index]++;
     for (int l = b->n_cat_legs; l < b->n_legs; l++)
         if (b->leg_cat[l] == cat_index && b->legs[l].n_chain == d->n && memcmp(b->legs[l].chain, d->stage, d->n) == 0)
             return l;

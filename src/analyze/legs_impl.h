@@ -164,6 +164,9 @@ struct latrec_legs {
     uint8_t (*n_chain_cands)[256];
     uint64_t (*shared_recs)[256];
     uint64_t *leg_reversed, *leg_ended, *leg_twice; /* per catalog leg */
+    /* per catalog: stage groups of discovered legs ended, and those ended
+     * by a stage they hold stamped again on another ring (as leg_twice) */
+    uint64_t *disc_ended, *disc_twice;
     uint8_t (*leg_reversed_pair)[2];    /* the first reversed pair seen */
 
     size_t n_rings;

@@ -45,6 +45,10 @@ void latrec_legs_add_counts(latrec_legs *b, const latrec_legs *from)
         b->leg_ended[l] += from->leg_ended[l];
         b->leg_twice[l] += from->leg_twice[l];
     }
+    for (int c = 0; c < b->n_cats && c < from->n_cats; c++) {
+        b->disc_ended[c] += from->disc_ended[c];
+        b->disc_twice[c] += from->disc_twice[c];
+    }
 }
 
 const latrec_catalog *latrec_legs_leg_catalog(const latrec_legs *b, int leg)
@@ -118,6 +122,15 @@ int latrec_legs_warning(const latrec_legs *b, int i, char *buf, size_t len)
                  "stamping the same seqs: a per-thread seq counter, or a copied ring?)",
                  b->cats[b->leg_cat[l]]->name, b->legs[l].name, (unsigned long long)b->leg_twice[l],
                  (unsigned long long)b->leg_ended[l]);
+        return 1;
+    }
+    for (int c = 0; c < b->n_cats; c++) {
+        if (!b->disc_twice[c] || i-- > 0) continue;
+        snprintf(buf, len,
+                 "catalog '%s': discovered legs: %llu of %llu stage groups cut short by one of their stages "
+                 "stamped again for the same seq on another ring of the process (two rings of one process "
+                 "stamping the same seqs: a per-thread seq counter, or a copied ring?)",
+                 b->cats[c]->name, (unsigned long long)b->disc_twice[c], (unsigned long long)b->disc_ended[c]);
         return 1;
     }
     return 0;

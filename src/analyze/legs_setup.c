@@ -93,9 +93,12 @@ static int index_catalogs(latrec_legs *b)
     b->leg_reversed = calloc((size_t)total + 1, sizeof(*b->leg_reversed));
     b->leg_ended = calloc((size_t)total + 1, sizeof(*b->leg_ended));
     b->leg_twice = calloc((size_t)total + 1, sizeof(*b->leg_twice));
+    b->disc_ended = calloc((size_t)b->n_cats + 1, sizeof(*b->disc_ended));
+    b->disc_twice = calloc((size_t)b->n_cats + 1, sizeof(*b->disc_twice));
     b->leg_reversed_pair = calloc((size_t)total + 1, sizeof(*b->leg_reversed_pair));
     if (!b->legs || !b->leg_cat || !b->cands || !b->n_cands || !b->n_chain_cands || !b->shared_recs ||
-        !b->leg_reversed || !b->leg_ended || !b->leg_twice || !b->leg_reversed_pair)
+        !b->leg_reversed || !b->leg_ended || !b->leg_twice || !b->leg_reversed_pair || !b->disc_ended ||
+        !b->disc_twice)
         return -1;
     for (int c = 0; c < b->n_cats; c++) {
         const latrec_catalog *cat = b->cats[c];
@@ -263,6 +266,8 @@ void latrec_legs_free(latrec_legs *b)
     free(b->leg_reversed);
     free(b->leg_ended);
     free(b->leg_twice);
+    free(b->disc_ended);
+    free(b->disc_twice);
     free(b->leg_reversed_pair);
     free(b->ring_cat);
     free(b->ring_component);

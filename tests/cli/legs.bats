@@ -22,6 +22,10 @@
 #   seq comes twice, and each second stamp cuts the open instance short (4
 #   cuts, 5 instances a seq). Run U: the same with .102 stamping seqs
 #   101..103. Run G: run S as version 2 rings (no pid: one process guessed).
+# Runs DS, DU, DG: runs S, U, G with uncatalogued stages 0xA0, 0xA1, 0xA2
+#   (+100, +300 ns) on myapp.101 and .102: in DS each seq's stage groups
+#   are {A0}, {A0 A1}, {A1 A2} (each cut by a stage of .102) and {A2}: 9
+#   of 12 groups cut short so.
 # Run D: an uncatalogued chain 0xA0 -> 0xA1 (+200 ns) on myapp.120 every
 #   1 ms, i = 1..10, seq 1, 2, 2, 3, 4, ... (seq 2 reused at once: its first
 #   group ends before seq 1's).
@@ -67,18 +71,30 @@ setup_file() {
     twice_run 1 1000 | "$GEN" "$D/S"
     twice_run 101 1000 | "$GEN" "$D/U"
     twice_run 1 1000 version=2 | "$GEN" "$D/G"
+    twice_run 1 1000 "" disc | "$GEN" "$D/DS"
+    twice_run 101 1000 "" disc | "$GEN" "$D/DU"
+    twice_run 1 1000 version=2 disc | "$GEN" "$D/DG"
 }
 
-# Spec of run S/U/G: FIRST (.102's first seq), pid, ring options.
+# Spec of run S/U/G: FIRST (.102's first seq), pid, ring options; with a
+# fourth argument, the D runs' uncatalogued stages on myapp rings.
 twice_run() {
     local r i t seq
-    echo "ring libe3.outbound.101 pid=$2 ${3:-}"
-    echo "ring libe3.outbound.102 pid=$2 ${3:-}"
+    local ring=libe3.outbound
+    [ -n "${4:-}" ] && ring=myapp
+    echo "ring $ring.101 pid=$2 ${3:-}"
+    echo "ring $ring.102 pid=$2 ${3:-}"
     for r in 101 102; do
         for i in 1 2 3; do
             t=$((T0 + i * 1000000 + r - 101))
             seq=$i
             [ $r = 102 ] && seq=$(($1 + i - 1))
+            if [ -n "${4:-}" ]; then
+                echo "rec $ring.$r 0xA0 $seq $t"
+                echo "rec $ring.$r 0xA1 $seq $((t + 100))"
+                echo "rec $ring.$r 0xA2 $seq $((t + 300))"
+                continue
+            fi
             echo "rec libe3.outbound.$r ENQUEUE $seq $t"
             echo "rec libe3.outbound.$r DEQUEUE $seq $((t + 100))"
             echo "rec libe3.outbound.$r ENCODE_E3AP_DONE $seq $((t + 300))"
@@ -206,6 +222,31 @@ cell() {
     [[ "$stderr" != *"stamped again"* ]]
     # rings without a pid: their process is a guess, so no such line
     run --separate-stderr "$LATREC" report "$D/G"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" != *"stamped again"* ]]
+}
+
+@test "legs: two rings of one process stamping the same uncatalogued seqs get one warning line for the discovered legs" {
+    local line="latrec: catalog 'e3': discovered legs: 9 of 12 stage groups cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
+    for threads in 1 2; do
+        run --separate-stderr "$LATREC" report --threads "$threads" "$D/DS"
+        [ "$status" -eq 0 ]
+        [ "$stderr" = "$line" ]
+        [[ "$output" == *"myapp/0xA0>0xA1 (discovered)  instances: 3  complete: 3"* ]]
+        run --separate-stderr "$LATREC" hist --threads "$threads" "$D/DS"
+        [ "$status" -eq 0 ]
+        [ "$stderr" = "$line" ]
+    done
+    run --separate-stderr "$LATREC" convert "$D/DS" -o "$D/ds_csv"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *"$line"* ]]
+    # seqs of their own on each ring: one discovered leg of 6 instances, no such line
+    run --separate-stderr "$LATREC" report "$D/DU"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"myapp/0xA0>0xA1>0xA2 (discovered)  instances: 6  complete: 6"* ]]
+    [[ "$stderr" != *"stamped again"* ]]
+    # rings without a pid: no such line
+    run --separate-stderr "$LATREC" hist "$D/DG"
     [ "$status" -eq 0 ]
     [[ "$stderr" != *"stamped again"* ]]
 }
