@@ -40,6 +40,18 @@ _latrec_glue_colons() {
     prev=${words[c - 1]}
 }
 
+# "--opt=value": COMP_WORDS has it as three words (--opt, =, value), with
+# or without bash-completion: the option goes to prev and what follows the
+# '=' to cur, so it completes as "--opt value" does (readline replaces only
+# what follows the '=', a word break).
+_latrec_split_eq() {
+    if [[ $cur == = && $prev == --* ]]; then
+        cur=""
+    elif [[ $prev == = ]] && ((cword >= 2)) && [[ ${words[cword - 2]} == --* ]]; then
+        prev=${words[cword - 2]}
+    fi
+}
+
 # The names of a choice, from latrec's own table ("latrec report --unit=help").
 _latrec_choice() {
     local names
@@ -50,6 +62,7 @@ _latrec_choice() {
 _latrec() {
     local cur prev words cword
     _init_completion -n : 2>/dev/null || _latrec_glue_colons
+    _latrec_split_eq
 
     local cmd="" i
     local common="-h -? --help --usage -V --version"

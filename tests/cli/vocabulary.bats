@@ -134,6 +134,50 @@ check_choice() {
     check_choice top --format latrec-top.1
 }
 
+# What the completion offers for WORDS as bash hands them to it (the last
+# word is the one completed; "--unit=m" comes as "--unit" "=" "m").
+complete_words() {
+    bash -c '
+        source "$1"; shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+        _latrec
+        printf "%s\n" "${COMPREPLY[@]}"' _ "$SRC/completions/latrec.bash" "$LATREC" "$@" | sort
+}
+
+@test "completion: --opt=value completes the value as --opt value does" {
+    local fx="$SRC/tests/fixtures/libe3/b1_loop_clean" c
+    for c in "report --unit" "report --format" "hist --format" "convert --format" "top --unit"; do
+        # right after the '=', and with part of the value typed
+        [ "$(complete_words $c = "")" = "$(complete_words $c "")" ] || { echo "$c="; return 1; }
+        [ "$(complete_words $c =)" = "$(complete_words $c "")" ] || { echo "$c= (cur '=')"; return 1; }
+    done
+    [ "$(complete_words report --unit = m)" = ms ]
+    [ "$(complete_words hist --format = j)" = json ]
+    [ "$(complete_words report "$fx" --path = "")" = "$(printf 'e3/indication\ne3/loop')" ]
+    [ "$(complete_words report "$fx" --path = e3/l)" = e3/loop ]
+    [ "$(complete_words convert --outdir = "$SRC/complet")" = "$SRC/completions" ]
+    # no option after '=' (a value that holds one): no change
+    [ "$(complete_words report -o = "$SRC/complet")" = "$(complete_words report -o "$SRC/complet")" ]
+}
+
+@test "completion on a terminal (tmux): --format=j and Tab gives --format=json" {
+    command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux): no terminal to drive"
+    [ "$(basename "$LATREC")" = latrec ] || skip "the binary is not named latrec: the completion is for latrec"
+    local s="latrec-comp-$$" screen=""
+    tmux -L "$s" new-session -d -s "$s" -x 160 -y 20 \
+        "env PATH='$(dirname "$LATREC")':\"\$PATH\" PS1='$ ' bash --norc --noprofile"
+    tmux -L "$s" send-keys -t "$s" "source '$SRC/completions/latrec.bash'" Enter
+    tmux -L "$s" send-keys -t "$s" "latrec hist --format=j" Tab
+    for _ in $(seq 200); do
+        screen=$(tmux -L "$s" capture-pane -p -t "$s")
+        grep -q -- '--format=json' <<<"$screen" && break
+        sleep 0.05
+    done
+    tmux -L "$s" kill-server 2>/dev/null || true
+    grep -q -- '^\$ latrec hist --format=json' <<<"$screen" || { echo "$screen"; return 1; }
+}
+
 @test "the checker finds a missing option (a test that cannot fail is no test)" {
     # A completion file without --unit for hist: the check must say so.
     grep -q 'local output="--unit --format"' "$SRC/completions/latrec.bash"
