@@ -21,6 +21,7 @@ enum { REQ_WAIT, REQ_WAIT_END, REQ_DONE };
 typedef struct req {
     uint32_t tid;
     int state, rc;
+    int asked; /* every record up to t_b was in when it was tried */
     uint64_t t_a, t_b;
     latrec_sched_breakdown b;
     sched_name_key keys[LATREC_SCHED_TOP];
@@ -54,6 +55,7 @@ struct latrec_sched_pass {
     latrec_sched_source src;
     int fed_all, oom, ended;
     int by_floor;                  /* 1: the caller's floor, not the reach, bounds what is kept */
+    int by_wanted;                 /* 1 (at the end): the wanted splits left bound what is kept */
     uint64_t floor;                /* by_floor: no split to come starts before it */
     uint64_t reach, top_b, forgot; /* top_b: the latest t_b asked (by reach) */
     uint64_t fed, fed_at_forget, recheck_at;
@@ -97,8 +99,8 @@ static int fail(latrec_sched_pass *p)
 static void acc_move(latrec_sched_acc *a, unsigned state, uint64_t ns, uint64_t lost)
 {
     latrec_sched_ns *in = state == LATREC_SCHED_RUNNING    ? &a->on_cpu
-                      : state == LATREC_SCHED_RUNNABLE ? &a->runnable
-                                                       : &a->blocked;
+                          : state == LATREC_SCHED_RUNNABLE ? &a->runnable
+                                                           : &a->blocked;
     *in += ns;
     a->unknown -= ns;
     a->lost -= lost;
@@ -205,6 +207,12 @@ static void forget_now(latrec_sched_pass *p)
     uint64_t fl;
     if (p->by_floor) {
         fl = p->floor;
+    } else if (p->by_wanted) {
+        fl = NO_T - 1; /* no split to come: what ended is done with (open states stay) */
+        for (size_t i = 0; i < p->n_rq; i++)
+            if (p->rq[i].state != REQ_DONE && !(p->rq[i].state == REQ_WAIT_END && p->rq[i].asked) &&
+                p->rq[i].t_a >= p->forgot && p->rq[i].t_a < fl)
+                fl = p->rq[i].t_a; /* asked, waiting for the end: a tid that began after t_b, reads nothing kept */
     } else {
         const uint64_t keep = 2 * p->reach + LATREC_SCHED_PASS_MARGIN_NS;
         fl = p->top_b > keep ? p->top_b - keep : 0;
@@ -440,6 +448,7 @@ static int ask(latrec_sched_pass *p, size_t i)
 {
     if (advance(p, p->rq[i].t_b)) return -1;
     req_try(p, i);
+    p->rq[i].asked = 1;
     return 0;
 }
 
@@ -537,6 +546,31 @@ static int finish_all(latrec_sched_pass *p)
     return p->n_lt && !p->by_floor ? replay(p) : 0;
 }
 
+static int by_req_t_b(const void *x, const void *y, void *ctx)
+{
+    const req *rq = ctx, *a = &rq[*(const size_t *)x], *b = &rq[*(const size_t *)y];
+    if (a->t_b != b->t_b) return a->t_b < b->t_b ? -1 : 1;
+    return a->t_a < b->t_a ? -1 : a->t_a > b->t_a;
+}
+
+/* After the last split only the wanted ones reach back: each is asked once
+ * the records up to its t_b are in (least t_b first), and what none still
+ * waiting reaches is let go as the rest is fed. Those reaching before what
+ * the pass let go already are left to the second model (finish_all). */
+static int ask_wanted(latrec_sched_pass *p)
+{
+    p->by_wanted = 1;
+    size_t *ord = malloc((p->n_rq ? p->n_rq : 1) * sizeof *ord), n = 0;
+    if (!ord) return fail(p);
+    for (size_t i = 0; i < p->n_rq; i++)
+        if (p->rq[i].state == REQ_WAIT_END && p->rq[i].t_a >= p->forgot) ord[n++] = i;
+    qsort_r(ord, n, sizeof *ord, by_req_t_b, p->rq);
+    int rc = 0;
+    for (size_t k = 0; !rc && k < n; k++) rc = ask(p, ord[k]);
+    free(ord);
+    return rc;
+}
+
 int latrec_sched_pass_end(latrec_sched_pass *p)
 {
     if (p->ended) return p->oom ? -1 : 0;
@@ -544,6 +578,7 @@ int latrec_sched_pass_end(latrec_sched_pass *p)
     if (p->oom) return -1;
     const size_t held = latrec_sched_retained(p->m);
     if (held > p->st.peak_retained) p->st.peak_retained = held;
+    if (!p->by_floor && ask_wanted(p)) return -1;
     return finish_all(p);
 }
 

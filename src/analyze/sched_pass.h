@@ -115,4 +115,13 @@ typedef struct latrec_sched_pass_stats {
 } latrec_sched_pass_stats;
 void latrec_sched_pass_stats_get(const latrec_sched_pass *p, latrec_sched_pass_stats *out);
 
+/* Every runqueue wait of src to fn, in switch-in order (as
+ * latrec_sched_foreach_wait on the model of the whole source gives them),
+ * the model letting go of what ended as it is fed: memory for the threads,
+ * generations and names, not the records. *out gets the model, finished
+ * (its counters, threads and names as the whole model's; its timelines
+ * let go), to free; NULL out of memory. 0, fn's nonzero return (the walk
+ * stopped there), or -1 with errno ENOMEM. */
+int latrec_sched_waits(const latrec_sched_source *src, latrec_sched_model **out, latrec_sched_wait_fn fn, void *ctx);
+
 #endif

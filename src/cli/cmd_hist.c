@@ -334,8 +334,9 @@ static void hist_path(void *ctx, const latrec_path_instance *pi)
 }
 
 /* --runqlat: one wait of a target thread. With --per-thread, one column per
- * thread generation (a reused tid is a new column), labelled by
- * latrec_sched_view_label(). */
+ * thread generation (a reused tid is a new column), in the order of their
+ * first waits, labelled by latrec_sched_view_label() once every record is
+ * in (the last name a generation had). */
 struct runqlat_thread {
     uint32_t tid, gen;
     int col;
@@ -354,36 +355,52 @@ static int runqlat_column(struct runqlat_ctx *rc, uint32_t tid, uint32_t gen)
     for (int i = 0; i < rc->n_threads; i++)
         if (rc->threads[i].tid == tid && rc->threads[i].gen == gen) return rc->threads[i].col;
     if (grow((void **)&rc->threads, &rc->cap_threads, rc->n_threads, sizeof(*rc->threads)) < 0) return -1;
-    char label[LATREC_SCHED_COMM_LEN + 160];
-    latrec_sched_view_label(rc->view, rc->in, tid, gen, label, sizeof(label));
-    int col = add_column(rc->h, label);
+    int col = add_column(rc->h, ""); /* labelled at the end (runqlat_labels) */
     if (col >= 0) rc->threads[rc->n_threads++] = (struct runqlat_thread){ tid, gen, col };
     return col;
+}
+
+static void runqlat_labels(struct runqlat_ctx *rc)
+{
+    for (int i = 0; i < rc->n_threads; i++) {
+        struct column *c = &rc->h->cols[rc->threads[i].col];
+        latrec_sched_view_label(rc->view, rc->in, rc->threads[i].tid, rc->threads[i].gen, c->label, sizeof(c->label));
+        latrec_text_safe(c->label, c->text, sizeof(c->text));
+    }
 }
 
 static int runqlat_wait(void *ctx, const latrec_sched_wait *w)
 {
     struct runqlat_ctx *rc = ctx;
     int col = rc->h->o->per_thread ? runqlat_column(rc, w->tid, w->gen) : 0;
-    if (col < 0) return -1;
+    if (col < 0) return 1;
     add_value(rc->h, &rc->h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
     return 0;
 }
 
-/* Fill the columns from the scheduler data. Returns an exit status. */
+/* Fill the columns from the scheduler data, read once in bounded memory
+ * (latrec_sched_view_waits). Returns an exit status. */
 static int runqlat(struct hist_run *h, const latrec_input *in)
 {
     latrec_sched_view v;
-    if (latrec_sched_view_open(&v, in) < 0) return LATREC_EXIT_ERROR;
-    if (!v.model) {
-        fprintf(stderr, "latrec hist: --runqlat: scheduler data n/a: %s\n", v.reason);
+    struct runqlat_ctx rc = { h, &v, in, NULL, 0, 0 };
+    if (!h->o->per_thread && add_column(h, "runqlat") < 0) {
+        fprintf(stderr, "latrec hist: out of memory\n");
         return LATREC_EXIT_ERROR;
     }
-    struct runqlat_ctx rc = { h, &v, in, NULL, 0, 0 };
+    const int got = latrec_sched_view_waits(&v, in, runqlat_wait, &rc);
     int rcode = LATREC_EXIT_OK;
-    if (!h->o->per_thread && add_column(h, "runqlat") < 0) rcode = LATREC_EXIT_ERROR;
-    else if (latrec_sched_foreach_wait(v.model, runqlat_wait, &rc) != 0) rcode = LATREC_EXIT_ERROR;
-    if (rcode) fprintf(stderr, "latrec hist: out of memory\n");
+    if (got < 0) {
+        rcode = LATREC_EXIT_ERROR;
+    } else if (got > 0) {
+        fprintf(stderr, "latrec hist: out of memory\n");
+        rcode = LATREC_EXIT_ERROR;
+    } else if (!v.model) {
+        fprintf(stderr, "latrec hist: --runqlat: scheduler data n/a: %s\n", v.reason);
+        rcode = LATREC_EXIT_ERROR;
+    } else {
+        runqlat_labels(&rc);
+    }
     free(rc.threads);
     latrec_sched_view_close(&v);
     return rcode;

@@ -145,6 +145,27 @@ int latrec_sched_view_end_pass(latrec_sched_view *v)
     return cannot_load(v, &v->src->ring);
 }
 
+/* ---- the runqueue waits, streamed ------------------------------------------ */
+
+int latrec_sched_view_waits(latrec_sched_view *v, const latrec_input *in, latrec_sched_wait_fn fn, void *ctx)
+{
+    memset(v, 0, sizeof(*v));
+    if (no_data(v, in)) return 0;
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
+        return cannot_load(v, r);
+    if (!(v->src = src_open(r))) return cannot_load(v, r);
+    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    const int rc = latrec_sched_waits(&src, &v->model, fn, ctx);
+    src_close(v->src);
+    v->src = NULL;
+    if (rc < 0) {
+        latrec_sched_view_close(v);
+        return cannot_load(v, r);
+    }
+    return rc;
+}
+
 /* ---- live ------------------------------------------------------------------ */
 
 int latrec_sched_view_open_live(latrec_sched_view *v, const latrec_input *in)

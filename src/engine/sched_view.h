@@ -61,6 +61,15 @@ int latrec_sched_view_want(const latrec_sched_view *v, uint32_t tid, uint64_t t_
  * answered. 0, or -1 out of memory (line printed). No-op for other views. */
 int latrec_sched_view_end_pass(latrec_sched_view *v);
 
+/* hist --runqlat: every runqueue wait of the run to fn, in switch-in
+ * order, as latrec_sched_foreach_wait on the whole model, with memory for
+ * the run's threads, not its records (latrec_sched_waits); then model is
+ * the finished one (threads, names, counters: latrec_sched_view_label).
+ * 0 (model or reason set), fn's nonzero return (the walk stopped there),
+ * or -1: sched.latrec could not be read, or out of memory (a line printed,
+ * the reason set). */
+int latrec_sched_view_waits(latrec_sched_view *v, const latrec_input *in, latrec_sched_wait_fn fn, void *ctx);
+
 /* A run being recorded (latrec top). The model is built as the run's
  * sched.latrec grows: latrec_sched_view_follow() reads the header's
  * publication mark (t1_mono_ns: every record stamped before it is in the

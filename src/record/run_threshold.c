@@ -56,7 +56,9 @@ void latrec_run_threshold_end(latrec_run *r)
 }
 
 /* The scheduler's account of the row that took the most, from the
- * finished run (sched.latrec is written when the collectors stop). */
+ * finished run (sched.latrec is written when the collectors stop): its
+ * two splits wanted of a pass's view, which reads sched.latrec once and
+ * keeps only what they need (engine/sched_view.h). */
 void latrec_run_threshold_explain(latrec_run *r)
 {
     if (!r->crossed) return;
@@ -69,9 +71,14 @@ void latrec_run_threshold_explain(latrec_run *r)
     latrec_sched_view sv;
     memset(&sv, 0, sizeof(sv));
     int opened = latrec_input_open(&in, &io, "record") == 0;
-    if (!opened) snprintf(sv.reason, sizeof(sv.reason), "the run could not be read back");
-    else latrec_sched_view_open(&sv, &in);
     const latrec_judge_row *w = &r->hit.worst;
+    if (!opened) snprintf(sv.reason, sizeof(sv.reason), "the run could not be read back");
+    else if (latrec_sched_view_open_pass(&sv, &in) == 0 && sv.model &&
+             (latrec_sched_view_want(&sv, w->tid_b, w->t_a, w->t_b) < 0 ||
+              latrec_sched_view_want(&sv, w->tid_a, w->t_a, w->t_b) < 0 || latrec_sched_view_end_pass(&sv) < 0)) {
+        latrec_sched_view_close(&sv);
+        snprintf(sv.reason, sizeof(sv.reason), "out of memory");
+    }
     char why_b[1024], why_a[1024], value[48], words[2600];
     latrec_sched_view_explain(&sv, w->tid_b, w->t_a, w->t_b, "us", 1e3, why_b, sizeof(why_b));
     int other = w->tid_a && w->tid_a != w->tid_b && sv.model;

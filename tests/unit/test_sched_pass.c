@@ -4,7 +4,9 @@
  * reading in test_sched_random), with splits that reach back further than
  * any before (answered by the second model), tids that turn up only later
  * and ones that never do; and the model it keeps stays a window of the
- * stream, not the run. Streams from sched_random.h. */
+ * stream, not the run, with only wanted splits too; and the runqueue waits
+ * streamed in bounded memory (latrec_sched_waits) are the whole model's.
+ * Streams from sched_random.h. */
 #include "sched_random.h"
 
 #include <stdlib.h>
@@ -201,11 +203,131 @@ static void test_pass_bounded(void **state)
     assert_true(large.st.peak_retained * 20 < large.full_retained);
 }
 
+/* Only wanted splits (record --stop-above's explanation): the same
+ * answers as the whole model, and what the pass keeps at its end is the
+ * little their windows need, not the stream read to get there. */
+static void test_wanted_only_bounded(void **state)
+{
+    (void)state;
+    enum { N = 200000, W = 4 };
+    rng_state = 79;
+    latrec_rec *v = stream(N);
+    latrec_sched_model *full = build(v, N);
+    struct arr_src s = { v, N, 0 };
+    const latrec_sched_source src = { arr_next, arr_rewind, &s, 0 };
+    latrec_sched_pass *p = latrec_sched_pass_new(&src);
+    assert_non_null(p);
+    uint32_t wt[W];
+    uint64_t wa[W], wb[W];
+    for (int w = 0; w < W; w++) { /* in the first tenth of the stream */
+        do pick(v, (size_t)(rng() % (N / 10)), 0, &wt[w], &wa[w], &wb[w]);
+        while (wb[w] <= wa[w] || wt[w] >= LATE_TID);
+        assert_int_equal(latrec_sched_pass_want(p, wt[w], wa[w], wb[w]), 0);
+    }
+    assert_int_equal(latrec_sched_pass_end(p), 0);
+    for (int w = 0; w < W; w++) {
+        latrec_sched_breakdown x, y;
+        assert_int_equal(latrec_sched_split(full, wt[w], wa[w], wb[w], &x), 0);
+        assert_int_equal(latrec_sched_pass_answer(p, wt[w], wa[w], wb[w], &y), 0);
+        same_breakdown(&x, &y);
+    }
+    const latrec_sched_model *m = latrec_sched_pass_model(p);
+    assert_memory_equal(latrec_sched_counters(full), latrec_sched_counters(m), sizeof(latrec_sched_counts));
+    latrec_sched_pass_stats st;
+    latrec_sched_pass_stats_get(p, &st);
+    assert_int_equal(st.late_wanted, 0);
+    assert_true(latrec_sched_retained(m) * 20 < latrec_sched_retained(full));
+    assert_true(st.peak_retained * 20 < latrec_sched_retained(full));
+    latrec_sched_pass_free(p);
+    latrec_sched_model_free(full);
+    free(v);
+}
+
+/* ---- the runqueue waits, streamed ---------------------------------------- */
+
+struct wait_walk {
+    const latrec_sched_wait *want; /* the whole model's, in order */
+    size_t n_want, n;
+    latrec_sched_model **m; /* the streaming model, while it is fed */
+    size_t peak;            /* the most entries it held at a wait */
+};
+
+static int copy_wait(void *ctx, const latrec_sched_wait *w)
+{
+    latrec_sched_wait **v = ctx;
+    **v = *w;
+    (*v)++;
+    return 0;
+}
+
+static int check_wait(void *ctx, const latrec_sched_wait *w)
+{
+    struct wait_walk *k = ctx;
+    assert_true(k->n < k->n_want);
+    assert_memory_equal(&k->want[k->n], w, sizeof *w);
+    k->n++;
+    const size_t held = latrec_sched_retained(*k->m);
+    if (held > k->peak) k->peak = held;
+    return 0;
+}
+
+/* latrec_sched_waits gives the whole model's waits, in its order, with the
+ * same counters and threads; what it holds stays about the same over a
+ * stream ten times as long, a small part of the whole model. */
+static void test_waits_streamed(void **state)
+{
+    (void)state;
+    size_t peak[2], whole[2];
+    for (int r = 0; r < 2; r++) {
+        const size_t n = r ? 200000 : 20000;
+        rng_state = 80 + (uint64_t)r;
+        latrec_rec *v = stream(n);
+        latrec_sched_model *full = build(v, n);
+        const size_t n_w = latrec_sched_counters(full)->waits;
+        latrec_sched_wait *want = malloc((n_w + 1) * sizeof *want), *end = want;
+        assert_non_null(want);
+        assert_int_equal(latrec_sched_foreach_wait(full, copy_wait, &end), 0);
+        assert_int_equal((size_t)(end - want), n_w);
+        struct arr_src s = { v, n, 0 };
+        const latrec_sched_source src = { arr_next, arr_rewind, &s, 7 };
+        latrec_sched_model *m = NULL;
+        struct wait_walk k = { want, n_w, 0, &m, 0 };
+        assert_int_equal(latrec_sched_waits(&src, &m, check_wait, &k), 0);
+        assert_int_equal(k.n, n_w);
+        latrec_sched_counts c = *latrec_sched_counters(full);
+        c.ring_lost = 7;
+        assert_memory_equal(&c, latrec_sched_counters(m), sizeof c);
+        assert_int_equal(latrec_sched_n_threads(full), latrec_sched_n_threads(m));
+        for (size_t i = 0; i < latrec_sched_n_threads(full); i++) {
+            latrec_sched_thread a, b;
+            latrec_sched_thread_info(full, i, &a);
+            latrec_sched_thread_info(m, i, &b);
+            assert_int_equal(a.tid, b.tid);
+            assert_int_equal(a.gen, b.gen);
+            assert_int_equal(a.end_ns, b.end_ns);
+            const char *na = latrec_sched_thread_name(full, a.tid, a.gen),
+                       *nb = latrec_sched_thread_name(m, b.tid, b.gen);
+            assert_true((!na && !nb) || (na && nb && strcmp(na, nb) == 0));
+        }
+        peak[r] = k.peak;
+        whole[r] = latrec_sched_retained(full);
+        latrec_sched_model_free(m);
+        latrec_sched_model_free(full);
+        free(want);
+        free(v);
+    }
+    assert_true(whole[1] > 9 * whole[0]);
+    assert_true(peak[1] < 2 * peak[0]);
+    assert_true(peak[1] * 20 < whole[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass_same_figures),
         cmocka_unit_test(test_pass_bounded),
+        cmocka_unit_test(test_wanted_only_bounded),
+        cmocka_unit_test(test_waits_streamed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
