@@ -198,6 +198,8 @@ static void open_front_due(latrec_legs *b)
 static __attribute__((noinline)) int open_room(latrec_legs *b)
 {
     const uint64_t mask = b->oq_cap - 1;
+    open_front(b); /* without touching a node */
+    if (b->oq_len < b->oq_cap) return 0;
     if (b->oq_len >= 64 && b->n_open < b->oq_len / 2) {
         uint64_t to = b->oq_head;
         for (uint64_t from = b->oq_head; from < b->oq_head + b->oq_len; from++) {
@@ -686,8 +688,8 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
 
 /* The usual record's new instance: its window's entry for seq is free and
  * no instance of the pair is in the overflow table (feed_usual). What
- * needs room (max_open, the open queue, a node slab, a first window) goes
- * the general way. */
+ * needs room (max_open, the open queue, a first window) goes the general
+ * way; with no free node, a slab gives one. */
 static __attribute__((noinline)) int feed_new(latrec_legs *b, uint32_t ring, const latrec_rec *rec,
                                               const struct usual *u, uint64_t seq)
 {
@@ -695,9 +697,13 @@ static __attribute__((noinline)) int feed_new(latrec_legs *b, uint32_t ring, con
     struct win *w = u->w;
     struct node_class *cl = &b->classes[c->n_slots];
     struct node *n = cl->free;
-    if (LATREC_UNLIKELY_(!n || !w->cap || b->n_open >= b->max_open || b->oq_len == b->oq_cap))
+    if (LATREC_UNLIKELY_(!w->cap || b->n_open >= b->max_open || b->oq_len == b->oq_cap))
         return feed_open(b, ring, rec, c, seq);
-    cl->free = n->next;
+    if (LATREC_UNLIKELY_(!n)) { /* a new node, not a catch-up (a lazy feed's ends wait) */
+        if (!(n = slab_node(b, c->n_slots))) return feed_open(b, ring, rec, c, seq);
+    } else {
+        cl->free = n->next;
+    }
     w->e[seq & w->mask] = n;
     w->n++;
     n->have = 0;
