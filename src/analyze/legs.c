@@ -763,7 +763,14 @@ static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint
     const struct cand *c = u->c;
     const uint64_t seq = latrec_rec_seq(rec->sc);
     struct node *n = w->e[seq & w->mask];
-    if (LATREC_UNLIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_new(b, ring, rec, u, seq);
+    /* Whether a record opens an instance is a coin toss to a branch
+     * predictor: a branch on its stage, read from a hot line, is one that
+     * is found wrong sooner than one on the window's entry. */
+    if (u->first) {
+        if (LATREC_LIKELY_(!n)) return w->ovf ? feed_general(b, ring, rec) : feed_new(b, ring, rec, u, seq);
+    } else if (LATREC_UNLIKELY_(!n)) {
+        return w->ovf ? feed_general(b, ring, rec) : feed_new(b, ring, rec, u, seq);
+    }
     if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || ((n->have >> c->idx & 1) | (n->have & NODE_GRACE))))
         return feed_general(b, ring, rec);
     *u->role = 1;

@@ -131,7 +131,7 @@ struct usual {
     struct win *w;
     const struct cand *c;
     uint8_t *role;
-    uint64_t unused_;
+    uint64_t first; /* 1: the leg's first chain stage (its record most often opens an instance) */
 };
 struct ring_fast {
     struct usual st[256];

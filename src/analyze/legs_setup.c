@@ -246,8 +246,9 @@ void latrec_legs_ring_fast(latrec_legs *b, size_t i)
     uint8_t *roles = b->ring_roles[i] = b->leg_roles + (size_t)b->ring_role[i] * b->leg_roles_stride;
     for (int st = 0; st < 256; st++) {
         const struct cand *c = &b->cands[cat][st][0];
-        f->st[st] = b->n_cands[cat][st] == 1 ? (struct usual){ &wins[c->leg], c, &roles[c->leg], 0 }
-                                              : (struct usual){ NULL, NULL, NULL, 0 };
+        f->st[st] = b->n_cands[cat][st] == 1
+                        ? (struct usual){ &wins[c->leg], c, &roles[c->leg], c->pos == 0 && !c->extra }
+                        : (struct usual){ NULL, NULL, NULL, 0 };
     }
 }
 
