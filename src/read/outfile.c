@@ -287,21 +287,50 @@ static int same_dir(int a, int b)
     return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Rename finished file o into place: over latrec's own file (rep) by an
+ * exchange, so that the old file waits under the temporary name until every
+ * file of the set is in place (and can go back); else without replacing
+ * anything. *swapped says which. 0, or -1 with errno. */
+static int rename_in(latrec_outfile *o, int rep, int *swapped)
+{
+    *swapped = 0;
+    if (rep) {
+        if (renameat2(o->dfd, o->tmp, o->dfd, o->name, RENAME_EXCHANGE) == 0) {
+            *swapped = 1;
+            return 0;
+        }
+        /* a filesystem without exchanges: replaced at once, as before */
+        if (errno == EINVAL) return renameat2(o->dfd, o->tmp, o->dfd, o->name, 0);
+        if (errno != ENOENT) return -1; /* gone meanwhile: placed as a new one */
+    }
+    return renameat2(o->dfd, o->tmp, o->dfd, o->name, RENAME_NOREPLACE);
+}
+
+/* Take back the renames of f[0..placed), in reverse: each new file back to
+ * its temporary name, and an old file it was exchanged with back under its
+ * name (both then as before place_all). */
+static void rename_back(latrec_outfile *const *f, const int *swapped, size_t placed)
+{
+    for (size_t i = placed; i-- > 0;)
+        (void)renameat2(f[i]->dfd, f[i]->name, f[i]->dfd, f[i]->tmp, swapped[i] ? RENAME_EXCHANGE : RENAME_NOREPLACE);
+}
+
 /* Rename the finished files f[0..n) into place, each listed in its
  * directory's marker first, so that a file in place is always one the
  * marker lists (a marker that refuses the name leaves the file unplaced,
  * not unlisted). Every name is checked and listed before the first
  * rename: a refusal there places none of them. A rename refused after
- * that (a file that appeared meanwhile) leaves the ones before it in
- * place and takes the rest out of the marker again. Every temporary not
- * renamed is removed. 0, or -1 with errno and err. */
+ * that (a file that appeared meanwhile) takes the ones before it back out
+ * of place (the files they replaced back in) and every name out of the
+ * marker again: none is placed. Every temporary not renamed, and every old
+ * file replaced, is removed. 0, or -1 with errno and err. */
 static int place_all(latrec_outfile *const *f, size_t n, char *err, size_t errlen)
 {
     marker_mark *mark = malloc(n * sizeof(*mark));
-    int *rep = malloc(n * sizeof(*rep));
+    int *rep = malloc(n * sizeof(*rep)), *swapped = malloc(n * sizeof(*swapped));
     size_t listed = 0, placed = 0;
     int e = 0;
-    if (!mark || !rep) {
+    if (!mark || !rep || !swapped) {
         snprintf(err, errlen, "%s: out of memory", f[0]->path);
         e = ENOMEM;
     }
@@ -320,13 +349,17 @@ static int place_all(latrec_outfile *const *f, size_t n, char *err, size_t errle
         else if (marker_add(f[listed]->dfd, f[listed]->name, &mark[listed]) < 0)
             marker_error(f[listed], e = errno, err, errlen);
     }
-    for (; placed < n && !e; placed++) {
-        latrec_outfile *o = f[placed];
-        if (renameat2(o->dfd, o->tmp, o->dfd, o->name, rep[placed] ? 0 : RENAME_NOREPLACE) != 0) {
+    for (; placed < n && !e; placed++)
+        if (rename_in(f[placed], rep[placed], &swapped[placed]) != 0) {
             e = errno;
-            snprintf(err, errlen, "%s: cannot rename into place: %s", o->path, strerror(e));
+            snprintf(err, errlen, "%s: cannot rename into place: %s", f[placed]->path, strerror(e));
+            rename_back(f, swapped, placed);
+            placed = 0;
             break;
         }
+    for (size_t i = 0; i < placed; i++) { /* all in place: the old files go */
+        latrec_outfile *o = f[i];
+        if (swapped[i]) unlinkat(o->dfd, o->tmp, 0);
         tmp_unregister(o);
         close(o->dfd);
         o->dfd = -1;
@@ -336,6 +369,7 @@ static int place_all(latrec_outfile *const *f, size_t n, char *err, size_t errle
     for (size_t i = placed; i < n; i++) latrec_outfile_abort(f[i]);
     free(mark);
     free(rep);
+    free(swapped);
     errno = e;
     return e ? -1 : 0;
 }

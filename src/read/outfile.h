@@ -74,9 +74,12 @@ typedef struct latrec_outset {
 int  latrec_outset_add(latrec_outset *s, latrec_outfile *o);
 /* Finish and place every file, in the order added. 0, or -1 with errno
  * and err (one line naming the file or marker and the reason): none was
- * placed, except when a rename is refused after the others were checked
- * (a file that appeared meanwhile): the ones before it stay. The set is
- * empty afterwards either way. */
+ * placed, also when a rename is refused after the others were checked (a
+ * file that appeared meanwhile): the ones before it are taken back and the
+ * files they replaced put back (a replaced file is exchanged, and removed
+ * once every file is in place; on a filesystem without exchanges it is
+ * replaced at once and cannot come back). The set is empty afterwards
+ * either way. */
 int  latrec_outset_place(latrec_outset *s, char *err, size_t errlen);
 /* Remove every temporary; the set is empty afterwards. */
 void latrec_outset_abort(latrec_outset *s);

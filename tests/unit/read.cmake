@@ -32,6 +32,12 @@ latrec_unit_test(test_read_wallclock
 latrec_unit_test(test_out_escape
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_out_escape.c
   LIBS latrec_read)
+# A set of output files all or nothing when a name is taken between the
+# last check and the renames: renameat2 wrapped in this binary.
+latrec_unit_test(test_outset_race
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_outset_race.c
+  LIBS latrec_read)
+target_link_options(test_outset_race PRIVATE -Wl,--wrap=renameat2)
 # The reader on rings a writer thread is still stamping (torn, lapped).
 latrec_unit_test(test_read_live
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_read_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
