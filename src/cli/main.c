@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "util/prog.h"
 
 const char *latrec_version_string = "latrec " LATREC_VERSION_TEXT;
 const char *argp_program_version = "latrec " LATREC_VERSION_TEXT;
@@ -84,12 +85,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
         if (strcmp(name, subcommands[i].name) == 0) {
             /* argp names the program after argv[0]: "latrec report". */
-            char prog[32];
+            static char prog[32];
             snprintf(prog, sizeof(prog), "latrec %s", subcommands[i].name);
             argv[cmd_index] = prog;
+            latrec_prog = prog; /* and every line on standard error begins with it */
             const int rc = subcommands[i].run(argc - cmd_index, argv + cmd_index);
             return subcommands[i].stdout_checked ? stdout_status(subcommands[i].name, rc) : rc;
         }
-    fprintf(stderr, "latrec: '%s' is not a latrec command; see 'latrec --help'\n", name);
+    fprintf(stderr, "%s: '%s' is not a latrec command; see 'latrec --help'\n", latrec_prog, name);
     return LATREC_EXIT_USAGE;
 }

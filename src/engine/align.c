@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/pass.h"
+#include "util/prog.h"
 
 /* Shift the realtime pairs of directory d's rings by -offset: its stamps
  * map to the reference directory's clock. */
@@ -23,14 +24,15 @@ int latrec_input_align(latrec_input *in)
 {
     if (!in->opts.align) return 0;
     if (!in->opts.wall || in->opts.n_dirs < 2) {
-        fprintf(stderr, "latrec: --align needs --wall and the run directories of two hosts or more\n");
+        fprintf(stderr, "%s: --align needs --wall and the run directories of two hosts or more\n", latrec_prog);
         return -1;
     }
     if (!latrec_path_index_n(in->paths)) { /* any catalog's cross-host paths will do */
         char names[LATREC_LEGS_MAX_CATALOGS * 40] = "";
         for (int c = 0; c < in->n_cats; c++)
             snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s'%s'", c ? ", " : "", in->cats[c]->name);
-        fprintf(stderr, "latrec: --align: no catalog of the run (%s) has a path to estimate the offsets from\n", names);
+        fprintf(stderr, "%s: --align: no catalog of the run (%s) has a path to estimate the offsets from\n",
+                latrec_prog, names);
         return -1;
     }
     latrec_pass_opts po;
@@ -47,9 +49,9 @@ int latrec_input_align(latrec_input *in)
         if (!latrec_offsets_get(o, 0, d, &a->shift_ns, &a->bound_ns, &a->consistent, &a->exchanges)) {
             if (!in->opts.quiet)
                 fprintf(stderr,
-                        "latrec: --align: no path goes from %s to %s and back: %s left on its realtime "
+                        "%s: --align: no path goes from %s to %s and back: %s left on its realtime "
                         "pairs\n",
-                        in->opts.dirs[0], in->opts.dirs[d], in->opts.dirs[d]);
+                        latrec_prog, in->opts.dirs[0], in->opts.dirs[d], in->opts.dirs[d]);
             continue;
         }
         a->have = 1;
@@ -75,5 +77,5 @@ void latrec_align_print(const latrec_input *in, FILE *out)
 {
     char note[1024];
     for (int d = 1; !in->opts.quiet && d < in->opts.n_dirs; d++)
-        if (latrec_align_note(in, d, note, sizeof(note))) fprintf(out, "latrec: clock alignment: %s\n", note);
+        if (latrec_align_note(in, d, note, sizeof(note))) fprintf(out, "%s: clock alignment: %s\n", latrec_prog, note);
 }

@@ -26,7 +26,7 @@ int latrec_input_align(latrec_input *in);
 int latrec_align_note(const latrec_input *in, int d, char *buf, size_t len);
 
 /* hist and convert: each shifted directory's latrec_align_note() on out,
- * "latrec: clock alignment: ..." (report puts it in its header); nothing
+ * "latrec CMD: clock alignment: ..." (report puts it in its header); nothing
  * with -q. */
 void latrec_align_print(const latrec_input *in, FILE *out);
 

@@ -7,6 +7,7 @@
 
 #include "engine/live.h"
 #include "engine/pass_impl.h"
+#include "util/prog.h"
 
 struct latrec_engine {
     latrec_input in;
@@ -166,7 +167,7 @@ int latrec_engine_run(latrec_engine *e)
     while ((r = latrec_engine_step(e, UINT64_MAX)) == LATREC_ENGINE_MORE)
         ;
     if (r == LATREC_ENGINE_ERROR) {
-        fprintf(stderr, "latrec: out of memory\n"); /* what a step's ERROR means */
+        fprintf(stderr, "%s: out of memory\n", latrec_prog); /* what a step's ERROR means */
         return -1;
     }
     return latrec_engine_finish(e);
@@ -175,7 +176,7 @@ int latrec_engine_run(latrec_engine *e)
 int latrec_engine_run_again(latrec_engine *e, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
     if (!e->pass || !e->ended || (e->flags & LATREC_ENGINE_LIVE)) {
-        fprintf(stderr, "latrec: a second pass needs a first one ended, over rings not followed live\n");
+        fprintf(stderr, "%s: a second pass needs a first one ended, over rings not followed live\n", latrec_prog);
         return -1;
     }
     latrec_pass *first = e->pass;

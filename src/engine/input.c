@@ -4,6 +4,7 @@
 #include "analyze/sched_catalog.h"
 #include "read/escape.h"
 #include "read/input_file.h"
+#include "util/prog.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -71,10 +72,10 @@ static void rings_elsewhere(const latrec_input *in, const char *dir, const json_
                                                         "reason"));
     struct stat st;
     if (stat(link, &st) != 0)
-        fprintf(stderr, "latrec: %s: its rings were left in %s, which is gone (%s)\n", dir, target,
+        fprintf(stderr, "%s: %s: its rings were left in %s, which is gone (%s)\n", latrec_prog, dir, target,
                 why ? why : "not brought into the run directory");
     else
-        fprintf(stderr, "latrec: %s: rings read from %s, where run.json says they are (%s)\n", dir, target,
+        fprintf(stderr, "%s: %s: rings read from %s, where run.json says they are (%s)\n", latrec_prog, dir, target,
                 why ? why : "not brought into the run directory");
 }
 
@@ -120,12 +121,14 @@ static void run_state(latrec_input *in, const char *dir, int first)
     const char *gone = n > 0 && stat(link, &st) != 0 ? ", which is gone" : "";
     if (live)
         fprintf(stderr,
-                "latrec: %s: still being recorded (%s): the rings and sched.latrec as they are now; "
+                "%s: %s: still being recorded (%s): the rings and sched.latrec as they are now; "
                 "the counts come at its end%s%s\n",
-                dir, who, where, n > 0 ? target : "");
+                latrec_prog, dir, who, where, n > 0 ? target : "");
     else
-        fprintf(stderr, "latrec: %s: its recording never finished (%s ended without finalising run.json: "
-                        "killed?)%s%s%s\n", dir, who, where, n > 0 ? target : "", gone);
+        fprintf(stderr,
+                "%s: %s: its recording never finished (%s ended without finalising run.json: "
+                "killed?)%s%s%s\n",
+                latrec_prog, dir, who, where, n > 0 ? target : "", gone);
     json_decref(run);
 }
 
@@ -139,14 +142,14 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
     size_t len;
     if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run manifest", &text, &len, why, sizeof(why)) != 0) {
         if (errno != ENOENT)
-            fprintf(stderr, "latrec: %s (ignored: no command, run times or start stamp from it)\n", why);
+            fprintf(stderr, "%s: %s (ignored: no command, run times or start stamp from it)\n", latrec_prog, why);
         return;
     }
     json_error_t jerr;
     json_t *run = json_loadb(text, len, 0, &jerr);
     free(text);
     if (!run) {
-        fprintf(stderr, "latrec: %s:%d: not a run manifest: %s\n", path, jerr.line, jerr.text);
+        fprintf(stderr, "%s: %s:%d: not a run manifest: %s\n", latrec_prog, path, jerr.line, jerr.text);
         return;
     }
     json_t *stamp = json_object_get(run, "start_stamp");
@@ -250,13 +253,13 @@ static void say_rings(latrec_input *in)
         if (r->status != LATREC_RING_OK) {
             in->n_rejected++;
             char safe[4200];
-            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
             /* the scheduler's n/a names the file it has, not a run without one */
             if (strcmp(r->basename, "sched.latrec") == 0)
                 snprintf(in->sched_reason, sizeof(in->sched_reason), "sched.latrec: %s", r->error);
         } else if (r->warning[0] && !in->opts.quiet) {
             char safe[4200];
-            fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
         }
     }
 }
@@ -316,8 +319,10 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
             in->start_ns = starts[d];
         }
     if (o->n_dirs > 1 && !o->wall && !o->quiet)
-        fprintf(stderr, "latrec: %d directories merged on the monotonic clock; use --wall for "
-                        "rings of several hosts\n", o->n_dirs);
+        fprintf(stderr,
+                "%s: %d directories merged on the monotonic clock; use --wall for "
+                "rings of several hosts\n",
+                latrec_prog, o->n_dirs);
     if (in->set.n_ok == 0) {
         fprintf(stderr, "latrec %s: no readable rings in %s%s\n", cmd, o->dirs[0],
                 o->n_dirs > 1 ? " and the other directories" : "");
@@ -379,7 +384,7 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m)
     (void)ring_starts(in); /* before parts are filled on threads (latrec_input_fill_part) */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_start(&in->set.rings[i], &in->released[i]);
     if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         return -1;
     }
     return 0;
@@ -393,9 +398,10 @@ int latrec_input_say_truncated(latrec_input *in, FILE *out)
         if (in->truncated[i] || !latrec_ring_truncated(&in->set.rings[i], &end)) continue;
         in->truncated[i] = 1;
         in->n_rejected++; /* not read whole: the exit status says so (3) */
-        fprintf(out, "latrec: %s: truncated while read (now at most %llu bytes): the records past "
-                     "that were not read\n",
-                in->set.rings[i].path, (unsigned long long)end);
+        fprintf(out,
+                "%s: %s: truncated while read (now at most %llu bytes): the records past "
+                "that were not read\n",
+                latrec_prog, in->set.rings[i].path, (unsigned long long)end);
         n++;
     }
     return n;
@@ -595,7 +601,7 @@ static int rescan_one(latrec_input *in, latrec_ring *r, int say)
     in->n_ring_start = 0; /* none_early again, from the stamps the scan found */
     if (say && r->warning[0] && !in->opts.quiet) {
         char safe[4200];
-        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
+        fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)), r->warning);
     }
     return 1;
 }
@@ -639,7 +645,7 @@ int latrec_input_remerge(latrec_input *in, latrec_merge *m)
     char err[512];
     latrec_merge_free(m);
     if (latrec_merge_init(m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         return -1;
     }
     return 0;

@@ -114,7 +114,7 @@ typedef struct latrec_input {
 } latrec_input;
 
 /* Open everything the options name: default directory "latrec.data" when none
- * was given. Prints one line per rejected ring ("latrec: PATH: reason") and
+ * was given. Prints one line per rejected ring ("latrec CMD: PATH: reason", util/prog.h) and
  * per problem. Returns 0, or 1 when nothing can be read (missing directory,
  * no rings, bad catalog, boots mixed without --wall), with the reason
  * printed. */
@@ -142,12 +142,12 @@ int latrec_input_rewind(latrec_input *in, latrec_merge *m);
 /* Next record at or after the start stamp of its ring's directory; 1, or 0
  * at the end. Records before that stamp are counted in in->dropped (first
  * pass only). At the end, each ring whose file shrank while it was read is
- * named once on stderr ("latrec: PATH: truncated while read ...") and
+ * named once on stderr ("latrec CMD: PATH: truncated while read ...") and
  * marked in in->truncated; the other rings were read whole. */
 int latrec_input_next(latrec_input *in, latrec_merge *m, latrec_merged *out);
 
 /* Name each ring whose file shrank under the reader since the last call
- * on out ("latrec: PATH: truncated while read (now at most N bytes): the
+ * on out ("latrec CMD: PATH: truncated while read (now at most N bytes): the
  * records past that were not read"), once per ring, as latrec_input_next
  * does at the end; mark it in in->truncated and count it in n_rejected.
  * Returns the number named now. A live reader asks as it goes. */

@@ -9,6 +9,7 @@
 
 #include "analyze/catalog_path.h"
 #include "analyze/sched_catalog.h"
+#include "util/prog.h"
 
 struct slot {
     char name[LATREC_CATALOG_LEN + 1]; /* a ring's catalog field, whole */
@@ -68,13 +69,13 @@ static void warn_duplicates(const latrec_input *in, const latrec_catalog *cat, c
 {
     if (in->opts.quiet) return;
     if (cat->dup_ids)
-        fprintf(msg_out(in), "latrec: %s: catalog '%s': %d stage id%s given two names (first %s)\n", path, cat->name,
-                cat->dup_ids, cat->dup_ids == 1 ? "" : "s", cat->dup_id_note);
+        fprintf(msg_out(in), "%s: %s: catalog '%s': %d stage id%s given two names (first %s)\n", latrec_prog, path,
+                cat->name, cat->dup_ids, cat->dup_ids == 1 ? "" : "s", cat->dup_id_note);
     if (cat->dup_names)
         fprintf(msg_out(in),
-                "latrec: %s: catalog '%s': %d stage name%s given to two ids (first %s; the name means "
+                "%s: %s: catalog '%s': %d stage name%s given to two ids (first %s; the name means "
                 "the lower id)\n",
-                path, cat->name, cat->dup_names, cat->dup_names == 1 ? "" : "s", cat->dup_name_note);
+                latrec_prog, path, cat->name, cat->dup_names, cat->dup_names == 1 ? "" : "s", cat->dup_name_note);
 }
 
 /* Slot k's catalog by its name: the run directories of the rings naming
@@ -99,7 +100,7 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
             warn_duplicates(in, cat, path);
             return 0;
         }
-        fprintf(msg_out(in), "latrec: %s\n", err); /* then as if not found */
+        fprintf(msg_out(in), "%s: %s\n", latrec_prog, err); /* then as if not found */
         snprintf(searched, sizeof(searched), "%s, which does not load", path);
     }
     if (strcmp(name, "e3") == 0) {
@@ -114,9 +115,9 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
                 name, "");
     if (!in->opts.quiet)
         fprintf(msg_out(in),
-                "latrec: rings name catalog '%s', which is not built in and not found (searched %s): "
+                "%s: rings name catalog '%s', which is not built in and not found (searched %s): "
                 "stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)\n",
-                name, searched);
+                latrec_prog, name, searched);
     return 0;
 }
 
@@ -130,7 +131,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     latrec_catalog given;
     if (o->catalog_path) {
         if (latrec_catalog_load(&given, o->catalog_path, err, sizeof(err)) < 0) {
-            fprintf(msg_out(in), "latrec: %s\n", err);
+            fprintf(msg_out(in), "%s: %s\n", latrec_prog, err);
             return -1;
         }
         warn_duplicates(in, &given, o->catalog_path);
@@ -143,7 +144,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     }
     if (o->stages_header &&
         latrec_catalog_add_header(&given, o->stages_header, o->stage_prefix, err, sizeof(err)) < 0) {
-        fprintf(msg_out(in), "latrec: %s\n", err);
+        fprintf(msg_out(in), "%s: %s\n", latrec_prog, err);
         latrec_catalog_free(&given);
         return -1;
     }
@@ -189,10 +190,10 @@ int latrec_input_choose_catalogs(latrec_input *in)
             snprintf(in->catalog_note + used, sizeof(in->catalog_note) - used, "%s%s", k ? "; " : "", pk.s[k].note);
     }
     if (pk.overflow && !in->opts.quiet)
-        fprintf(msg_out(in), "latrec: rings name more than %d catalogs: %d rings read under '%s'\n",
+        fprintf(msg_out(in), "%s: rings name more than %d catalogs: %d rings read under '%s'\n", latrec_prog,
                 LATREC_LEGS_MAX_CATALOGS, pk.overflow, in->cat.name);
     if (!(in->paths = latrec_path_index_new(in->cats, in->n_cats))) {
-        fprintf(msg_out(in), "latrec: out of memory\n");
+        fprintf(msg_out(in), "%s: out of memory\n", latrec_prog);
         return -1;
     }
     return 0;

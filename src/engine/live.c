@@ -18,6 +18,7 @@
 #include "analyze/sched_catalog.h"
 #include "read/escape.h"
 #include "read/input_file.h"
+#include "util/prog.h"
 
 uint64_t latrec_live_now_key(const latrec_input *in)
 {
@@ -152,12 +153,12 @@ static void open_new(latrec_input *in, int dirfd, const char *dir, const char *n
     in->ring_dir[i] = d;
     if (latrec_ring_openat(r, dirfd, name, path) != 0) {
         in->n_rejected++;
-        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
+        fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)), r->error);
         return;
     }
     const char *why = left_out(in, i);
     if (why) {
-        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)), why);
+        fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)), why);
         latrec_ring_close(r);
         r->path = strdup(path);
         r->basename = r->path ? strrchr(r->path, '/') + 1 : "";
@@ -247,11 +248,11 @@ int latrec_live_rescan(latrec_input *in, latrec_merge *m, latrec_legs *legs)
     char err[512];
     if (latrec_merge_add_rings(m, in->set.rings, in->set.n, err, sizeof(err)) < 0) {
         if (strcmp(err, "out of memory") == 0) rc = -1;
-        else fprintf(stderr, "latrec: %s\n", err);
+        else fprintf(stderr, "%s: %s\n", latrec_prog, err);
     }
     if (rc == 0 && legs && latrec_legs_add_rings(legs, &in->set, in->ring_cat, in->ring_dir) < 0) rc = -1;
     if (rc < 0) {
-        fprintf(stderr, "latrec: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", latrec_prog);
         return -1;
     }
     return (int)(in->set.n - before);

@@ -11,6 +11,7 @@
 #include "engine/pass_impl.h"
 #include "engine/pipeline.h"
 #include "read/wallclock.h"
+#include "util/prog.h"
 
 static void emit_instance(void *ctx, const latrec_instance *inst);
 
@@ -278,7 +279,7 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     latrec_pass *p = aligned_alloc(_Alignof(latrec_pass), sizeof(*p)); /* the feeder's lines */
     if (p) memset(p, 0, sizeof(*p));
     if (!p) {
-        fprintf(stderr, "latrec: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", latrec_prog);
         return NULL;
     }
     p->in = in;
@@ -303,7 +304,7 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
             p->failed = 1;
     }
     if (!p->legs || latrec_input_rewind(in, &p->m) < 0) {
-        if (!p->legs) fprintf(stderr, "latrec: out of memory\n");
+        if (!p->legs) fprintf(stderr, "%s: out of memory\n", latrec_prog);
         latrec_pass_free(p);
         return NULL;
     }
@@ -390,7 +391,7 @@ int latrec_pass_end(latrec_pass *p)
     latrec_merge_free(&p->m);
     p->have_merge = 0;
     if (p->failed || p->f.failed) {
-        fprintf(stderr, "latrec: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", latrec_prog);
         return -1;
     }
     return 0;
@@ -624,7 +625,7 @@ int latrec_pass_finish(latrec_pass *p)
                 ;
         if (r < 0) {
             p->ended = 1;
-            fprintf(stderr, "latrec: out of memory\n");
+            fprintf(stderr, "%s: out of memory\n", latrec_prog);
             return -1;
         }
     }

@@ -5,11 +5,13 @@
 #include <string.h>
 
 #include "engine/pass.h"
+#include "util/prog.h"
 
 void latrec_pass_print_warnings(const latrec_legs *legs)
 {
     char line[512];
-    for (int i = 0; latrec_legs_warning(legs, i, line, sizeof(line)); i++) fprintf(stderr, "latrec: %s\n", line);
+    for (int i = 0; latrec_legs_warning(legs, i, line, sizeof(line)); i++)
+        fprintf(stderr, "%s: %s\n", latrec_prog, line);
 }
 
 /* "ingest.request = answer.request" */
@@ -38,9 +40,10 @@ void latrec_pass_print_join_warnings(const latrec_path_index *paths)
             char jt[2 * LATREC_NAME_MAX * 2 + 16];
             join_text(cat, &cat->joins[path->joins[i]], jt, sizeof(jt));
             fprintf(stderr,
-                    "latrec: catalog '%s': path %s: join %s matched nothing (%llu path instances stopped "
+                    "%s: catalog '%s': path %s: join %s matched nothing (%llu path instances stopped "
                     "there, %llu instances of later legs never joined)\n",
-                    cat->name, path->name, jt, (unsigned long long)here, (unsigned long long)c->unanchored);
+                    latrec_prog, cat->name, path->name, jt, (unsigned long long)here,
+                    (unsigned long long)c->unanchored);
             break;
         }
     }

@@ -6,6 +6,7 @@
 #include "read/escape.h"
 #include "read/ring_window.h"
 #include "read/shrink_guard.h"
+#include "util/prog.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ static int no_data(latrec_sched_view *v, const latrec_input *in)
 
 static int cannot_load(latrec_sched_view *v, const latrec_ring *r)
 {
-    fprintf(stderr, "latrec: %s: cannot load the scheduler data\n", r->path);
+    fprintf(stderr, "%s: %s: cannot load the scheduler data\n", latrec_prog, r->path);
     snprintf(v->reason, sizeof(v->reason), "%s could not be loaded", r->basename);
     return -1;
 }
@@ -196,7 +197,7 @@ static int attach(latrec_sched_view *v, const latrec_input *in)
     const latrec_ring *r = &in->set.rings[in->sched_ring];
     char safe[4200];
     if (latrec_ring_open(&v->ring, r->path) != 0 || !(v->model = latrec_sched_model_new())) {
-        fprintf(stderr, "latrec: %s: %s\n", latrec_text_safe(r->path, safe, sizeof(safe)),
+        fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, safe, sizeof(safe)),
                 v->ring.status == LATREC_RING_OK ? "out of memory" : v->ring.error);
         snprintf(v->reason, sizeof(v->reason), "%s could not be read", r->basename);
         latrec_ring_close(&v->ring);
@@ -248,7 +249,7 @@ uint64_t latrec_sched_view_follow(latrec_sched_view *v, const latrec_input *in)
     }
     if (rc) {
         char safe[4200];
-        fprintf(stderr, "latrec: %s: out of memory: no scheduler split from here on\n",
+        fprintf(stderr, "%s: %s: out of memory: no scheduler split from here on\n", latrec_prog,
                 latrec_text_safe(r->path, safe, sizeof(safe)));
         snprintf(v->reason, sizeof(v->reason), "out of memory");
         v->ended = 1; /* covered_ns stays: the model (incomplete) answers nothing past it */

@@ -33,7 +33,7 @@ extern "C" {
  *                block device, socket)
  *   EFBIG        "PATH: larger than the 1048576-byte limit of a catalog file"
  *   ENOMEM       "PATH: out of memory"
- * The caller prints "latrec: <err>". */
+ * The caller prints "latrec CMD: <err>". */
 int latrec_input_file_read(const char *path, size_t limit, const char *what, char **text, size_t *len, char *err,
                            size_t errlen);
 

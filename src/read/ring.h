@@ -12,7 +12,7 @@
  *
  * Header validation (a failure rejects the file: status
  * LATREC_RING_REJECTED, `error` holds one line without the path, and the
- * caller prints "latrec: <path>: <error>"). Checked in this order:
+ * caller prints "latrec CMD: <path>: <error>"). Checked in this order:
  *   path ends in ".part"      "partial ring (.part): not opened"
  *   a symlink                 "symbolic link: not followed"
  *   not a regular file        "not a regular file"

@@ -42,7 +42,7 @@ typedef struct latrec_ringset {
  *   -ENOMEM  "DIR: out of memory"
  *   other    "DIR: <strerror>"
  *   -EINVAL  "no directory given"       (ndirs == 0)
- * The caller prints "latrec: <err>". Free with latrec_ringset_close(). */
+ * The caller prints "latrec CMD: <err>". Free with latrec_ringset_close(). */
 int latrec_ringset_open(latrec_ringset *set, const char *const *dirs,
                         size_t ndirs, char *err, size_t errlen);
 

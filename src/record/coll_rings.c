@@ -15,6 +15,7 @@
 #include "record/manifest.h"
 #include "record/proctree.h"
 #include "record/rundir.h"
+#include "util/prog.h"
 
 struct ring_row {
     char     name[128];
@@ -147,8 +148,10 @@ static void read_failures(struct rings_priv *p)
     if (fd < 0 && errno == ENOENT) return;
     FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
     if (!f) {
-        fprintf(stderr, "latrec: %s: not a regular file (replaced by the program?): ignored, rings that "
-                        "failed to open are not counted\n", path);
+        fprintf(stderr,
+                "%s: %s: not a regular file (replaced by the program?): ignored, rings that "
+                "failed to open are not counted\n",
+                latrec_prog, path);
         if (fd >= 0) close(fd);
         unlink(path);
         return;
@@ -238,7 +241,7 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         snprintf(row->name, sizeof(row->name), "%s", r->basename);
         if (r->status != LATREC_RING_OK) {
             snprintf(row->error, sizeof(row->error), "%s", r->error);
-            fprintf(stderr, "latrec: %s: %s\n", r->path, r->error);
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, r->path, r->error);
             p->n_rejected++;
             continue;
         }

@@ -15,6 +15,7 @@
 #include "read/outfile.h"
 #include "record/collector.h"
 #include "record/proctree.h"
+#include "util/prog.h"
 
 struct trace_priv {
     char   **events;        /* "system:event" */
@@ -114,7 +115,7 @@ static int trace_start(latrec_collector *c, const latrec_collect_ctx *x, char *e
         p->pid_filter = 1;
     } else {
         snprintf(p->note, sizeof(p->note), "events of every process (pid filter refused: %s)", perr);
-        if (!x->quiet) fprintf(stderr, "latrec: -t: %s\n", p->note);
+        if (!x->quiet) fprintf(stderr, "%s: -t: %s\n", latrec_prog, p->note);
     }
     for (size_t i = 0; i < p->n_events; i++) {
         char sys[128];

@@ -6,6 +6,7 @@
 
 #include "record/coll_sched.h"
 #include "record/run.h"
+#include "util/prog.h"
 
 /* Make the collector for this run: NULL with *err set when out of memory
  * or when the run must not go on; NULL without err when the run does not
@@ -54,7 +55,7 @@ static latrec_collector *make_sched(const latrec_run *r, char *err, size_t errle
             c->ops->destroy(c);
             return NULL;
         }
-        if (!o->quiet) fprintf(stderr, "latrec: scheduler data: n/a (%s)\n", c->error);
+        if (!o->quiet) fprintf(stderr, "%s: scheduler data: n/a (%s)\n", latrec_prog, c->error);
     }
     return c;
 }
@@ -96,7 +97,7 @@ void latrec_run_start_collectors(latrec_run *r)
         if (c->state == LATREC_COLL_FAILED) continue; /* said so when it was made */
         if (c->ops->start(c, &x, c->error, sizeof(c->error)) < 0) {
             c->state = LATREC_COLL_FAILED;
-            fprintf(stderr, "latrec: collector %s: %s; recording without it\n", c->ops->name, c->error);
+            fprintf(stderr, "%s: collector %s: %s; recording without it\n", latrec_prog, c->ops->name, c->error);
         } else {
             c->state = LATREC_COLL_ON;
         }
@@ -117,7 +118,7 @@ void latrec_run_stop_collectors(latrec_run *r)
         if (c->state != LATREC_COLL_ON) continue;
         if (c->ops->stop(c, r->man.stop.have ? r->man.stop.mono_ns : 0, c->error, sizeof(c->error)) < 0) {
             c->state = LATREC_COLL_FAILED;
-            fprintf(stderr, "latrec: collector %s: %s\n", c->ops->name, c->error);
+            fprintf(stderr, "%s: collector %s: %s\n", latrec_prog, c->ops->name, c->error);
             r->failed = 1;
         } else {
             c->state = LATREC_COLL_DONE;

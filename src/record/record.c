@@ -19,6 +19,7 @@
 #include "record/proctree.h"
 #include "record/run.h"
 #include "record/rundir.h"
+#include "util/prog.h"
 
 extern char **environ;
 
@@ -62,7 +63,7 @@ static int take_stamp(latrec_run *r, const char *what, latrec_stamp *s)
     char err[512];
     snprintf(s->marker, sizeof(s->marker), "latrec-%s %s", what, r->run_id);
     if (latrec_tracefs_mark(r->tfs, s->marker, MARK_TIMEOUT_MS, &s->mono_ns, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: no %s stamp: %s\n", what, err);
+        fprintf(stderr, "%s: no %s stamp: %s\n", latrec_prog, what, err);
         if (!r->tfs_reason[0]) snprintf(r->tfs_reason, sizeof(r->tfs_reason), "%s", err);
         return -1;
     }
@@ -125,7 +126,7 @@ static int prepare_rings(latrec_run *r, char *err, size_t errlen)
     if (latrec_rundir_rings_tmp(o->rings_base, r->run_id, r->rings_tmp, sizeof(r->rings_tmp), &tmpfs, note,
                                 sizeof(note), err, errlen) < 0)
         return -1;
-    if (note[0] && !o->quiet) fprintf(stderr, "latrec: %s\n", note);
+    if (note[0] && !o->quiet) fprintf(stderr, "%s: %s\n", latrec_prog, note);
     if (r->rings_tmp[0]) {
         snprintf(r->rings_src, sizeof(r->rings_src), "%s", r->rings_tmp);
         return latrec_rundir_rings_link(r->dir, r->rings_tmp, err, errlen);
@@ -143,7 +144,7 @@ static int prepare_failure_log(latrec_run *r, char *err, size_t errlen)
     if (latrec_rundir_failure_log(r->dir, r->failure_log, sizeof(r->failure_log), note, sizeof(note), err,
                                   errlen) < 0)
         return -1;
-    if (note[0] && !r->o->quiet) fprintf(stderr, "latrec: %s\n", note);
+    if (note[0] && !r->o->quiet) fprintf(stderr, "%s: %s\n", latrec_prog, note);
     return 0;
 }
 
@@ -182,14 +183,14 @@ static void cleanup_rings_tmp(latrec_run *r)
     if (!r->rings_tmp[0] || lstat(r->rings_tmp, &st) != 0) return;
     unsigned parts = latrec_rundir_remove_parts(r->rings_tmp, NULL);
     if (parts && !r->o->quiet)
-        fprintf(stderr, "latrec: %s: removed %u partial ring%s (the command died while creating them)\n",
+        fprintf(stderr, "%s: %s: removed %u partial ring%s (the command died while creating them)\n", latrec_prog,
                 r->rings_tmp, parts, parts == 1 ? "" : "s");
     snprintf(path, sizeof(path), "%s/rings", r->dir);
     if (rmdir(r->rings_tmp) == 0) {
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && unlink(path) == 0) mkdir(path, 0755);
         r->man.rings_dir = "rings";
     } else {
-        fprintf(stderr, "latrec: the rings stay in %s (%s points there): not brought into the run directory\n",
+        fprintf(stderr, "%s: the rings stay in %s (%s points there): not brought into the run directory\n", latrec_prog,
                 r->rings_tmp, path);
     }
 }
@@ -251,10 +252,11 @@ static void open_tracefs(latrec_run *r)
     char notes[1024], err[1024];
     r->tfs = latrec_tracefs_open(r->run_id, systems, notes, sizeof(notes), err, sizeof(err));
     if (!o->quiet)
-        for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n")) fprintf(stderr, "latrec: %s\n", line);
+        for (char *line = strtok(notes, "\n"); line; line = strtok(NULL, "\n"))
+            fprintf(stderr, "%s: %s\n", latrec_prog, line);
     if (!r->tfs) {
         snprintf(r->tfs_reason, sizeof(r->tfs_reason), "%s", err);
-        fprintf(stderr, "latrec: no start stamp: %s; recording the rings without one\n", err);
+        fprintf(stderr, "%s: no start stamp: %s; recording the rings without one\n", latrec_prog, err);
     } else {
         latrec_guard_set_instance(latrec_tracefs_dir(r->tfs));
     }
@@ -272,7 +274,7 @@ static void undo_rundir(latrec_run *r)
     if (r->rings_tmp[0]) rmdir(r->rings_tmp);
     if (r->failure_log[0]) unlink(r->failure_log);
     if (rmdir(r->dir) != 0 && errno != ENOENT)
-        fprintf(stderr, "latrec: %s: cannot remove: %s\n", r->dir, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, r->dir, strerror(errno));
 }
 
 /* Signals, the scheduler collector, the run directory, the ring directory,
@@ -285,35 +287,35 @@ static int prepare(latrec_run *r, int *status)
     char err[4608];
     *status = LATREC_RECORD_EXIT_FAIL;
     if (latrec_run_setup_signals(r) < 0) {
-        fprintf(stderr, "latrec: signalfd: %s\n", strerror(errno));
+        fprintf(stderr, "%s: signalfd: %s\n", latrec_prog, strerror(errno));
         return -1;
     }
     if (!o->attach_pid) prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (o->attach_pid) {
         r->pid = o->attach_pid;
         if (kill(r->pid, 0) != 0 && errno == ESRCH) {
-            fprintf(stderr, "latrec: pid %d: no such process\n", (int)r->pid);
+            fprintf(stderr, "%s: pid %d: no such process\n", latrec_prog, (int)r->pid);
             return -1;
         }
     }
     if (latrec_run_make_collectors(r, 1, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         return -1;
     }
     int rotated;
     if (latrec_rundir_create(r->dir, o->force, o->quiet, &rotated, &r->lock_fd, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         return -1;
     }
-    if (rotated && !o->quiet) fprintf(stderr, "latrec: kept the previous %s as %s.old\n", r->dir, r->dir);
+    if (rotated && !o->quiet) fprintf(stderr, "%s: kept the previous %s as %s.old\n", latrec_prog, r->dir, r->dir);
     if (prepare_failure_log(r, err, sizeof(err)) < 0 || prepare_rings(r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         undo_rundir(r);
         return -1;
     }
     open_tracefs(r);
     if (latrec_run_make_collectors(r, 0, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         r->failed = 1;
         *status = finish(r, err);
         return -1;
@@ -350,9 +352,9 @@ static int launch(latrec_run *r, int *status)
         latrec_launch_opts lo = { o->argv, env.vars, o->cpus, o->sched, &r->old_mask };
         if (rc == 0 && latrec_launch_start(&r->child, &lo, err, sizeof(err)) < 0) {
             rc = -1;
-            fprintf(stderr, "latrec: %s: %s\n", o->argv[0], err);
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, o->argv[0], err);
         } else if (rc < 0) {
-            fprintf(stderr, "latrec: %s\n", err);
+            fprintf(stderr, "%s: %s\n", latrec_prog, err);
         }
         latrec_env_free(&env);
         if (rc < 0) {
@@ -375,7 +377,7 @@ static int launch(latrec_run *r, int *status)
     if (r->interrupted) {
         char nb[16];
         r->stopped_by = latrec_run_stop_name(r->interrupted);
-        fprintf(stderr, "latrec: %s before the command started: not running it\n",
+        fprintf(stderr, "%s: %s before the command started: not running it\n", latrec_prog,
                 latrec_run_sig_name(r->interrupted, nb, sizeof(nb)));
         latrec_launch_abort(&r->child);
         latrec_guard_set_child(0);
@@ -383,7 +385,7 @@ static int launch(latrec_run *r, int *status)
         return -1;
     }
     if (!o->attach_pid && latrec_launch_release(&r->child, o->argv[0], err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         int st;
         while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR) {}
         latrec_guard_set_child(0);
@@ -400,7 +402,7 @@ int latrec_record_run(const latrec_record_opts *o)
 {
     latrec_run *r = calloc(1, sizeof(*r));
     if (!r) {
-        fprintf(stderr, "latrec: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", latrec_prog);
         return LATREC_RECORD_EXIT_FAIL;
     }
     r->o = o;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "record/run.h"
+#include "util/prog.h"
 
 json_t *latrec_run_options_json(const latrec_run *r)
 {
@@ -90,7 +91,7 @@ void latrec_run_write_manifest(latrec_run *r, const char *state)
     r->man.threshold = latrec_run_threshold_json(r);
     char err[512];
     if (latrec_manifest_write(r->dir, &r->man, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec: %s\n", err);
+        fprintf(stderr, "%s: %s\n", latrec_prog, err);
         r->failed = 1;
     }
 }
@@ -180,7 +181,7 @@ void latrec_run_summary(const latrec_run *r, int status)
     char what[320];
     what_happened(r, status, what, sizeof(what));
     if (!rings || rings->state != LATREC_COLL_DONE) {
-        fprintf(stderr, "latrec: run in %s (rings not collected); %s\n", r->dir, what);
+        fprintf(stderr, "%s: run in %s (rings not collected); %s\n", latrec_prog, r->dir, what);
         return;
     }
     const json_t *rj = json_object_get(r->collectors, "rings");
@@ -189,14 +190,14 @@ void latrec_run_summary(const latrec_run *r, int status)
     char failed[1024];
     failed_rings(rj, failed, sizeof(failed));
     if (n == 0) {
-        fprintf(stderr, "latrec: no rings (%s); run in %s; %s\n",
+        fprintf(stderr, "%s: no rings (%s); run in %s; %s\n", latrec_prog,
                 failed[0] ? failed : "the command wrote none: not instrumented?", r->dir, what);
         return;
     }
-    if (failed[0]) fprintf(stderr, "latrec: %s\n", failed);
+    if (failed[0]) fprintf(stderr, "%s: %s\n", latrec_prog, failed);
     const latrec_collector_counts *c = &rings->counts;
-    fprintf(stderr, "latrec: %lld ring%s, %llu records (%llu%s lost, %llu dropped before the start stamp)",
-            n, n == 1 ? "" : "s", (unsigned long long)c->records, (unsigned long long)c->lost,
+    fprintf(stderr, "%s: %lld ring%s, %llu records (%llu%s lost, %llu dropped before the start stamp)", latrec_prog, n,
+            n == 1 ? "" : "s", (unsigned long long)c->records, (unsigned long long)c->lost,
             c->lost_lower_bound ? "+" : "", (unsigned long long)c->dropped);
     if (trace && trace->state == LATREC_COLL_DONE)
         fprintf(stderr, ", %llu trace events", (unsigned long long)trace->counts.records);

@@ -18,6 +18,7 @@
 #include "read/escape.h"
 #include "record/proctree.h"
 #include "record/run.h"
+#include "util/prog.h"
 
 void latrec_run_threshold_start(latrec_run *r)
 {
@@ -28,7 +29,7 @@ void latrec_run_threshold_start(latrec_run *r)
                                  r->man.start.have ? r->man.start.mono_ns : r->man.start_mono_ns };
     char err[512];
     if (!(r->thr = latrec_threshold_start(&to, err, sizeof(err))))
-        fprintf(stderr, "latrec: --stop-above: %s: the run is not watched\n", err);
+        fprintf(stderr, "%s: --stop-above: %s: the run is not watched\n", latrec_prog, err);
 }
 
 void latrec_run_threshold_heard(latrec_run *r)
@@ -47,12 +48,13 @@ void latrec_run_threshold_end(latrec_run *r)
     if (!r->crossed) r->crossed = latrec_threshold_crossed(r->thr, &r->hit, &r->detected_ns);
     const char *why = latrec_threshold_error(r->thr);
     const char *spec = r->o->stop_above->spec;
-    if (why[0]) fprintf(stderr, "latrec: --stop-above %s: %s: the rest of the run was not judged\n", spec, why);
+    if (why[0])
+        fprintf(stderr, "%s: --stop-above %s: %s: the rest of the run was not judged\n", latrec_prog, spec, why);
     else if (!r->crossed && !latrec_threshold_named(r->thr))
         fprintf(stderr,
-                "latrec: --stop-above %s: no such component/leg/hop or path/segment in this run: "
+                "%s: --stop-above %s: no such component/leg/hop or path/segment in this run: "
                 "nothing was judged\n",
-                spec);
+                latrec_prog, spec);
 }
 
 /* The scheduler's account of the row that took the most, from the
@@ -181,7 +183,7 @@ static void exec_action(const latrec_run *r)
     set_env_u64("LATREC_THRESHOLD_LIMIT_NS", (uint64_t)r->o->stop_above->limit);
     set_env_u64("LATREC_THRESHOLD_END_NS", h->row.t_b);
     execl("/bin/sh", "sh", "-c", r->o->on_threshold, (char *)NULL);
-    fprintf(stderr, "latrec: --on-threshold: /bin/sh: %s\n", strerror(errno));
+    fprintf(stderr, "%s: --on-threshold: /bin/sh: %s\n", latrec_prog, strerror(errno));
     _exit(127);
 }
 
@@ -205,7 +207,7 @@ static int wait_action(latrec_run *r, pid_t pid, int *st)
             if (level++ == 0 && si.ssi_code == SI_KERNEL) continue;
             char nb[16];
             if (!r->o->quiet)
-                fprintf(stderr, "latrec: --on-threshold is still running: sending %s\n",
+                fprintf(stderr, "%s: --on-threshold is still running: sending %s\n", latrec_prog,
                         latrec_run_sig_name(sig, nb, sizeof(nb)));
             latrec_proc_kill_tree(pid, sig);
         }
@@ -218,7 +220,7 @@ int latrec_run_threshold_action(latrec_run *r)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "latrec: --on-threshold: fork: %s\n", strerror(errno));
+        fprintf(stderr, "%s: --on-threshold: fork: %s\n", latrec_prog, strerror(errno));
         return -1;
     }
     if (pid == 0) exec_action(r);
@@ -244,19 +246,19 @@ void latrec_run_threshold_summary(const latrec_run *r)
         snprintf(stop, sizeof(stop), "; the run was stopped %.3f ms after it ended",
                  (double)(r->cut_ns - h->row.t_b) / 1e6);
     fprintf(stderr,
-            "latrec: --stop-above %s crossed by seq %llu of %s: %s %.3f us > %.3f us (ring %s, tid %u, "
+            "%s: --stop-above %s crossed by seq %llu of %s: %s %.3f us > %.3f us (ring %s, tid %u, "
             "pid %u)%s\n",
-            r->o->stop_above->spec, (unsigned long long)h->seq, name, h->row.name, (double)h->row.ns / 1e3,
+            latrec_prog, r->o->stop_above->spec, (unsigned long long)h->seq, name, h->row.name, (double)h->row.ns / 1e3,
             r->o->stop_above->limit / 1e3, ring, h->row.tid_b, h->pid, stop);
     uint64_t begin = run_begin(r);
     double start_s = h->start_ns >= begin ? (double)(h->start_ns - begin) / 1e9 : 0;
     if (r->explain)
-        fprintf(stderr, "latrec: seq %llu (pid %u), %s %.3f us, started at %.6f s: %s.\n", (unsigned long long)h->seq,
-                h->pid, h->row.name, (double)h->row.ns / 1e3, start_s, r->explain);
+        fprintf(stderr, "%s: seq %llu (pid %u), %s %.3f us, started at %.6f s: %s.\n", latrec_prog,
+                (unsigned long long)h->seq, h->pid, h->row.name, (double)h->row.ns / 1e3, start_s, r->explain);
     if (r->action_ran && !(WIFEXITED(r->action_status) && WEXITSTATUS(r->action_status) == 0)) {
         if (WIFEXITED(r->action_status))
-            fprintf(stderr, "latrec: --on-threshold exited %d\n", WEXITSTATUS(r->action_status));
-        else fprintf(stderr, "latrec: --on-threshold died of signal %d\n", WTERMSIG(r->action_status));
+            fprintf(stderr, "%s: --on-threshold exited %d\n", latrec_prog, WEXITSTATUS(r->action_status));
+        else fprintf(stderr, "%s: --on-threshold died of signal %d\n", latrec_prog, WTERMSIG(r->action_status));
     }
 }
 

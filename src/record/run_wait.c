@@ -16,6 +16,7 @@
 #include "record/guard.h"
 #include "record/proctree.h"
 #include "record/run.h"
+#include "util/prog.h"
 
 int latrec_stop_signals_block(sigset_t *set, sigset_t *old_mask)
 {
@@ -79,7 +80,8 @@ static void escalate(latrec_run *r, int sig, int send_first, int grace_tfd)
         return;
     }
     if (next > 1 && !r->o->quiet)
-        fprintf(stderr, "latrec: the command is still running: sending %s\n", latrec_run_sig_name(s, nb, sizeof(nb)));
+        fprintf(stderr, "%s: the command is still running: sending %s\n", latrec_prog,
+                latrec_run_sig_name(s, nb, sizeof(nb)));
     if (s == SIGKILL) latrec_proc_kill_tree(r->pid, SIGKILL);
     else kill(r->pid, s);
     if (next < 3) arm(grace_tfd, r->grace_ns);
@@ -190,7 +192,8 @@ void latrec_run_wait(latrec_run *r)
                 if (!r->stopped_by) r->stopped_by = latrec_run_stop_name(sig);
                 int tty_shared = tty && getpgid(r->pid) == getpgrp();
                 if (r->level == 0 && !r->o->quiet && !tty_shared)
-                    fprintf(stderr, "latrec: %s: passing it to the command\n", latrec_run_sig_name(sig, nb, sizeof(nb)));
+                    fprintf(stderr, "%s: %s: passing it to the command\n", latrec_prog,
+                            latrec_run_sig_name(sig, nb, sizeof(nb)));
                 escalate(r, sig, !tty_shared, tgrace);
                 for (int k = 1; k < cnt; k++) escalate(r, SIGTERM, 1, tgrace);
             }
@@ -238,7 +241,7 @@ void latrec_run_stop_leftovers(latrec_run *r)
         return;
     }
     if (!r->o->quiet) {
-        fprintf(stderr, "latrec: the command left %zu process%s running (", l.n, l.n == 1 ? "" : "es");
+        fprintf(stderr, "%s: the command left %zu process%s running (", latrec_prog, l.n, l.n == 1 ? "" : "es");
         for (size_t i = 0; i < l.n; i++) fprintf(stderr, "%s%d", i ? " " : "", (int)l.pids[i]);
         fprintf(stderr, "): sending SIGTERM\n");
     }

@@ -19,6 +19,7 @@
 
 #include "read/outfile.h"
 #include "record/manifest.h"
+#include "util/prog.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -226,8 +227,10 @@ static int check_previous(const char *dir, int quiet, char *err, size_t errlen)
             snprintf(cmd, sizeof(cmd), "; its command, pid %lld, %s", (long long)json_integer_value(pid),
                      kill((pid_t)json_integer_value(pid), 0) == 0 || errno == EPERM ? "still exists (check it)"
                                                                                    : "is gone");
-        fprintf(stderr, "latrec: %s: its run never finished (%s; latrec ended without finalising it, "
-                        "killed?%s); see latrec report %s\n", dir, who, cmd, dir);
+        fprintf(stderr,
+                "%s: %s: its run never finished (%s; latrec ended without finalising it, "
+                "killed?%s); see latrec report %s\n",
+                latrec_prog, dir, who, cmd, dir);
     }
     json_decref(run);
     close(fd);
@@ -450,7 +453,7 @@ static int stage_one(int sdir, int ddir, const char *name, const char *spath, co
         if (nn) sg->names = nn;
         unsigned char *nc = nn ? realloc(sg->copied, cap) : NULL;
         if (!nc) {
-            fprintf(stderr, "latrec: %s: out of memory\n", spath);
+            fprintf(stderr, "%s: %s: out of memory\n", latrec_prog, spath);
             return -1;
         }
         sg->copied = nc;
@@ -459,7 +462,7 @@ static int stage_one(int sdir, int ddir, const char *name, const char *spath, co
     int copied = 0;
     if (renameat2(sdir, name, ddir, name, RENAME_NOREPLACE) != 0) {
         if (errno != EXDEV) {
-            fprintf(stderr, "latrec: %s: cannot move into %s: %s\n", spath, rings, strerror(errno));
+            fprintf(stderr, "%s: %s: cannot move into %s: %s\n", latrec_prog, spath, rings, strerror(errno));
             return -1;
         }
         int sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -472,7 +475,7 @@ static int stage_one(int sdir, int ddir, const char *name, const char *spath, co
             unlinkat(ddir, part, 0);
         }
         if (rc < 0) {
-            fprintf(stderr, "latrec: %s: cannot copy into %s: %s\n", spath, rings, strerror(-rc));
+            fprintf(stderr, "%s: %s: cannot copy into %s: %s\n", latrec_prog, spath, rings, strerror(-rc));
             return -1;
         }
         copied = 1;
@@ -523,12 +526,12 @@ static int collect_move(const char *dir, const char *src, latrec_collect_stats *
         for (size_t i = 0; i < sg.n; i++)
             if (sg.copied[i]) unlinkat(ddir, sg.names[i], 0);
             else if (renameat2(ddir, sg.names[i], sdir, sg.names[i], RENAME_NOREPLACE) != 0)
-                fprintf(stderr, "latrec: %s/%s: cannot put back into %s: %s\n", stage, sg.names[i], src,
+                fprintf(stderr, "%s: %s/%s: cannot put back into %s: %s\n", latrec_prog, stage, sg.names[i], src,
                         strerror(errno));
         while ((e = readdir(d)))
             if (ends_with(e->d_name, ".latrec")) rings_seen++;
         st->failed = rings_seen;
-        if (rmdir(stage) != 0) fprintf(stderr, "latrec: %s: cannot remove: %s\n", stage, strerror(errno));
+        if (rmdir(stage) != 0) fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, stage, strerror(errno));
     } else if ((lstat(rings, &sb) == 0 && (S_ISLNK(sb.st_mode) ? unlink(rings) : rmdir(rings)) != 0) ||
                rename(stage, rings) != 0) {
         snprintf(err, errlen, "%s: cannot take the place of %s: %s", stage, rings, strerror(errno));
@@ -541,7 +544,8 @@ static int collect_move(const char *dir, const char *src, latrec_collect_stats *
             }
             st->copied++;
             if (unlinkat(sdir, sg.names[i], 0) != 0)
-                fprintf(stderr, "latrec: %s/%s: copied, but cannot remove: %s\n", src, sg.names[i], strerror(errno));
+                fprintf(stderr, "%s: %s/%s: copied, but cannot remove: %s\n", latrec_prog, src, sg.names[i],
+                        strerror(errno));
         }
     }
     if (ddir >= 0) close(ddir);
@@ -550,7 +554,7 @@ static int collect_move(const char *dir, const char *src, latrec_collect_stats *
     free(sg.copied);
     if (bad < 0) return -1;
     if (!bad && st->left == 0 && rmdir(src) != 0 && errno != ENOENT)
-        fprintf(stderr, "latrec: %s: cannot remove: %s\n", src, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, src, strerror(errno));
     return 0;
 }
 
@@ -601,13 +605,13 @@ int latrec_rundir_collect(const char *dir, const char *src, int move, latrec_rin
             continue;
         }
         if (move && errno != EXDEV) {
-            fprintf(stderr, "latrec: %s: cannot move into %s: %s\n", spath, rings, strerror(errno));
+            fprintf(stderr, "%s: %s: cannot move into %s: %s\n", latrec_prog, spath, rings, strerror(errno));
             st->failed++;
             continue;
         }
         int sfd = openat(sdir, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         if (sfd < 0) {
-            fprintf(stderr, "latrec: %s: %s\n", spath, strerror(errno));
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, spath, strerror(errno));
             st->failed++;
             continue;
         }
@@ -619,17 +623,17 @@ int latrec_rundir_collect(const char *dir, const char *src, int move, latrec_rin
             unlinkat(ddir, part, 0);
         }
         if (rc < 0) {
-            fprintf(stderr, "latrec: %s: cannot copy into %s: %s\n", spath, rings, strerror(-rc));
+            fprintf(stderr, "%s: %s: cannot copy into %s: %s\n", latrec_prog, spath, rings, strerror(-rc));
             st->failed++;
             continue;
         }
         st->copied++;
         if (move && unlinkat(sdir, e->d_name, 0) != 0)
-            fprintf(stderr, "latrec: %s: copied, but cannot remove: %s\n", spath, strerror(errno));
+            fprintf(stderr, "%s: %s: copied, but cannot remove: %s\n", latrec_prog, spath, strerror(errno));
     }
     closedir(d);
     close(ddir);
     if (move && st->left == 0 && st->failed == 0 && st->skipped == 0 && rmdir(src) != 0 && errno != ENOENT)
-        fprintf(stderr, "latrec: %s: cannot remove: %s\n", src, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, src, strerror(errno));
     return 0;
 }

@@ -90,7 +90,7 @@ typedef struct latrec_collect_stats {
  * move == 0: copy only (the rings of a live process). Never overwrites: a
  * name already present in DIR/rings is reported and left. Copies go through
  * "<name>.part" and are renamed into place. Per-file failures are printed
- * ("latrec: PATH: reason") and counted; returns 0, or -1 when DIR/rings
+ * ("latrec record: PATH: reason") and counted; returns 0, or -1 when DIR/rings
  * cannot be made or src cannot be read. */
 int latrec_rundir_collect(const char *dir, const char *src, int move, latrec_ring_filter filter,
                           void *ctx, latrec_collect_stats *st, char *err, size_t errlen);

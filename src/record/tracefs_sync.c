@@ -1,6 +1,7 @@
 /* The run's tracefs instance, clock "mono", and the trace_marker start/stop
  * stamps read back through libtracefs + libtraceevent. */
 #include "record/tracefs_sync.h"
+#include "util/prog.h"
 
 #include <errno.h>
 #include <event-parse.h>
@@ -307,13 +308,14 @@ void latrec_tracefs_close(latrec_tracefs *t)
     if (t->inst) {
         tracefs_print_close(t->inst);
         if (tracefs_instance_destroy(t->inst) != 0)
-            fprintf(stderr, "latrec: %s: cannot remove the tracefs instance: %s\n", t->dir ? t->dir : t->name,
+            fprintf(stderr, "%s: %s: cannot remove the tracefs instance: %s\n", latrec_prog, t->dir ? t->dir : t->name,
                     strerror(errno));
         tracefs_instance_free(t->inst);
     }
     if (t->tep) tep_free(t->tep);
     free(t->dir);
     if (t->mounted_here && umount(t->root) != 0)
-        fprintf(stderr, "latrec: %s: cannot unmount the tracefs latrec mounted: %s\n", t->root, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot unmount the tracefs latrec mounted: %s\n", latrec_prog, t->root,
+                strerror(errno));
     free(t);
 }

@@ -117,7 +117,7 @@ cell() {
     # nowhere: one line naming where it looked; stages by id, the e3 rings untouched
     run --separate-stderr env -u LATREC_CATALOG_PATH XDG_CONFIG_HOME="$D/none" HOME="$D/none" "$LATREC" report "$D/M"
     [ "$status" -eq 0 ]
-    [[ "$stderr" == "latrec: rings name catalog 'pipe', which is not built in and not found (searched $D/M/catalogs, \$LATREC_CATALOG_PATH (unset), $D/none/latrec/catalogs, "* ]]
+    [[ "$stderr" == "latrec report: rings name catalog 'pipe', which is not built in and not found (searched $D/M/catalogs, \$LATREC_CATALOG_PATH (unset), $D/none/latrec/catalogs, "* ]]
     [ "$(grep -c . <<< "$stderr")" = 1 ]
     grep -q '^libe3/outbound  instances: 10  complete: 10' <<< "$output"
     grep -q '^rx/0x21>0x22 (discovered)  instances: 20' <<< "$output"
@@ -154,10 +154,10 @@ EOF
     run --separate-stderr "$LATREC" report "$D/W"
     [ "$status" -eq 0 ]
     printf '%s\n' "$stderr" > "$D/w.err"
-    grep -qx "latrec: $D/W/catalogs/pipe.catalog: catalog 'pipe': 1 stage id given two names (first 0x21: RX, then RECV)" "$D/w.err"
-    grep -qx "latrec: $D/W/catalogs/pipe.catalog: catalog 'pipe': 1 stage name given to two ids (first TX: 0x22 and 0x30; the name means the lower id)" "$D/w.err"
-    grep -qx "latrec: catalog 'pipe': stage TX is in the chains of legs ingest and echo: 8 records of it, each given to one leg only" "$D/w.err"
-    grep -qx "latrec: catalog 'pipe': leg ingest: chain stages out of order in 5 of 8 instances (RECV stamped after TX by one thread, the chain says the reverse)" "$D/w.err"
+    grep -qx "latrec report: $D/W/catalogs/pipe.catalog: catalog 'pipe': 1 stage id given two names (first 0x21: RX, then RECV)" "$D/w.err"
+    grep -qx "latrec report: $D/W/catalogs/pipe.catalog: catalog 'pipe': 1 stage name given to two ids (first TX: 0x22 and 0x30; the name means the lower id)" "$D/w.err"
+    grep -qx "latrec report: catalog 'pipe': stage TX is in the chains of legs ingest and echo: 8 records of it, each given to one leg only" "$D/w.err"
+    grep -qx "latrec report: catalog 'pipe': leg ingest: chain stages out of order in 5 of 8 instances (RECV stamped after TX by one thread, the chain says the reverse)" "$D/w.err"
     [ "$(wc -l < "$D/w.err")" = 4 ]
     # out of order: RECV (0x21) after TX by one thread in 5 of 8 instances
     cat > "$D/W/catalogs/pipe.catalog" <<'EOF'
@@ -169,7 +169,7 @@ component pipe rx
 EOF
     run --separate-stderr "$LATREC" report "$D/W"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: catalog 'pipe': leg ingest: chain stages out of order in 5 of 8 instances (RX stamped after TX by one thread, the chain says the reverse)" ]
+    [ "$stderr" = "latrec report: catalog 'pipe': leg ingest: chain stages out of order in 5 of 8 instances (RX stamped after TX by one thread, the chain says the reverse)" ]
     # a path whose join matches nothing: ingest's seq 1..8 against OUT.aux 999
     # (OUT.aux2 carries the ingest seq)
     {
@@ -194,7 +194,7 @@ path p ingest out
 EOF
     run --separate-stderr "$LATREC" report "$D/J"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: catalog 'pipe': path p: join ingest.seq = out.id matched nothing (8 path instances stopped there, 8 instances of later legs never joined)" ]
+    [ "$stderr" = "latrec report: catalog 'pipe': path p: join ingest.seq = out.id matched nothing (8 path instances stopped there, 8 instances of later legs never joined)" ]
     run --separate-stderr "$LATREC" convert "$D/J" -o "$D/j_csv"
     [[ "$stderr" == *"path p: join ingest.seq = out.id matched nothing (8 path instances stopped there"* ]]
     # with matching keys (OUT.aux2 = the ingest seq): no warning
@@ -320,7 +320,7 @@ EOF
     run --separate-stderr "$LATREC" report "$d" --unit ns
     [ "$status" -eq 0 ]
     # one line on stderr: a catalog file's NAME has 31 bytes at most, so none is looked for
-    [ "$stderr" = "latrec: rings name catalog '$n', which is not built in and not found (searched nowhere: not a file name): stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)" ]
+    [ "$stderr" = "latrec report: rings name catalog '$n', which is not built in and not found (searched nowhere: not a file name): stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)" ]
     printf '%s\n' "${lines[@]}" > "$d/out.txt"
     grep -qx "# catalog: $n (named by the rings, not found: stages by id, legs discovered; use --catalog or record --catalog)" "$d/out.txt"
     grep -q '^rx/0x21>0x22 (discovered)  instances: 6  complete: 6' "$d/out.txt"

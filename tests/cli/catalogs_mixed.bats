@@ -152,7 +152,7 @@ complete_of() {
     cp -r "$D/mixed" "$D/broken"
     sed -i 's/^key answer request DECIDE.aux$/key answer request DECIDE.aux2/' "$D/broken/catalogs/pipe.catalog"
     run --separate-stderr "$LATREC" report "$D/broken" --format json
-    [ "$stderr" = "latrec: catalog 'pipe': path request: join ingest.request = answer.request matched nothing ($REQUESTS path instances stopped there, $REQUESTS instances of later legs never joined)" ]
+    [ "$stderr" = "latrec report: catalog 'pipe': path request: join ingest.request = answer.request matched nothing ($REQUESTS path instances stopped there, $REQUESTS instances of later legs never joined)" ]
     [ "$(complete_of <(printf '%s\n' "$output") e3/loop)" -eq "$loops" ]
 }
 

@@ -343,11 +343,11 @@ PY
     [ -z "$output" ]
     printf '%s\n' "${stderr_lines[@]}"
     [ "${#stderr_lines[@]}" -eq 5 ]
-    [ "${stderr_lines[0]}" = "latrec: $d/ex.badmagic.latrec: bad magic 0x31524C42 (not a latrec ring)" ]
-    [ "${stderr_lines[1]}" = "latrec: $d/ex.bswap.latrec: byte-swapped ring (written on an opposite-endian host)" ]
-    [ "${stderr_lines[2]}" = "latrec: $d/ex.recsize64.latrec: rec_size 64, expected 32" ]
-    [ "${stderr_lines[3]}" = "latrec: $d/ex.short.latrec: shorter than a header: 100 bytes" ]
-    [ "${stderr_lines[4]}" = "latrec: $d/ex.truncated.latrec: truncated: header says 4096 entries (135168 bytes) but the file has 4330 bytes" ]
+    [ "${stderr_lines[0]}" = "latrec convert: $d/ex.badmagic.latrec: bad magic 0x31524C42 (not a latrec ring)" ]
+    [ "${stderr_lines[1]}" = "latrec convert: $d/ex.bswap.latrec: byte-swapped ring (written on an opposite-endian host)" ]
+    [ "${stderr_lines[2]}" = "latrec convert: $d/ex.recsize64.latrec: rec_size 64, expected 32" ]
+    [ "${stderr_lines[3]}" = "latrec convert: $d/ex.short.latrec: shorter than a header: 100 bytes" ]
+    [ "${stderr_lines[4]}" = "latrec convert: $d/ex.truncated.latrec: truncated: header says 4096 entries (135168 bytes) but the file has 4330 bytes" ]
     # no generic follow-up line: "bad magic" exactly once
     [ "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'bad magic')" -eq 1 ]
     # the good ring: 17 records, its table

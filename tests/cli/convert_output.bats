@@ -444,7 +444,7 @@ watched_writer() {
     printf 'catalog x\nstage 0x30 A\nleg l A NOPE\n' > "$BATS_TEST_TMPDIR/bad.catalog"
     run --separate-stderr "$LATREC" convert -o "$OUT" --catalog "$BATS_TEST_TMPDIR/bad.catalog" "$RINGS/b4_limits"
     [ "$status" -eq 1 ]
-    [ "$stderr" = "latrec: $BATS_TEST_TMPDIR/bad.catalog:3: leg: unknown stage" ]
+    [ "$stderr" = "latrec convert: $BATS_TEST_TMPDIR/bad.catalog:3: leg: unknown stage" ]
 }
 
 @test "catalog: --stages with a C header names the stages, legs are discovered per seq" {

@@ -313,7 +313,7 @@ c = json.loads(sys.argv[1])["columns"][0]
 assert c["count"] == 79, c' "$output"
     run --separate-stderr "$LATREC" hist "$D/g1/M" "$D/g1/C"
     [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
-    [[ "${stderr_lines[1]}" == "latrec: 2 directories merged"* ]]
+    [[ "${stderr_lines[1]}" == "latrec hist: 2 directories merged"* ]]
 }
 
 @test "hist: a wrong name on rings closed cleanly: the two-writer warning before the line that says so, as at open" {
@@ -330,7 +330,7 @@ assert c["count"] == 79, c' "$output"
         done
         [ "$status0" -eq 1 ] && [ "$status1" -eq 1 ]
         [ "$err0" = "$err1" ]
-        [[ "${err1%%$'\n'*}" == "latrec: G/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
+        [[ "${err1%%$'\n'*}" == "latrec hist: G/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
     done
 }
 

@@ -135,10 +135,10 @@ seg() {
 @test "hosts: hist and convert --align tell the shift on stderr" {
     run --separate-stderr "$LATREC" hist --wall --align "$D/host1" "$D/host2" --leg outbound
     [ "$status" -eq 0 ]
-    grep -q "^latrec: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
+    grep -q "^latrec hist: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
     run --separate-stderr "$LATREC" convert --wall --align "$D/host1" "$D/host2" -o "$D/conv"
     [ "$status" -eq 0 ]
-    grep -q "^latrec: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
+    grep -q "^latrec convert: clock alignment: $D/host2 shifted by -5" <<< "$stderr"
     run --separate-stderr "$LATREC" hist -q --wall --align "$D/host1" "$D/host2" --leg outbound
     [ "$status" -eq 0 ]
     ! grep -q "clock alignment" <<< "$stderr"
@@ -147,7 +147,7 @@ seg() {
 @test "hosts: --align needs --wall and two directories" {
     run --separate-stderr "$LATREC" report -q --align "$D/plain"
     [ "$status" -eq 1 ]
-    [ "$stderr" = "latrec: --align needs --wall and the run directories of two hosts or more" ]
+    [ "$stderr" = "latrec report: --align needs --wall and the run directories of two hosts or more" ]
     run --separate-stderr "$LATREC" hist -q --wall --align "$D/plain" --leg outbound
     [ "$status" -eq 1 ]
 }

@@ -90,29 +90,29 @@ good_dir() {
 @test "--stages /dev/zero and --catalog /dev/zero: one line, no read" {
     good_dir
     bounded report "$D/good" --stages /dev/zero
-    one_line "latrec: /dev/zero: a character device, not a regular file"
+    one_line "latrec report: /dev/zero: a character device, not a regular file"
     bounded hist "$D/good" --catalog /dev/zero
-    one_line "latrec: /dev/zero: a character device, not a regular file"
+    one_line "latrec hist: /dev/zero: a character device, not a regular file"
 }
 
 @test "catalog line 'stages-from /dev/urandom': one line naming the catalog line" {
     good_dir
     printf 'catalog mine\nstages-from /dev/urandom\n' > "$D/urandom.catalog"
     bounded report "$D/good" --catalog "$D/urandom.catalog"
-    one_line "latrec: $D/urandom.catalog:2: stages-from: /dev/urandom: a character device, not a regular file"
+    one_line "latrec report: $D/urandom.catalog:2: stages-from: /dev/urandom: a character device, not a regular file"
 }
 
 @test "a FIFO as --catalog, as --stages, as a catalog's stages-from: refused at once" {
     good_dir
     mkfifo "$D/fifo"
     bounded report "$D/good" --catalog "$D/fifo"
-    one_line "latrec: $D/fifo: a FIFO, not a regular file"
+    one_line "latrec report: $D/fifo: a FIFO, not a regular file"
     bounded convert "$D/good" -o "$D/fifo-out" --stages "$D/fifo"
-    one_line "latrec: $D/fifo: a FIFO, not a regular file"
+    one_line "latrec convert: $D/fifo: a FIFO, not a regular file"
     [ ! -e "$D/fifo-out/records.csv" ]
     printf 'stages-from fifo\n' > "$D/fifo.catalog"
     bounded report "$D/good" --catalog "$D/fifo.catalog"
-    one_line "latrec: $D/fifo.catalog:1: stages-from: $D/fifo: a FIFO, not a regular file"
+    one_line "latrec report: $D/fifo.catalog:1: stages-from: $D/fifo: a FIFO, not a regular file"
 }
 
 @test "a FIFO (or a directory) as run.json: one line, the rings still read" {
@@ -121,50 +121,50 @@ good_dir() {
     mkfifo "$D/fiforun/run.json"
     bounded report "$D/fiforun" --format json
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: $D/fiforun/run.json: a FIFO, not a regular file (ignored: no command, run times or start stamp from it)" ]
+    [ "$stderr" = "latrec report: $D/fiforun/run.json: a FIFO, not a regular file (ignored: no command, run times or start stamp from it)" ]
     [ "$(jq .header.records <<<"$output")" -eq 20 ]
     rm "$D/fiforun/run.json"
     mkdir "$D/fiforun/run.json"
     bounded hist -q "$D/fiforun"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: $D/fiforun/run.json: a directory, not a regular file (ignored: no command, run times or start stamp from it)" ]
+    [ "$stderr" = "latrec hist: $D/fiforun/run.json: a directory, not a regular file (ignored: no command, run times or start stamp from it)" ]
 }
 
 @test "a directory as --catalog: refused, not an empty catalog" {
     good_dir
     mkdir -p "$D/catdir"
     bounded report "$D/good" --catalog "$D/catdir"
-    one_line "latrec: $D/catdir: a directory, not a regular file"
+    one_line "latrec report: $D/catdir: a directory, not a regular file"
 }
 
 @test "size limits: a catalog over 1 MiB, a header over 16 MiB, run.json over 16 MiB" {
     good_dir
     { echo "catalog big"; head -c $((1024 * 1024)) /dev/zero | tr '\0' '#'; echo; } > "$D/big.catalog"
     bounded report "$D/good" --catalog "$D/big.catalog"
-    one_line "latrec: $D/big.catalog: larger than the 1048576-byte limit of a catalog file"
+    one_line "latrec report: $D/big.catalog: larger than the 1048576-byte limit of a catalog file"
     # exactly at the limit is read (a comment line too long is the next error)
     head -c $((1024 * 1024)) "$D/big.catalog" > "$D/limit.catalog"
     bounded report "$D/good" --catalog "$D/limit.catalog"
-    one_line "latrec: $D/limit.catalog:2: line too long"
+    one_line "latrec report: $D/limit.catalog:2: line too long"
     truncate -s $((16 * 1024 * 1024 + 1)) "$D/big.h"
     bounded report "$D/good" --stages "$D/big.h"
-    one_line "latrec: $D/big.h: larger than the 16777216-byte limit of a stage header"
+    one_line "latrec report: $D/big.h: larger than the 16777216-byte limit of a stage header"
     mkdir -p "$D/bigrun"
     cp "$D/good"/*.latrec "$D/bigrun/"
     truncate -s $((16 * 1024 * 1024 + 1)) "$D/bigrun/run.json"
     bounded report -q "$D/bigrun"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: $D/bigrun/run.json: larger than the 16777216-byte limit of a run manifest (ignored: no command, run times or start stamp from it)" ]
+    [ "$stderr" = "latrec report: $D/bigrun/run.json: larger than the 16777216-byte limit of a run manifest (ignored: no command, run times or start stamp from it)" ]
 }
 
 @test "a NUL byte in a catalog or a header: one line, not a silent cut" {
     good_dir
     printf 'catalog x\nstage 1 A\0stage 2 B\n' > "$D/nul.catalog"
     bounded report "$D/good" --catalog "$D/nul.catalog"
-    one_line "latrec: $D/nul.catalog: a NUL byte at offset 19: not a text file"
+    one_line "latrec report: $D/nul.catalog: a NUL byte at offset 19: not a text file"
     printf 'enum { A_X = 1, \0 A_Y = 2 };\n' > "$D/nul.h"
     bounded report "$D/good" --stages "$D/nul.h"
-    one_line "latrec: $D/nul.h: a NUL byte at offset 16: not a text file"
+    one_line "latrec report: $D/nul.h: a NUL byte at offset 16: not a text file"
 }
 
 # Patch a ring file: rec_count, or one slot's t_ns (slot N).
@@ -178,7 +178,7 @@ clear_t_ns() { "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(4096 + 32
     set_rec_count "$D/loss1/libe3.outbound.101.latrec" 18446744073709551600 # 2^64 - 16
     run --separate-stderr "$LATREC" report "$D/loss1" --format json
     [ "$status" -eq 0 ]
-    [ "$stderr" = "latrec: $D/loss1/libe3.outbound.101.latrec: rec_count 18446744073709551600 is implausible: loss is not exact" ]
+    [ "$stderr" = "latrec report: $D/loss1/libe3.outbound.101.latrec: rec_count 18446744073709551600 is implausible: loss is not exact" ]
     # (jq reads numbers as doubles: python checks the exact integer)
     "$PY" -c 'import json,sys; h = json.loads(sys.argv[1])["header"]; assert h["lost"] == 2**63 - 1 and h["lost_is_lower_bound"] is True, h' "$output"
     run --separate-stderr "$LATREC" report -q "$D/loss1"
@@ -222,7 +222,7 @@ clear_t_ns() { "$PY" -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(4096 + 32
         "$D/clk/libe3.outbound.102.latrec"
     run --separate-stderr "$LATREC" report -q "$D/clk" --format json
     [ "$status" -eq 3 ] # some rings skipped
-    [ "$stderr" = "latrec: $D/clk/libe3.outbound.102.latrec: clock_id 7: stamps not on CLOCK_MONOTONIC (1), not comparable with the other rings" ]
+    [ "$stderr" = "latrec report: $D/clk/libe3.outbound.102.latrec: clock_id 7: stamps not on CLOCK_MONOTONIC (1), not comparable with the other rings" ]
     [ "$(jq .header.rings_skipped <<<"$output")" -eq 1 ]
     [ "$(jq .header.records <<<"$output")" -eq 20 ]
 }

@@ -202,17 +202,17 @@ cell() {
 }
 
 @test "legs: two rings of one process stamping the same seqs get one warning line, with counts" {
-    local line="latrec: catalog 'e3': leg outbound: 12 of 15 instances cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
+    local line="catalog 'e3': leg outbound: 12 of 15 instances cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
     run --separate-stderr "$LATREC" report "$D/S"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "$line" ]
+    [ "$stderr" = "latrec report: $line" ]
     [[ "$output" == *"libe3/outbound  instances: 15  complete: 0"* ]]
     run --separate-stderr "$LATREC" hist "$D/S"
     [ "$status" -eq 0 ]
-    [ "$stderr" = "$line" ]
+    [ "$stderr" = "latrec hist: $line" ]
     run --separate-stderr "$LATREC" convert "$D/S" -o "$D/s_csv"
     [ "$status" -eq 0 ]
-    [[ "$stderr" == *"$line"* ]]
+    [[ "$stderr" == *"latrec convert: $line"* ]]
     # seqs of their own on each ring: 6 whole instances, no such line
     run --separate-stderr "$LATREC" report "$D/U"
     [ "$status" -eq 0 ]
@@ -227,19 +227,19 @@ cell() {
 }
 
 @test "legs: two rings of one process stamping the same uncatalogued seqs get one warning line for the discovered legs" {
-    local line="latrec: catalog 'e3': discovered legs: 9 of 12 stage groups cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
+    local line="catalog 'e3': discovered legs: 9 of 12 stage groups cut short by one of their stages stamped again for the same seq on another ring of the process (two rings of one process stamping the same seqs: a per-thread seq counter, or a copied ring?)"
     for threads in 1 2; do
         run --separate-stderr "$LATREC" report --threads "$threads" "$D/DS"
         [ "$status" -eq 0 ]
-        [ "$stderr" = "$line" ]
+        [ "$stderr" = "latrec report: $line" ]
         [[ "$output" == *"myapp/0xA0>0xA1 (discovered)  instances: 3  complete: 3"* ]]
         run --separate-stderr "$LATREC" hist --threads "$threads" "$D/DS"
         [ "$status" -eq 0 ]
-        [ "$stderr" = "$line" ]
+        [ "$stderr" = "latrec hist: $line" ]
     done
     run --separate-stderr "$LATREC" convert "$D/DS" -o "$D/ds_csv"
     [ "$status" -eq 0 ]
-    [[ "$stderr" == *"$line"* ]]
+    [[ "$stderr" == *"latrec convert: $line"* ]]
     # seqs of their own on each ring: one discovered leg of 6 instances, no such line
     run --separate-stderr "$LATREC" report "$D/DU"
     [ "$status" -eq 0 ]

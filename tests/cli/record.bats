@@ -88,7 +88,7 @@ load record_helpers
     [[ "$output" == *"command not found"* ]]
     # an empty name says so (the line began ": command not found")
     run -127 --separate-stderr "$LATREC" record -q -f -o r -- ''
-    [ "${stderr_lines[0]}" = "latrec: an empty command name: command not found" ]
+    [ "${stderr_lines[0]}" = "latrec record: an empty command name: command not found" ]
 }
 
 @test "a file that is not executable gives 126" {

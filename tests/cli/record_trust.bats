@@ -215,7 +215,7 @@ need_root_tmpfs() {
     [ "$(jq -r .collectors.rings.failed_to_open r/run.json)" = "$want" ]
     [ "$(jq '[.collectors.rings.failed_to_open_roles[].rings] | add' r/run.json)" = "$want" ]
     jq -e '.collectors.rings.failed_to_open_roles[] | select(.role == "dapp") | .reason | test("No space left on device")' r/run.json
-    [[ "$stderr" == *"latrec: no rings ($want rings could not be created ("*"dapp x1: "*"No space left on device"* ]]
+    [[ "$stderr" == *"latrec record: no rings ($want rings could not be created ("*"dapp x1: "*"No space left on device"* ]]
     [[ "$stderr" != *"not instrumented?"* ]]
     [ ! -e r/rings-failed.log ]
     [ -z "$(ls -A "$MNT")" ]

@@ -49,5 +49,5 @@ same_guessed_or_scanned() {
     [[ "$output" == *"libe3/outbound  instances: 80  complete: 79"* ]]
     run --separate-stderr "$LATREC" report "$D/g1/M" "$D/g1/C"
     [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
-    [[ "${stderr_lines[1]}" == "latrec: 2 directories merged"* ]]
+    [[ "${stderr_lines[1]}" == "latrec report: 2 directories merged"* ]]
 }

@@ -426,7 +426,7 @@ in_nobody_dir() {
     [ "$status" -ne 99 ] || skip "no /dev/shm of its own (unshare, mount): $output"
     [ "$status" -eq 125 ]
     [ "${#lines[@]}" -eq 1 ]
-    [[ "${lines[0]}" == "latrec: scheduler data: n/a ("*"--require-sched: not running the command" ]]
+    [[ "${lines[0]}" == "latrec record: scheduler data: n/a ("*"--require-sched: not running the command" ]]
     [ ! -e launched ]
     [ ! -e r ]
 }

@@ -69,7 +69,7 @@ check_stopped() {
     check_stopped r 40
     # one line naming it, one with its --explain sentence
     [[ "$output" == *"--stop-above libe3/outbound:total>150ms crossed by seq 40 of libe3/outbound: total "* ]]
-    grep -Eq '^latrec: seq 40 \(pid [0-9]+\), total [0-9.]+ us, started at [0-9.]+ s: DEQUEUE->ENCODE_E3AP_DONE took [0-9.]+ us \([0-9]+% of it\)\. Thread [0-9]+: ' <<<"$output"
+    grep -Eq '^latrec record: seq 40 \(pid [0-9]+\), total [0-9.]+ us, started at [0-9.]+ s: DEQUEUE->ENCODE_E3AP_DONE took [0-9.]+ us \([0-9]+% of it\)\. Thread [0-9]+: ' <<<"$output"
     [[ "$output" == *"(stopped on --stop-above: exit 193)"* ]]
     jq -e '.threshold.on_threshold.ran and .threshold.on_threshold.code == 0' r/run.json
     jq -e '.state == "finished" and .options.stop_above == "libe3/outbound:total>150ms"' r/run.json
@@ -169,7 +169,7 @@ check_stopped() {
     run "$LATREC" record -o r --stop-above 'libe3/nosuch:total>1ms' --on-threshold "$ACTION" -- \
         "$SLOW_LEG" 100 10 200 slow.txt end 0
     [ "$status" -eq 0 ]
-    [ "$(grep -c 'latrec: --stop-above libe3/nosuch:total>1ms: no such component/leg/hop or path/segment in this run' <<<"$output")" -eq 1 ]
+    [ "$(grep -c 'latrec record: --stop-above libe3/nosuch:total>1ms: no such component/leg/hop or path/segment in this run' <<<"$output")" -eq 1 ]
     [ ! -e action.log ]
 }
 

@@ -33,5 +33,5 @@ PY
 @test "a segment the path does not have: one line says nothing was judged" {
     run --separate-stderr "$LATREC" record -q --no-sched -o "$BATS_TEST_TMPDIR/r" --stop-above 'e3/loop:BOGUS>1s' -- python3 "$PROG"
     [ "$status" -eq 0 ]
-    grep -qx "latrec: --stop-above e3/loop:BOGUS>1s: no such component/leg/hop or path/segment in this run: nothing was judged" <<<"$stderr" || { echo "$stderr"; return 1; }
+    grep -qx "latrec record: --stop-above e3/loop:BOGUS>1s: no such component/leg/hop or path/segment in this run: nothing was judged" <<<"$stderr" || { echo "$stderr"; return 1; }
 }

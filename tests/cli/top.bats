@@ -359,7 +359,7 @@ EOF
     wait "$top" || st=$?
     wait "$loop" || true
     [ "$st" -eq 3 ] || { echo "status $st"; cat "$D/shrink.err"; return 1; }
-    grep -Eq "^latrec: $ring: truncated while read \(now at most [0-9]+ bytes\): the records past that were not read\$" \
+    grep -Eq "^latrec top: $ring: truncated while read \(now at most [0-9]+ bytes\): the records past that were not read\$" \
         "$D/shrink.err" || { cat "$D/shrink.err"; return 1; }
     [ "$(grep -c 'truncated while read' "$D/shrink.err")" -eq 1 ] # once
 }
