@@ -107,6 +107,13 @@ void latrec_loghist_record_block(latrec_loghist *h, const int64_t *v, size_t n)
 			latrec_loghist_record(h, v[i]);
 		return;
 	}
+	latrec_loghist_begin_block(h, v, n, lo, hi);
+	for (size_t i = 0; i < n; i++)
+		latrec_loghist_bump(h, v[i]);
+}
+
+void latrec_loghist_begin_block(latrec_loghist *h, const int64_t *v, size_t n, int64_t lo, int64_t hi)
+{
 	h->min = lo < h->min ? lo : h->min;
 	h->max = hi > h->max ? hi : h->max;
 	if (h->total < LATREC_LOGHIST_EXACT_MAX) {
@@ -114,8 +121,6 @@ void latrec_loghist_record_block(latrec_loghist *h, const int64_t *v, size_t n)
 		memcpy(h->exact + h->total, v, (n < room ? n : room) * sizeof(*v));
 	}
 	h->total += n;
-	for (size_t i = 0; i < n; i++)
-		h->counts[latrec_loghist_index(v[i])]++;
 }
 
 void latrec_loghist_merge(latrec_loghist *dst, const latrec_loghist *src)

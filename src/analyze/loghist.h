@@ -149,6 +149,16 @@ void latrec_loghist_record_n(latrec_loghist *h, int64_t v, uint64_t n);
  * minimum, maximum, total and overflow test done once for all of them. */
 void latrec_loghist_record_block(latrec_loghist *h, const int64_t *v, size_t n);
 
+/* The same in two steps, for a caller that loops over the block anyway
+ * (latrec_stats): every v[i] in [0, LATREC_LOGHIST_LIMIT), lo and hi their
+ * minimum and maximum, n > 0; _begin does all but the bucket counts, then
+ * latrec_loghist_bump(h, v[i]) for each. */
+void latrec_loghist_begin_block(latrec_loghist *h, const int64_t *v, size_t n, int64_t lo, int64_t hi);
+static inline void latrec_loghist_bump(latrec_loghist *h, int64_t v)
+{
+	h->counts[latrec_loghist_index(v)]++;
+}
+
 /* dst += src: bucket counts, overflow, below_zero, total, min/max. Kept
  * samples survive only while the combined count stays <= EXACT_MAX (then
  * dst's samples are followed by src's). Equivalent to having recorded src's

@@ -92,6 +92,28 @@ void latrec_outliers_close_chunk(latrec_outliers *o, uint32_t k)
 	c->max = 0;
 }
 
+void latrec_outliers_feed_block(latrec_outliers *o, const int64_t *v, const uint32_t *k, size_t n)
+{
+	latrec_outlier_chunk *cur = o->cur; /* what only a new series moves */
+	uint32_t n_cur = o->n_cur;
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t s = k[i];
+		if (__builtin_expect(s >= n_cur, 0)) {
+			latrec_outliers_grow(o, s);
+			cur = o->cur;
+			n_cur = o->n_cur;
+			if (s >= n_cur)
+				continue;
+		}
+		latrec_outlier_chunk *c = &cur[s];
+		const uint32_t m = c->n;
+		c->max = (m == 0 || v[i] > c->max) ? v[i] : c->max;
+		c->n = m + 1;
+		if (__builtin_expect(m + 1 == LATREC_OUTLIER_CHUNK, 0))
+			latrec_outliers_close_chunk(o, s);
+	}
+}
+
 /* Series with a partial chunk. */
 static size_t partials(const latrec_outliers *o)
 {

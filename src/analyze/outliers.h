@@ -127,6 +127,9 @@ static inline void latrec_outliers_feed_in(latrec_outliers *o, int64_t v, uint32
 		latrec_outliers_close_chunk(o, k);
 }
 
+/* latrec_outliers_feed_in() of v[i], k[i] for i in [0, n), in that order. */
+void latrec_outliers_feed_block(latrec_outliers *o, const int64_t *v, const uint32_t *k, size_t n);
+
 /* Feed one sample of series 0: one series in time order. */
 static inline void latrec_outliers_feed(latrec_outliers *o, int64_t v)
 {

@@ -112,13 +112,43 @@ static void block_sums(const int64_t *v, uint32_t k, latrec_power_sums *ps)
 	}
 }
 
+/* A block of values below 2^19 ns (most hops and gaps) in one loop: its
+ * buckets, chunk maxima and 64-bit power sums (32 v^3 < 2^62). */
+static void flush_small(latrec_stats *s, uint32_t n, int64_t lo, int64_t hi)
+{
+	const int64_t *v = s->block;
+	latrec_loghist_begin_block(&s->hist, v, n, lo, hi);
+	uint64_t b1 = 0, b2 = 0, b3 = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint64_t x = (uint64_t)v[i], x2 = x * x;
+		latrec_loghist_bump(&s->hist, v[i]);
+		latrec_outliers_feed_in(&s->outl, v[i], s->series[i]);
+		b1 += x;
+		b2 += x2;
+		b3 += x2 * x;
+	}
+	s->sums.n += n;
+	const uint64_t w1[1] = { b1 }, w2[1] = { b2 }, w3[1] = { b3 };
+	add_limbs(s->sums.s1, 2, w1, 1);
+	add_limbs(s->sums.s2, 3, w2, 1);
+	add_limbs(s->sums.s3, 4, w3, 1);
+}
+
 void latrec_stats_flush_block(latrec_stats *s)
 {
 	const uint32_t n = s->block_n;
-	latrec_loghist_record_block(&s->hist, s->block, n);
-	for (uint32_t i = 0; i < n; i++)
-		latrec_outliers_feed_in(&s->outl, s->block[i], s->series[i]);
-	block_sums(s->block, n, &s->sums);
+	int64_t lo = INT64_MAX, hi = INT64_MIN; /* every value >= 0 (add_in) */
+	for (uint32_t i = 0; i < n; i++) {
+		lo = s->block[i] < lo ? s->block[i] : lo;
+		hi = s->block[i] > hi ? s->block[i] : hi;
+	}
+	if (n && hi < (INT64_C(1) << 19)) {
+		flush_small(s, n, lo, hi);
+	} else {
+		latrec_loghist_record_block(&s->hist, s->block, n);
+		latrec_outliers_feed_block(&s->outl, s->block, s->series, n);
+		block_sums(s->block, n, &s->sums);
+	}
 	s->block_n = 0;
 }
 
@@ -395,21 +425,4 @@ void latrec_gaps_init(latrec_gaps *g, latrec_stats *dst)
 	g->dst = dst;
 	g->prev = 0;
 	g->have_prev = false;
-}
-
-void latrec_gaps_feed(latrec_gaps *g, uint64_t t_ns)
-{
-	if (g->have_prev) {
-		int64_t gap;
-		if (t_ns >= g->prev) {
-			uint64_t d = t_ns - g->prev;
-			gap = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
-		} else {
-			uint64_t d = g->prev - t_ns;
-			gap = d > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)d;
-		}
-		latrec_stats_add(g->dst, gap);
-	}
-	g->prev = t_ns;
-	g->have_prev = true;
 }

@@ -230,7 +230,22 @@ typedef struct latrec_gaps {
 /* Start a gap series feeding into dst (an initialised column). */
 void latrec_gaps_init(latrec_gaps *g, latrec_stats *dst);
 
-/* Feed the next timestamp, ns. */
-void latrec_gaps_feed(latrec_gaps *g, uint64_t t_ns);
+/* Feed the next timestamp, ns. Inline: once per leg instance. */
+static inline void latrec_gaps_feed(latrec_gaps *g, uint64_t t_ns)
+{
+	if (g->have_prev) {
+		int64_t gap;
+		if (t_ns >= g->prev) {
+			uint64_t d = t_ns - g->prev;
+			gap = d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+		} else {
+			uint64_t d = g->prev - t_ns;
+			gap = d > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)d;
+		}
+		latrec_stats_add(g->dst, gap);
+	}
+	g->prev = t_ns;
+	g->have_prev = true;
+}
 
 #endif /* LATREC_ANALYZE_STATS_H */

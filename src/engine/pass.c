@@ -75,6 +75,14 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
         p->cap_tables = cap;
     }
     t->wanted = (uint32_t)((1ull << t->n_hops) - 1);
+    t->hits_known = 1;
+    for (int h = 0; h < t->n_hops; h++) {
+        t->hits_known &= t->hops[h].from_hit && t->hops[h].to_hit;
+        t->hit_a[h] = (uint8_t)(t->hops[h].from_hit - 1);
+        t->hit_b[h] = (uint8_t)(t->hops[h].to_hit - 1);
+        if (t->hit_a[h] > t->max_hit) t->max_hit = t->hit_a[h];
+        if (t->hit_b[h] > t->max_hit) t->max_hit = t->hit_b[h];
+    }
     if (p->sinks.table_new && p->sinks.table_new(p->sinks.ctx, t) < 0) {
         free(t);
         p->failed = 1;

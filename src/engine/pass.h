@@ -46,6 +46,11 @@ typedef struct latrec_leg_table {
      * table_new clears the bits of hops it shows no figure of (their
      * values are then not even computed). */
     uint32_t   wanted;
+    /* Every hop's stamps by hit index (hit_a[h] -> hit_b[h]), read from an
+     * instance with more than max_hit hits; 0 when some hop's are not known
+     * (latrec_hop_value_of_leg() finds them). */
+    int        hits_known;
+    uint8_t    hit_a[LATREC_MAX_HOPS], hit_b[LATREC_MAX_HOPS], max_hit;
     void      *user;              /* the caller's per-table state */
 } latrec_leg_table;
 

@@ -102,6 +102,15 @@ static inline uint32_t latrec_pass_hop_values(const latrec_pass *p, const latrec
                                               const latrec_instance *inst, int64_t *v)
 {
     uint32_t have = 0;
+    if (t->hits_known && inst->n_hits > t->max_hit && !p->opts.calibrate) { /* without a branch a hop */
+        for (uint32_t m = t->wanted; m; m &= m - 1) {
+            const int h = __builtin_ctz(m);
+            const uint64_t a = inst->hits[t->hit_a[h]].t_ns, b = inst->hits[t->hit_b[h]].t_ns;
+            v[h] = (int64_t)(b - a);
+            have |= (uint32_t)((a != 0) & (b != 0)) << h;
+        }
+        return have;
+    }
     for (uint32_t m = t->wanted; m; m &= m - 1) {
         const int h = __builtin_ctz(m);
         uint32_t ring;

@@ -96,15 +96,14 @@ static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
     if (r->interval_auto) r->interval_ns = auto_interval(r->in);
 }
 
-static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+/* on_value's less common cases: the scheduler's split, the outlier pass. */
+__attribute__((noinline)) static void on_value_more(struct report_run *r, latrec_leg_table *t, struct rtable *rt,
+                                                    int hop, int64_t ns, const latrec_instance *inst)
 {
-    struct report_run *r = ctx;
-    struct rtable *rt = t->user;
-    if (!rt) return;
     if (r->pass_no == 1) {
-        latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process (outliers.h) */
+        latrec_stats_add_in(&rt->col[hop], ns, inst->process);
         const latrec_hit *a, *b;
-        if (r->sv.model && ns >= 0 && latrec_hop_hits_of_leg(&t->legdef, inst, &t->hops[hop], &a, &b)) {
+        if (ns >= 0 && latrec_hop_hits_of_leg(&t->legdef, inst, &t->hops[hop], &a, &b)) {
             const latrec_ring *rb = &r->in->set.rings[b->ring];
             latrec_sched_view_add(&r->sv, &rt->sacc[hop], rb->tid ? rb->tid : latrec_ring_tid(rb), a->t_ns, b->t_ns);
         }
@@ -114,6 +113,17 @@ static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const 
     int out = ns >= 0 && latrec_outliers_is_outlier(&rt->fence[hop], ns);
     rt->exact_outliers[hop] += out;
     if (r->o->drop_outliers && !out) latrec_stats_add_in(&rt->col[hop], ns, inst->process);
+}
+
+/* Once per hop value: the first pass without the scheduler's split only
+ * stores it (stats.h). */
+static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+{
+    struct report_run *r = ctx;
+    struct rtable *rt = t->user;
+    if (!rt) return;
+    if (r->pass_no == 1 && !r->sv.model) latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process */
+    else on_value_more(r, t, rt, hop, ns, inst);
 }
 
 static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
