@@ -198,12 +198,18 @@ int latrec_path_index_segment_value(const latrec_path_index *ix, const latrec_pa
                                 ns, a, b);
 }
 
-int latrec_path_index_feed(latrec_path_index *ix, const latrec_instance *inst)
+__attribute__((noinline)) static int feed_every(latrec_path_index *ix, const latrec_instance *inst)
 {
     int rc = 0;
     for (int i = 0; i < ix->n_fed; i++)
         if (latrec_paths_feed(ix->fed[i], inst) < 0) rc = -1;
     return rc;
+}
+
+int latrec_path_index_feed(latrec_path_index *ix, const latrec_instance *inst)
+{
+    if (ix->n_fed == 1) return latrec_paths_feed(ix->fed[0], inst); /* the usual run: one catalog's paths */
+    return feed_every(ix, inst);
 }
 
 void latrec_path_index_finish(latrec_path_index *ix)

@@ -111,6 +111,7 @@ struct use {
     int path, pos, need;
 };
 #define NEVER (1 << 30)
+#define NO_USE (-2)
 
 /* The last completed instances of a path, sorted by start (they complete
  * nearly in start order, so inserting from the newest end is cheap). */
@@ -131,6 +132,7 @@ struct latrec_paths {
     void *ctx;
     struct use (*uses)[LATREC_MAX_PATHS]; /* per catalog leg */
     int *n_uses;
+    int *need_all; /* per catalog leg: the need of each of its uses when they share one, else -1; NO_USE: none */
     int *drop_hit; /* per catalog leg: hit index of its DROP stage, or -1 */
     int8_t (*key_hit)[LATREC_MAX_KEYS]; /* per catalog leg: hit index of each key's stage, or -1 */
     struct map wait, tombs;
@@ -190,10 +192,11 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
     size_t nl = (size_t)cat->n_legs + 1;
     p->uses = calloc(nl, sizeof(*p->uses));
     p->n_uses = calloc(nl, sizeof(int));
+    p->need_all = calloc(nl, sizeof(int));
     p->drop_hit = calloc(nl, sizeof(int));
     p->key_hit = calloc(nl, sizeof(*p->key_hit));
     p->tomb = calloc(LATREC_PATHS_TOMBS, sizeof(*p->tomb));
-    if (!p->uses || !p->n_uses || !p->drop_hit || !p->key_hit || !p->tomb || map_init(&p->wait, 1024) < 0 ||
+    if (!p->uses || !p->n_uses || !p->need_all || !p->drop_hit || !p->key_hit || !p->tomb || map_init(&p->wait, 1024) < 0 ||
         map_init(&p->tombs, 1024) < 0) {
         latrec_paths_free(p);
         return NULL;
@@ -219,6 +222,11 @@ latrec_paths *latrec_paths_new(const latrec_catalog *cat, const latrec_legs *leg
             }
             p->uses[l][p->n_uses[l]++] = (struct use){ k, i, need };
         }
+    for (int l = 0; l < cat->n_legs; l++) {
+        p->need_all[l] = p->n_uses[l] ? p->uses[l][0].need : NO_USE;
+        for (int u = 1; u < p->n_uses[l]; u++)
+            if (p->uses[l][u].need != p->need_all[l]) p->need_all[l] = -1;
+    }
     return p;
 }
 
@@ -285,6 +293,7 @@ void latrec_paths_free(latrec_paths *p)
     }
     free(p->uses);
     free(p->n_uses);
+    free(p->need_all);
     free(p->drop_hit);
     free(p->key_hit);
     free(p->tomb);
@@ -430,7 +439,7 @@ static void leave(latrec_paths *p, struct frag *f)
     free_frag(p, f);
 }
 
-static void evict(latrec_paths *p)
+__attribute__((noinline)) static void evict(latrec_paths *p)
 {
     while (p->head && p->head->opened + p->opts.horizon_ns < p->now) leave(p, p->head);
 }
@@ -610,6 +619,22 @@ __attribute__((noinline)) static int add_piece(latrec_paths *p, int path_i, int 
     return 0;
 }
 
+/* The uses of catalog leg l, one by one. */
+__attribute__((noinline)) static int feed_uses(latrec_paths *p, unsigned l, const latrec_instance *inst)
+{
+    for (int u = 0; u < p->n_uses[l]; u++) {
+        const struct use *us = &p->uses[l][u];
+        /* as in latrec_paths_feed(), use by use */
+        if (p->n_open < p->opts.max_open && us->need >= 0 &&
+            !(us->need < inst->n_hits && inst->hits[us->need].t_ns != 0)) {
+            p->counts[us->path].unanchored++;
+            continue;
+        }
+        if (add_piece(p, us->path, us->pos, inst) < 0) return -1;
+    }
+    return 0;
+}
+
 /* Runs for every ended instance, mostly with nothing open and an instance
  * no path can take: what it costs then is the stream time and a look. */
 int latrec_paths_feed(latrec_paths *p, const latrec_instance *inst)
@@ -623,25 +648,22 @@ int latrec_paths_feed(latrec_paths *p, const latrec_instance *inst)
     }
     if (i < inst->n_hits) a = inst->hits[i].t_ns > a ? inst->hits[i].t_ns : a;
     p->now = a > b ? a : b;
-    if (p->head) evict(p);
+    if (p->head && p->head->opened + p->opts.horizon_ns < p->now) evict(p);
     /* The builder numbers a catalog's legs in one run from leg_off
      * (discovered legs come after every catalog's): in range is this
      * catalog's. */
     const unsigned l = (unsigned)local_leg(p, inst);
     if (l >= (unsigned)p->cat->n_legs) return 0;
-    for (int u = 0; u < p->n_uses[l]; u++) {
-        const struct use *us = &p->uses[l][u];
-        /* add_piece()'s first steps when no fragment has to leave for
-         * room: an instance that lacks the key its predecessor joins by is
-         * unanchored at once. */
-        if (p->n_open < p->opts.max_open && us->need >= 0 &&
-            !(us->need < inst->n_hits && inst->hits[us->need].t_ns != 0)) {
-            p->counts[us->path].unanchored++;
-            continue;
-        }
-        if (add_piece(p, us->path, us->pos, inst) < 0) return -1;
+    const int need = p->need_all[l];
+    if (need == NO_USE) return 0;
+    /* add_piece()'s first steps when no fragment has to leave for room:
+     * an instance that lacks the key its predecessor joins by is
+     * unanchored at once (here for every use when they need one key). */
+    if (need >= 0 && p->n_open < p->opts.max_open && !(need < inst->n_hits && inst->hits[need].t_ns != 0)) {
+        for (int u = 0; u < p->n_uses[l]; u++) p->counts[p->uses[l][u].path].unanchored++;
+        return 0;
     }
-    return 0;
+    return feed_uses(p, l, inst);
 }
 
 /* ---- segments ------------------------------------------------------------------ */

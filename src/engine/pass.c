@@ -241,9 +241,13 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
     t->complete += inst->complete != 0;
     int64_t v[LATREC_MAX_HOPS];
     const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(p->legs, inst->leg), t, inst, v);
-    for (uint32_t m = have; m; m &= m - 1) {
-        const int h = __builtin_ctz(m);
-        p->sinks.value(p->sinks.ctx, t, h, v[h], inst);
+    if (p->sinks.values) {
+        p->sinks.values(p->sinks.ctx, t, have, v, inst);
+    } else {
+        for (uint32_t m = have; m; m &= m - 1) {
+            const int h = __builtin_ctz(m);
+            p->sinks.value(p->sinks.ctx, t, h, v[h], inst);
+        }
     }
     if (p->sinks.instance) p->sinks.instance(p->sinks.ctx, t, inst);
 }

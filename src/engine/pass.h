@@ -63,6 +63,10 @@ typedef struct latrec_pass_sinks {
     int (*table_new)(void *ctx, latrec_leg_table *t);
     /* One hop value of an instance (after calibration), ns. */
     void (*value)(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst);
+    /* Or every hop value of an instance in one call: v[h] for each bit h
+     * of have, what value would get hop by hop (NULL: value is called;
+     * set: value is not). */
+    void (*values)(void *ctx, latrec_leg_table *t, uint32_t have, const int64_t *v, const latrec_instance *inst);
     /* Every selected instance, after its values (NULL: not wanted). */
     void (*instance)(void *ctx, latrec_leg_table *t, const latrec_instance *inst);
     /* The first chain stage of a leg was stamped at t_ns (inter-arrival). */

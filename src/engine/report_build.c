@@ -96,7 +96,8 @@ static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
     if (r->interval_auto) r->interval_ns = auto_interval(r->in);
 }
 
-/* on_value's less common cases: the scheduler's split, the outlier pass. */
+/* A hop value in the less common cases: the scheduler's split, the
+ * outlier pass. */
 __attribute__((noinline)) static void on_value_more(struct report_run *r, latrec_leg_table *t, struct rtable *rt,
                                                     int hop, int64_t ns, const latrec_instance *inst)
 {
@@ -115,15 +116,24 @@ __attribute__((noinline)) static void on_value_more(struct report_run *r, latrec
     if (r->o->drop_outliers && !out) latrec_stats_add_in(&rt->col[hop], ns, inst->process);
 }
 
-/* Once per hop value: the first pass without the scheduler's split only
- * stores it (stats.h). */
-static void on_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, const latrec_instance *inst)
+/* An instance's hop values: the first pass without the scheduler's split
+ * only stores each (stats.h). */
+static void on_values(void *ctx, latrec_leg_table *t, uint32_t have, const int64_t *v, const latrec_instance *inst)
 {
     struct report_run *r = ctx;
     struct rtable *rt = t->user;
     if (!rt) return;
-    if (r->pass_no == 1 && !r->sv.model) latrec_stats_add_in(&rt->col[hop], ns, inst->process); /* chunks per process */
-    else on_value_more(r, t, rt, hop, ns, inst);
+    if (r->pass_no == 1 && !r->sv.model) {
+        for (uint32_t m = have; m; m &= m - 1) {
+            const int h = __builtin_ctz(m);
+            latrec_stats_add_in(&rt->col[h], v[h], inst->process); /* chunks per process (outliers.h) */
+        }
+        return;
+    }
+    for (uint32_t m = have; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        on_value_more(r, t, rt, h, v[h], inst);
+    }
 }
 
 static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
@@ -135,7 +145,7 @@ static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
         return;
     }
     /* Outlier pass: the same gaps as latrec_gaps_feed() makes, counted
-     * against the inter-arrival fence like the hops in on_value(). */
+     * against the inter-arrival fence like the hops in on_value_more(). */
     uint64_t prev = rt->gap_prev;
     int had = rt->gap_have_prev;
     rt->gap_prev = t_ns;
@@ -429,7 +439,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     }
     latrec_pass_sinks sinks = { .ctx = r,
                                 .table_new = rt_new,
-                                .value = on_value,
+                                .values = on_values,
                                 .instance = on_instance,
                                 .first_stage = on_first_stage,
                                 .path_instance = o->pass.paths ? on_path : NULL,
