@@ -130,18 +130,12 @@ static void on_leave(void *ctx, const gen *g, int keep)
     }
 }
 
-static int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t rq,
+static int new_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t rq,
                    uint64_t ns, uint64_t lost)
 {
     size_t cap = p->cap_heads;
     if (grow((void **)&p->heads, &p->cap_heads, p->m->n_g, sizeof *p->heads)) return -1;
     for (size_t k = cap; k < p->cap_heads; k++) p->heads[k] = -1;
-    for (int32_t i = p->heads[g->idx]; acc && i >= 0; i = p->fx[i].next)
-        if (p->fx[i].acc == acc && p->fx[i].also == also) {
-            p->fx[i].ns += ns;
-            p->fx[i].lost += lost;
-            return 0;
-        }
     int32_t i = p->free_fx;
     if (i >= 0) {
         p->free_fx = p->fx[i].next;
@@ -153,6 +147,21 @@ static int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, la
     p->heads[g->idx] = i;
     p->m->g[g->idx].watch = 1;
     return 0;
+}
+
+/* The part into acc (and also) of g's open state: onto the one it has
+ * there already (inline: once per split), else a new one. */
+static inline int add_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also,
+                          uint32_t rq, uint64_t ns, uint64_t lost)
+{
+    if (acc && g->idx < p->cap_heads)
+        for (int32_t i = p->heads[g->idx]; i >= 0; i = p->fx[i].next)
+            if (p->fx[i].acc == acc && p->fx[i].also == also) {
+                p->fx[i].ns += ns;
+                p->fx[i].lost += lost;
+                return 0;
+            }
+    return new_fix(p, g, acc, also, rq, ns, lost);
 }
 
 /* g's open state began before t_b and may still end either way. */

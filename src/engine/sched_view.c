@@ -309,6 +309,7 @@ int latrec_sched_view_add_also(const latrec_sched_view *v, latrec_sched_acc *acc
 int latrec_sched_view_add(const latrec_sched_view *v, latrec_sched_acc *acc, uint32_t tid, uint64_t t_a,
                           uint64_t t_b)
 {
+    if (v->pass) return latrec_sched_pass_add(v->pass, acc, NULL, tid, t_a, t_b); /* report's, per hop */
     return latrec_sched_view_add_also(v, acc, NULL, tid, t_a, t_b);
 }
 
