@@ -11,8 +11,6 @@
 #include "cli/json_bytes.h"
 #include "engine/figures.h"
 #include "cli/options.h"
-#include "analyze/hops.h"
-#include "analyze/path_index.h"
 #include "engine/sched_view.h"
 #include "engine/engine.h"
 #include "read/escape.h"
@@ -614,24 +612,6 @@ static int hist_finish(struct hist_run *h, latrec_input *in, latrec_pass *p)
     return h->oom ? LATREC_EXIT_ERROR : in->n_rejected ? LATREC_EXIT_SKIPPED : LATREC_EXIT_OK;
 }
 
-/* --hop's stages and --path, checked before the pass. A ring opened by the
- * guess says its warning (not a single-writer ring) only once the pass
- * finds it: when a name is wrong, the guessed rings are scanned first, so
- * their warnings come before that line as when the open scans them. */
-static int hist_names_ok(struct hist_opts *o, latrec_input *in)
-{
-    latrec_hop_select scratch;
-    memset(&scratch, 0, sizeof(scratch));
-    int bad = 0;
-    for (int i = 0; i < o->sel.n_hop_specs && !bad; i++)
-        bad = latrec_hop_select_add(&scratch, in->cats, in->n_cats, o->sel.hop_specs[i]) < 0;
-    if (!bad && o->sel.pass.path) bad = latrec_path_index_find(in->paths, o->sel.pass.path) < 0;
-    if (bad) (void)latrec_input_settle(in, NULL);
-    if (latrec_select_resolve(&o->sel, in, "hist") < 0) return -1;
-    if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "hist") < 0) return -1;
-    return 0;
-}
-
 int latrec_cmd_hist(int argc, char **argv)
 {
     struct argp argp = { hist_options, parse_hist, "[DIR...]",
@@ -658,7 +638,8 @@ int latrec_cmd_hist(int argc, char **argv)
     if (!e) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(e);
     latrec_align_print(in, stderr);
-    if (hist_names_ok(&o, in) < 0) {
+    if (latrec_pass_names_resolve(&o.sel.pass.hops, in, o.sel.hop_specs, o.sel.n_hop_specs, o.sel.pass.path,
+                                  "hist") < 0) {
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }

@@ -191,6 +191,14 @@ int latrec_path_check_name(const latrec_input *in, const char *name, const char 
  * stage ..."). */
 int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, const char *const *specs, int n,
                              const char *cmd);
+/* Both before a pass: the --hop specs into hops (latrec_hop_specs_resolve)
+ * and --path (path, or NULL; latrec_path_check_name). 0, or -1 with the
+ * line. A ring opened by the guess says its warning (not a single-writer
+ * ring) only once a pass finds it: when a name is wrong, the guessed rings
+ * are scanned first (latrec_input_settle), so their warnings come before
+ * that line, as when the open scans them. */
+int latrec_pass_names_resolve(latrec_hop_select *hops, latrec_input *in, const char *const *specs, int n,
+                              const char *path, const char *cmd);
 /* The builder's modelling warnings (latrec_legs_warning()), one line each
  * on stderr. */
 void latrec_pass_print_warnings(const latrec_legs *legs);

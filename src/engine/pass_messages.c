@@ -73,6 +73,19 @@ int latrec_hop_specs_resolve(latrec_hop_select *hops, const latrec_input *in, co
     return 0;
 }
 
+int latrec_pass_names_resolve(latrec_hop_select *hops, latrec_input *in, const char *const *specs, int n,
+                              const char *path, const char *cmd)
+{
+    latrec_hop_select scratch;
+    memset(&scratch, 0, sizeof(scratch));
+    int bad = 0;
+    for (int i = 0; i < n && !bad; i++) bad = latrec_hop_select_add(&scratch, in->cats, in->n_cats, specs[i]) < 0;
+    if (!bad && path) bad = latrec_path_index_find(in->paths, path) < 0;
+    if (bad) (void)latrec_input_settle(in, NULL);
+    if (latrec_hop_specs_resolve(hops, in, specs, n, cmd) < 0) return -1;
+    return path ? latrec_path_check_name(in, path, cmd) : 0;
+}
+
 int latrec_path_check_name(const latrec_input *in, const char *name, const char *cmd)
 {
     const int k = latrec_path_index_find(in->paths, name);

@@ -427,9 +427,8 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         return LATREC_REPORT_ERROR;
     if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
     latrec_pass_opts popts = o->pass;
-    if (latrec_hop_specs_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, "report") < 0)
+    if (latrec_pass_names_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, o->pass.path, "report") < 0)
         return LATREC_REPORT_ERROR;
-    if (o->pass.path && latrec_path_check_name(r->in, o->pass.path, "report") < 0) return LATREC_REPORT_ERROR;
     if (o->pass.paths && !(r->paths = latrec_rpaths_new(o, r->in, &r->sv))) return LATREC_REPORT_ERROR;
     const int n_paths = latrec_path_index_n(r->in->paths);
     if (o->pass.paths && r->interval_ns && n_paths) {

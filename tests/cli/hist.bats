@@ -318,20 +318,7 @@ assert c["count"] == 79, c' "$output"
 
 @test "hist: a wrong name on rings closed cleanly: the two-writer warning before the line that says so, as at open" {
     guess_specs
-    # --hop and --path are checked before the pass; --leg and --component
-    # when it ends (the guessed ring found out of order on the way)
-    for args in "--hop X:Y" "--path nosuch" "--hop DEQUEUE:SEND_DONE --path e3/nosuch" "--leg nosuch" \
-                "--component nosuch"; do
-        for f in 0 1; do
-            run --separate-stderr "$LATREC" hist $args "$D/g$f/M"
-            eval "status$f=\$status"
-            err=${stderr//$D\/g$f/G}
-            eval "err$f=\$err"
-        done
-        [ "$status0" -eq 1 ] && [ "$status1" -eq 1 ]
-        [ "$err0" = "$err1" ]
-        [[ "${err1%%$'\n'*}" == "latrec hist: G/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
-    done
+    wrong_names_warning_first hist
 }
 
 @test "hist: a component named from a hostile ring name: escaped on a terminal, quoted in CSV, every byte in JSON" {

@@ -51,3 +51,8 @@ same_guessed_or_scanned() {
     [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
     [[ "${stderr_lines[1]}" == "latrec report: 2 directories merged"* ]]
 }
+
+@test "report: a wrong name on rings closed cleanly: the two-writer warning before the line that says so, as at open" {
+    guess_specs
+    wrong_names_warning_first report
+}
