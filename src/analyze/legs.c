@@ -198,8 +198,8 @@ static void open_front_due(latrec_legs *b)
 static __attribute__((noinline)) int open_room(latrec_legs *b)
 {
     const uint64_t mask = b->oq_cap - 1;
-    open_front(b); /* without touching a node */
-    if (b->oq_len < b->oq_cap) return 0;
+    open_front(b); /* without touching a node, and enough when it frees a quarter */
+    if (b->oq_cap && b->oq_len <= b->oq_cap - b->oq_cap / 4) return 0;
     if (b->oq_len >= 64 && b->n_open < b->oq_len / 2) {
         uint64_t to = b->oq_head;
         for (uint64_t from = b->oq_head; from < b->oq_head + b->oq_len; from++) {
