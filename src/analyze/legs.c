@@ -616,7 +616,11 @@ static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node 
  * (start_grace) without a branch to guess (a mispredicted branch costs
  * more than these stores): any other stage writes the free entry past the
  * grace queue's back and leaves it there. The caller has checked that the
- * queue has room, that n is not in grace and that c does not end it. */
+ * queue has room and holds an entry, that n is not in grace and that c
+ * does not end it. `due` stays as it is: a lower bound of the front's
+ * deadline already, which comes no later than this one (stamps come in
+ * time order; a stamp of 0 comes here only behind the front, where the
+ * front ends first anyway). */
 static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, struct node *n, const struct cand *c,
                                                                 uint64_t t)
 {
@@ -626,16 +630,16 @@ static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, s
     n->gpos = (uint32_t)pos;
     n->have |= last << 31; /* NODE_GRACE */
     b->gq_len += last;
-    const uint64_t d = due_after(t, b->grace) | ((uint64_t)last - 1); /* UINT64_MAX unless last */
-    b->due = d < b->due ? d : b->due;
     return c->leg;
 }
 
-/* 1 when placing c in n needs more than grace_if_last: n in grace, a
- * stage that may end it at once, a full grace queue. */
-static inline int place_slow(const latrec_legs *b, const struct node *n, const struct cand *c)
+/* 1 when placing c in n needs more than grace_if_last: n in grace (when
+ * it may be: may_grace), a stage that may end it at once, a full or an
+ * empty grace queue. */
+static inline __attribute__((always_inline)) int place_slow(const latrec_legs *b, const struct node *n,
+                                                            const struct cand *c, const int may_grace)
 {
-    return (n->have & NODE_GRACE) | c->no_extras | (b->gq_len == b->gq_cap);
+    return (may_grace && (n->have & NODE_GRACE)) | c->no_extras | (b->gq_len == b->gq_cap) | (b->gq_len == 0);
 }
 
 /* The ends a lazy feed put off (latrec_legs_feed_lazy), before anything
@@ -654,22 +658,22 @@ static __attribute__((noinline)) int placed_rare(latrec_legs *b, struct node *n,
 {
     catch_up(b, t);
     if (t < NODE_INST(n)->first_t) earlier_first(b, n, t);
-    if (place_slow(b, n, c)) return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
+    if (place_slow(b, n, c, 1)) return c->last || n->have & NODE_GRACE ? placed_last(b, n, c, t) : c->leg;
     return grace_if_last(b, n, c, t);
 }
 
 /* Record rec of ring `ring` into node n as candidate c, then end the
- * instance or start its grace when that stage completes it. The usual
- * record calls nothing but by a tail call, so its path saves no
- * registers. */
+ * instance or start its grace when that stage completes it (may_grace 0:
+ * the caller knows n is not in grace). The usual record calls nothing but
+ * by a tail call, so its path saves no registers. */
 static inline __attribute__((always_inline)) int place(latrec_legs *b, struct node *n, const struct cand *c,
-                                                        uint32_t ring, const latrec_rec *rec)
+                                                        uint32_t ring, const latrec_rec *rec, const int may_grace)
 {
     const uint64_t t = rec->t_ns;
     latrec_instance *inst = NODE_INST(n);
     n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
     set_hit(&inst->hits[c->idx], ring, rec);
-    if (LATREC_UNLIKELY_((t < inst->first_t) | place_slow(b, n, c))) return placed_rare(b, n, c, t);
+    if (LATREC_UNLIKELY_((t < inst->first_t) | place_slow(b, n, c, may_grace))) return placed_rare(b, n, c, t);
     return grace_if_last(b, n, c, t);
 }
 
@@ -683,7 +687,7 @@ static __attribute__((noinline)) int feed_open(latrec_legs *b, uint32_t ring, co
     struct node *n = open_node(b, seq, process, c->leg, c->n_slots, rec->t_ns);
     if (!n) return -2;
     b->ring_roles[ring][c->leg] = 1;
-    return place(b, n, c, ring, rec);
+    return place(b, n, c, ring, rec, 0);
 }
 
 /* The usual record's new instance: its window's entry for seq is free and
@@ -718,7 +722,7 @@ static __attribute__((noinline)) int feed_new(latrec_legs *b, uint32_t ring, con
     zero_hits(n, c->n_slots);
     open_queued(b, n, rec->t_ns);
     *u->role = 1;
-    return place(b, n, c, ring, rec);
+    return place(b, n, c, ring, rec, 0);
 }
 
 /* Every case but the usual one: a stage of several legs or of none
@@ -747,7 +751,7 @@ static __attribute__((noinline)) int feed_general(latrec_legs *b, uint32_t ring,
     }
     if (!n) return feed_open(b, ring, rec, c, seq);
     b->ring_roles[ring][c->leg] = 1;
-    return place(b, n, c, ring, rec);
+    return place(b, n, c, ring, rec, 1);
 }
 
 /* The usual record: a stage of one leg, for an open instance that does
@@ -774,7 +778,7 @@ static inline __attribute__((always_inline)) int feed_usual(latrec_legs *b, uint
     if (LATREC_UNLIKELY_(NODE_INST(n)->seq != seq || ((n->have >> c->idx & 1) | (n->have & NODE_GRACE))))
         return feed_general(b, ring, rec);
     *u->role = 1;
-    return place(b, n, c, ring, rec);
+    return place(b, n, c, ring, rec, 0);
 }
 
 /* A record past `due`: end what is due first. */
