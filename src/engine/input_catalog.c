@@ -9,6 +9,7 @@
 
 #include "analyze/catalog_path.h"
 #include "analyze/sched_catalog.h"
+#include "read/escape.h"
 #include "util/prog.h"
 
 struct slot {
@@ -108,16 +109,20 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
         set_note(&pk->s[k], "%s%s", "e3 (built in)", "");
         return 0;
     }
-    latrec_catalog_init(cat, name);
+    /* Whatever bytes the rings' header field holds, shown escaped (read/escape.h):
+     * an ESC or a newline in a message, a byte that is not UTF-8 in JSON. */
+    char shown[4 * LATREC_CATALOG_LEN + 1];
+    latrec_text_safe(name, shown, sizeof(shown));
+    latrec_catalog_init(cat, shown);
     set_note(&pk->s[k],
                 "%s (named by the rings, not found: stages by id, legs discovered; use --catalog or "
                 "record --catalog)%s",
-                name, "");
+                shown, "");
     if (!in->opts.quiet)
         fprintf(msg_out(in),
                 "%s: rings name catalog '%s', which is not built in and not found (searched %s): "
                 "stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)\n",
-                latrec_prog, name, searched);
+                latrec_prog, shown, searched);
     return 0;
 }
 

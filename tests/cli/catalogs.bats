@@ -326,3 +326,24 @@ EOF
     grep -q '^rx/0x21>0x22 (discovered)  instances: 6  complete: 6' "$d/out.txt"
     [ "$(grep -c 'instances:' "$d/out.txt")" = 1 ]
 }
+
+@test "catalogs: a catalog name of control bytes and bytes that are not UTF-8 is shown escaped, the line one line" {
+    # (an ESC sequence and a newline went to the terminal as they were, and
+    # JSON's header lost its catalog key: jansson refuses bytes not UTF-8)
+    d="$BATS_TEST_TMPDIR/bytes"
+    {
+        echo "ring rx.601 pid=6000 catalog=x"
+        for i in 1 2 3; do
+            t=$((2000000000 + i * 1000000))
+            echo "rec rx.601 0x21 $i $t"; echo "rec rx.601 0x22 $i $((t + 700))"
+        done
+    } | "$GEN" "$d"
+    python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(224); f.write(b"a\x1b[2J\nb\xff\0")' "$d/rx.601.latrec"
+    run --separate-stderr "$LATREC" report "$d" --unit ns
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec report: rings name catalog 'a\\x1b[2J\\x0ab\\xff', which is not built in and not found (searched nowhere: not a file name): stages shown by id, legs discovered (use --catalog FILE, or record --catalog FILE)" ]
+    grep -qx '# catalog: a\\x1b\[2J\\x0ab\\xff (named by the rings, not found: stages by id, legs discovered; use --catalog or record --catalog)' <<< "$output"
+    run --separate-stderr "$LATREC" report "$d" --format json
+    [ "$status" -eq 0 ]
+    python3 -c 'import json, sys; h = json.loads(sys.argv[1])["header"]; assert h["catalog"].startswith("a\\x1b[2J\\x0ab\\xff (named"), h' "$output"
+}
