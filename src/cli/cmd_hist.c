@@ -288,8 +288,9 @@ static void *hist_part_new(void *ctx, const latrec_leg_table *t)
     return hp;
 }
 
-static void hist_part_value(void *part, int hop, int64_t ns)
+static void hist_part_value(void *part, int hop, int64_t ns, const latrec_instance *inst)
 {
+    (void)inst;
     struct hist_part *hp = part;
     if (hp->col[hop].bucket) add_value(hp->h, &hp->col[hop], ns);
 }

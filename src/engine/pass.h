@@ -75,23 +75,31 @@ typedef struct latrec_pass_sinks {
     void (*path_instance)(void *ctx, const latrec_path_instance *pi);
     /* Forget every figure so far: the pass starts over and frees
      * tables[0..n) after this call (their user still set). Sinks that set
-     * it and the part sinks below say their figures depend neither on the
-     * order instances end in nor on value's inst: such a pass without
-     * paths, taps, first_stage and instance sinks is read by process
-     * (engine/pass_split.c), and starts over in time order, after this
-     * call, when a pass by process could give other figures than one in
-     * time order. NULL: always in time order. */
+     * it and the part sinks below say their figures depend on the order
+     * instances end in only through the order of one process's instances
+     * (value's inst->process): such a pass without taps, whose instance
+     * sink has its part twin, is read by process (engine/pass_split.c),
+     * and starts over in time order, after this call, when a pass by
+     * process could give other figures than one in time order. Its
+     * first_stage calls come, at the end, in time order as ever; with
+     * paths, it is read by process only while no path instance is made
+     * (none of the paths' first legs ends an instance). NULL: always in
+     * time order. */
     void (*restart)(void *ctx, latrec_leg_table **tables, int n);
     /* Read by process, each thread gathers the values of a table in a part
      * of its own: part_new(ctx, t) makes one on that thread, once t is made
-     * (NULL: out of memory); part_value is value's twin for it, on the same
-     * thread; once every thread is done, part_fold folds each part into
-     * t's figures on the calling thread, in no set order (the figures must
-     * not depend on it), and frees it (0, or -1 out of memory); part_free
-     * frees a part not folded (the pass starts over). They may read ctx
-     * and t from any thread, and write neither. Needed with restart. */
+     * (NULL: out of memory); part_value and part_instance are value's and
+     * instance's twins for it, on the same thread, a process's instances
+     * in the order they end (part_instance NULL: the pass is read by
+     * process only without an instance sink); once every thread is done,
+     * part_fold folds each part into t's figures on the calling thread, in
+     * no set order (the figures must not depend on it), and frees it (0,
+     * or -1 out of memory); part_free frees a part not folded (the pass
+     * starts over). They may read ctx and t from any thread, and write
+     * neither. Needed with restart. */
     void *(*part_new)(void *ctx, const latrec_leg_table *t);
-    void (*part_value)(void *part, int hop, int64_t ns);
+    void (*part_value)(void *part, int hop, int64_t ns, const latrec_instance *inst);
+    void (*part_instance)(void *part, const latrec_instance *inst);
     int (*part_fold)(void *ctx, latrec_leg_table *t, void *part);
     void (*part_free)(void *part);
 } latrec_pass_sinks;
@@ -151,12 +159,12 @@ int latrec_pass_end(latrec_pass *p);
 /* Feed the rest of the stream and end the pass (the steps to the end, then
  * latrec_pass_end), on in->opts.threads threads (engine/pipeline.h: the
  * figures, the sinks' calls and their order are those of one thread; the
- * sinks run on the calling thread). With sinks.restart (and no paths,
- * taps, first_stage or instance sinks) the stream is read by process
- * instead, on one thread or several (engine/pass_split.c): the same
- * figures, gathered in parts (part_new, part_value) on the pass's threads
- * and folded in at the end instead of through value. 0, or -1 (reason
- * printed). Not for a live input. */
+ * sinks run on the calling thread). With sinks.restart (see there) the
+ * stream is read by process instead, on one thread or several
+ * (engine/pass_split.c): the same figures, gathered in parts (part_new,
+ * part_value, part_instance) on the pass's threads and folded in at the
+ * end instead of through value and instance. 0, or -1 (reason printed).
+ * Not for a live input. */
 int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);

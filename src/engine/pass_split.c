@@ -22,6 +22,19 @@
  * first 65536 records in time order comes first: when they already show
  * one of these, the stream is read in time order at once.
  *
+ * First-stage stamps (inter-arrival gaps need them in time order) are
+ * logged per process and per (component of the stamping ring, leg), in time
+ * order, each as the distance from the one before in a byte or two, and
+ * handed to sinks.first_stage merged in time order at the end, to the table
+ * a pass in time order gives them (pass.c's routes: the component of the
+ * first instance of theirs that ends): so it is when every process's first
+ * such instance has the same component, few enough stamps came before it
+ * (ROUTE_PENDING_MAX), and the stamps of one table come from one route;
+ * else the pass gives up. With paths, the pass by process makes no path
+ * instance: it gives up when an instance of a path's first leg ends (with
+ * none, no path instance is made in time order either, and nothing of the
+ * paths is shown).
+ *
  * Threads: each owns whole processes (balanced by their records), so no
  * record crosses between CPUs. Each gathers its instances' figures in
  * parts of its own (sinks.part_new, one per table) and counts them; the
@@ -47,6 +60,20 @@ struct split_part {
     uint64_t instances, complete;
 };
 
+/* One process's first-stage stamps of (c0, leg): c0 the component of the
+ * ring that stamped them. In time order, each the varint of its distance
+ * from the one before (7 bits a byte). */
+struct stamp_log {
+    int c0, leg;
+    uint32_t proc;
+    int dest;       /* the component of the process's first ended instance of (c0, leg); -1: none */
+    uint64_t n;     /* stamps */
+    uint64_t pend;  /* stamps logged before dest was known (while it is not: n) */
+    uint64_t last;  /* the last stamp */
+    uint8_t *buf;
+    size_t len, cap;
+};
+
 struct split;
 
 /* One thread's share of the processes: lines of its own, and what it
@@ -66,6 +93,9 @@ struct split_lane {
     uint32_t disorder; /* the ring whose stamps went down (UINT32_MAX: none) */
     struct split_part *parts;
     int n_parts, cap_parts, last_part;
+    uint32_t cur_proc; /* the process being fed */
+    struct stamp_log *logs;
+    int n_logs, cap_logs, last_log;
     pthread_t thread;
     int started;
 };
@@ -75,9 +105,11 @@ struct split {
     int n_lanes;
     size_t open_share; /* instances one process may hold open */
     const uint32_t *ring_proc;
+    const uint8_t *anchor; /* [builder leg]: a path's first leg (NULL: no paths) */
     struct split_lane lane[SPLIT_MAX_LANES];
     pthread_mutex_t mu;     /* the tables: one thread at a time */
     int stop, lost, failed; /* atomics: every lane stops at its next fill */
+    int have_gap, gap_c0, gap_leg, gap_dest; /* the route of stamps_hold, to (gap_dest, gap_leg)'s table */
 };
 
 static int stopped(const struct split *sp)
@@ -136,11 +168,77 @@ static struct split_part *part_of(struct split_lane *l, int component, int leg)
     return np;
 }
 
+/* The log of the process being fed for (c0, leg), made on first use;
+ * NULL when out of memory (the lane stops). */
+static struct stamp_log *log_of(struct split_lane *l, int c0, int leg)
+{
+    struct stamp_log *g = l->logs;
+    const uint32_t proc = l->cur_proc;
+    if (l->n_logs && g[l->last_log].c0 == c0 && g[l->last_log].leg == leg && g[l->last_log].proc == proc)
+        return &g[l->last_log];
+    for (int i = l->n_logs - 1; i >= 0 && g[i].proc == proc; i--) /* a process's logs are the last ones */
+        if (g[i].c0 == c0 && g[i].leg == leg) return &g[l->last_log = i];
+    if (l->n_logs == l->cap_logs) {
+        const int cap = l->cap_logs ? 2 * l->cap_logs : 8;
+        struct stamp_log *ng = realloc(l->logs, (size_t)cap * sizeof(*ng));
+        if (!ng) {
+            stop_all(l->sp, 1);
+            return NULL;
+        }
+        l->logs = ng;
+        l->cap_logs = cap;
+    }
+    g = &l->logs[l->n_logs];
+    *g = (struct stamp_log){ .c0 = c0, .leg = leg, .proc = proc, .dest = -1 };
+    l->last_log = l->n_logs++;
+    return g;
+}
+
+static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
+{
+    if (g->len + 10 > g->cap) {
+        const size_t cap = g->cap ? 2 * g->cap : 4096;
+        uint8_t *nb = realloc(g->buf, cap);
+        if (!nb) {
+            stop_all(l->sp, 1);
+            return;
+        }
+        g->buf = nb;
+        g->cap = cap;
+    }
+    uint64_t d = t_ns - g->last; /* stamps in order: the lane stops at one that is not */
+    while (d >= 0x80) {
+        g->buf[g->len++] = (uint8_t)(d | 0x80);
+        d >>= 7;
+    }
+    g->buf[g->len++] = (uint8_t)d;
+    g->last = t_ns;
+    g->n++;
+    if (g->dest < 0) g->pend = g->n;
+}
+
+/* An ended instance of (c0, leg): the first one of the process says where
+ * its first-stage stamps go (pass.c, route_settle). */
+static void log_settle(struct split_lane *l, int c0, int leg, int component)
+{
+    struct stamp_log *g = log_of(l, c0, leg);
+    if (g && g->dest < 0) {
+        g->dest = component;
+        g->pend = g->n;
+    }
+}
+
 /* A lane's emit: what latrec_pass_on_instance does, into the lane's part. */
 static void lane_instance(void *ctx, const latrec_instance *inst)
 {
     struct split_lane *l = ctx;
     const latrec_pass *p = l->sp->p;
+    if (l->sp->anchor && inst->leg >= 0 && inst->leg < l->n_catalog_legs && l->sp->anchor[inst->leg]) {
+        stop_all(l->sp, 0); /* a path instance would be made */
+        return;
+    }
+    if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns)
+        log_settle(l, latrec_legs_ring_component(l->legs, inst->hits[0].ring), inst->leg, inst->component);
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
         l->warm_skipped++;
         return;
@@ -158,8 +256,9 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
     sp->complete += inst->complete != 0;
     for (uint32_t m = have; m; m &= m - 1) {
         const int h = __builtin_ctz(m);
-        p->sinks.part_value(sp->part, h, v[h]);
+        p->sinks.part_value(sp->part, h, v[h], inst);
     }
+    if (p->sinks.part_instance) p->sinks.part_instance(sp->part, inst);
 }
 
 /* ---- every thread: its processes' records ---------------------------------- */
@@ -186,6 +285,8 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
     }
     latrec_merged ev[SPLIT_FILL];
     uint64_t last = 0, last_sched = 0;
+    const int want_first = p->sinks.first_stage != NULL;
+    l->cur_proc = proc;
     /* a guessed ring's stamps must be in order (read/ring.h): the merge's
      * output in order shows every ring of the part is; the builder's
      * records are checked below, sched.latrec's here */
@@ -207,8 +308,15 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
                 break;
             }
             last = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-            if (latrec_legs_feed_lazy(l->legs, ev[k].ring, &ev[k].rec) == -2) stop_all(sp, 1);
+            const int leg = latrec_legs_feed_lazy(l->legs, ev[k].ring, &ev[k].rec);
+            if (leg == -2) stop_all(sp, 1);
             l->fed++;
+            /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
+            if (leg >= 0 && want_first && latrec_legs_first_stage(l->legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
+                ev[k].t_ns >= p->f.warm_from) {
+                struct stamp_log *g = log_of(l, latrec_legs_ring_component(l->legs, ev[k].ring), leg);
+                if (g) log_put(l, g, ev[k].t_ns);
+            }
         }
         latrec_legs_settle(l->legs); /* before its counts are read */
         if (latrec_legs_cross_process(l->legs) || latrec_legs_n_open(l->legs) + SPLIT_FILL > sp->open_share)
@@ -243,7 +351,7 @@ static void *lane_run(void *arg)
 /* Can this pass be read by process? (path_instance runs with paths only.) */
 static int eligible(const latrec_pass *p)
 {
-    return p->sinks.restart && p->sinks.part_new && !p->opts.paths && !p->opts.no_legs && !p->sinks.first_stage && !p->sinks.instance &&
+    return p->sinks.restart && p->sinks.part_new && !p->opts.no_legs && (!p->sinks.instance || p->sinks.part_instance) &&
            !p->taps.ended && !p->taps.record && !p->in->live && p->f.fed == 0 &&
            latrec_legs_n_legs(p->legs) == latrec_legs_n_catalog_legs(p->legs);
 }
@@ -303,10 +411,119 @@ static void lane_free(struct split_lane *l)
         if (l->parts[i].part) p->sinks.part_free(l->parts[i].part);
     free(l->parts);
     latrec_legs_free(l->legs);
+    for (int i = 0; i < l->n_logs; i++) free(l->logs[i].buf);
+    free(l->logs);
     free(l->rings);
     free(l->c.fed);
     free(l->c.dropped);
     free(l->c.lapped);
+}
+
+/* ---- the first-stage stamps, in time order -------------------------------- */
+
+/* Where a pass in time order sends the stamps of (c0, leg) (pass.c's
+ * routes): the component of the first instance of theirs that ends, the
+ * same in every process that ended one, else c0's. 1 when a pass in time
+ * order gives the stamps to the table sp->gap_* names, in time order, and
+ * to no other (no route's stamps wait past ROUTE_PENDING_MAX, which the
+ * stamps each process logged before its first such instance ended bound
+ * from above; the stamps of one table come from one route; no table but
+ * the one made already, if any); 0: give up. */
+static int stamps_hold(struct split *sp)
+{
+    latrec_pass *p = sp->p;
+    sp->have_gap = 0;
+    for (int a = 0; a < sp->n_lanes; a++)
+        for (int i = 0; i < sp->lane[a].n_logs; i++) {
+            const struct stamp_log *g = &sp->lane[a].logs[i];
+            int first = 1, dest = -1; /* the key's first log, and its dest */
+            uint64_t n = 0, pend = 0;
+            for (int b = 0; b < sp->n_lanes; b++)
+                for (int j = 0; j < sp->lane[b].n_logs; j++) {
+                    const struct stamp_log *h = &sp->lane[b].logs[j];
+                    if (h->c0 != g->c0 || h->leg != g->leg) continue;
+                    if ((b < a || (b == a && j < i))) first = 0;
+                    if (h->dest >= 0 && dest >= 0 && h->dest != dest) return 0;
+                    if (h->dest >= 0) dest = h->dest;
+                    n += h->n;
+                    pend += h->pend;
+                }
+            if (!first || !n) continue;
+            if (pend >= ROUTE_PENDING_MAX / 2) return 0;
+            if (dest < 0) dest = g->c0;
+            if (!latrec_pass_selected(p, dest, g->leg)) continue; /* no table: dropped, as in time order */
+            const int made = dest < p->index_comps && g->leg < p->index_legs &&
+                             p->index[dest * p->index_legs + g->leg] != NULL;
+            if (sp->have_gap || (!made && p->n_tables)) return 0;
+            sp->have_gap = 1;
+            sp->gap_c0 = g->c0;
+            sp->gap_leg = g->leg;
+            sp->gap_dest = dest;
+        }
+    return 1;
+}
+
+/* A log read from its start. */
+struct log_cursor {
+    const struct stamp_log *g;
+    size_t off;
+    uint64_t left, t;
+};
+
+static void cursor_next(struct log_cursor *c)
+{
+    uint64_t d = 0;
+    for (int shift = 0;; shift += 7) {
+        const uint8_t b = c->g->buf[c->off++];
+        d |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+    }
+    c->t += d;
+    c->left--;
+}
+
+static void heap_down(struct log_cursor *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, a = 2 * i + 1, b = a + 1;
+        if (a < n && h[a].t < h[m].t) m = a;
+        if (b < n && h[b].t < h[m].t) m = b;
+        if (m == i) return;
+        struct log_cursor x = h[i];
+        h[i] = h[m];
+        h[m] = x;
+        i = m;
+    }
+}
+
+/* The stamps stamps_hold found a table for, to it in time order (every
+ * process's log merged). 0, or -1 out of memory. */
+static int stamps_replay(struct split *sp)
+{
+    latrec_pass *p = sp->p;
+    if (!sp->have_gap) return 0;
+    latrec_leg_table *t = latrec_pass_table_for(p, sp->gap_dest, sp->gap_leg);
+    if (!t) return p->failed ? -1 : 0;
+    size_t n = 0, cap = 0;
+    for (int a = 0; a < sp->n_lanes; a++) cap += (size_t)sp->lane[a].n_logs;
+    struct log_cursor *h = calloc(cap + 1, sizeof(*h));
+    if (!h) return -1;
+    for (int a = 0; a < sp->n_lanes; a++)
+        for (int i = 0; i < sp->lane[a].n_logs; i++) {
+            const struct stamp_log *g = &sp->lane[a].logs[i];
+            if (g->c0 != sp->gap_c0 || g->leg != sp->gap_leg || !g->n) continue;
+            h[n] = (struct log_cursor){ g, 0, g->n, 0 };
+            cursor_next(&h[n++]);
+        }
+    for (size_t i = n / 2; i-- > 0;) heap_down(h, n, i);
+    while (n) {
+        p->sinks.first_stage(p->sinks.ctx, t, h[0].t);
+        if (h[0].left) cursor_next(&h[0]);
+        else h[0] = h[--n];
+        heap_down(h, n, 0);
+    }
+    free(h);
+    return 0;
 }
 
 /* Every part read to its end: its figures to the tables, its counts to
@@ -331,6 +548,7 @@ static int commit(struct split *sp)
         p->warm_skipped += l->warm_skipped;
         c[k] = l->c;
     }
+    if (!p->failed && stamps_replay(sp) < 0) p->failed = 1;
     latrec_input_parts_done(p->in, c, sp->n_lanes);
     p->f.finished = 1; /* every instance ended in the lanes' builders */
     return p->failed ? -1 : 0;
@@ -402,6 +620,7 @@ static int split_go(struct split *sp, int n_threads)
         if (sp->lane[k].next_cut < next_cut) next_cut = sp->lane[k].next_cut;
     }
     if (next_cut < end_t) sp->lost = 1;
+    if (!sp->failed && !sp->lost && p->sinks.first_stage && !stamps_hold(sp)) sp->lost = 1;
     if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
     for (int k = 0; k < sp->n_lanes; k++) /* a guessed ring out of order: scanned before it is read again */
         if (sp->lane[k].disorder != UINT32_MAX) latrec_input_guess_wrong(p->in, sp->lane[k].disorder);
@@ -505,15 +724,31 @@ latrec_pass *latrec_pass_start_over(latrec_pass *p)
     return q;
 }
 
+/* [builder leg] 1: the first leg of a path of the run (an instance of it
+ * ending would make a path instance). NULL when out of memory. */
+static uint8_t *path_anchors(const latrec_pass *p)
+{
+    const int n_legs = latrec_legs_n_catalog_legs(p->legs);
+    uint8_t *a = calloc((size_t)n_legs + 1, 1);
+    for (int k = 0; a && k < latrec_path_index_n(p->paths); k++) {
+        const latrec_path *path = latrec_path_index_path(p->paths, k);
+        const int leg = latrec_legs_catalog_leg(p->legs, latrec_path_index_catalog_index(p->paths, k), path->legs[0]);
+        if (leg >= 0 && leg < n_legs) a[leg] = 1;
+    }
+    return a;
+}
+
 static int split_try(latrec_pass *p, int n_threads)
 {
     if (!eligible(p) || !peek_ok(p)) return 0;
     struct split *sp = aligned_alloc(_Alignof(struct split), (sizeof(struct split) + 63) & ~(size_t)63);
     if (sp) memset(sp, 0, sizeof(*sp));
     uint32_t *ring_proc = calloc(p->in->set.n + 1, sizeof(*ring_proc));
+    uint8_t *anchor = p->paths ? path_anchors(p) : NULL;
     int rc = 0;
-    if (sp && ring_proc) {
+    if (sp && ring_proc && (anchor || !p->paths)) {
         sp->p = p;
+        sp->anchor = anchor;
         for (size_t i = 0; i < p->in->set.n; i++)
             if (p->in->set.rings[i].status == LATREC_RING_OK && (int)i != p->in->sched_ring)
                 ring_proc[i] = latrec_legs_ring_process(p->legs, (uint32_t)i);
@@ -523,6 +758,7 @@ static int split_try(latrec_pass *p, int n_threads)
         pthread_mutex_destroy(&sp->mu);
     }
     free(ring_proc);
+    free(anchor);
     free(sp);
     return rc;
 }

@@ -159,7 +159,24 @@ static void on_first_stage(void *ctx, latrec_leg_table *t, uint64_t t_ns)
     if (r->o->drop_outliers && !out) latrec_stats_add(&rt->gaps_stats, gap);
 }
 
-static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
+/* Keep the N slowest in top[0 .. *n), in latrec_top_before's order (a
+ * total order: the list is the same whatever order entries come in). */
+static void keep_top(struct top_entry *top, int *n_top, int cap, const struct top_entry *e)
+{
+    int n = *n_top;
+    if (n == cap && !latrec_top_before(e, &top[n - 1])) return;
+    int pos = n < cap ? n : n - 1;
+    while (pos > 0 && latrec_top_before(e, &top[pos - 1])) {
+        if (pos < cap) top[pos] = top[pos - 1];
+        pos--;
+    }
+    top[pos] = *e;
+    if (n < cap) (*n_top)++;
+}
+
+/* The instance among the N slowest of t so far (top, *n_top). */
+static void add_top(const struct report_run *r, const latrec_leg_table *t, const struct rtable *rt,
+                    const latrec_instance *inst, struct top_entry *top, int *n_top)
 {
     if (rt->rank_hop < 0) return;
     /* The table's copy of the leg: r->pass is not set while the pass runs. */
@@ -185,16 +202,7 @@ static void add_top(struct report_run *r, latrec_leg_table *t, struct rtable *rt
             e.ring = inst->hits[i].ring;
             break;
         }
-    /* Keep the N slowest, in latrec_top_before's order (N is small). */
-    int n = rt->n_top, cap = top_cap(r->o);
-    if (n == cap && !latrec_top_before(&e, &rt->top[n - 1])) return;
-    int pos = n < cap ? n : n - 1;
-    while (pos > 0 && latrec_top_before(&e, &rt->top[pos - 1])) {
-        if (pos < cap) rt->top[pos] = rt->top[pos - 1];
-        pos--;
-    }
-    rt->top[pos] = e;
-    if (n < cap) rt->n_top++;
+    keep_top(top, n_top, top_cap(r->o), &e);
 }
 
 static void close_interval(struct report_run *r, struct series *s, int i)
@@ -300,8 +308,81 @@ static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *i
     struct report_run *r = ctx;
     struct rtable *rt = t->user;
     if (r->pass_no != 1) return;
-    if (top_cap(r->o)) add_top(r, t, rt, inst);
+    if (top_cap(r->o)) add_top(r, t, rt, inst, rt->top, &rt->n_top);
     if (r->interval_ns) add_interval(r, t, rt, inst);
+}
+
+/* ---- read by process (engine/pass.h): a thread's part of a table ---------- */
+
+/* What the first pass gathers per table apart from the time series, the
+ * scheduler's split and the inter-arrival gaps (those come in time order
+ * at the end). */
+struct rpart {
+    const struct report_run *r;
+    const latrec_leg_table *t;
+    const struct rtable *rt;
+    latrec_stats col[LATREC_MAX_HOPS];
+    latrec_sum sum[LATREC_MAX_HOPS];
+    struct top_entry *top;
+    int n_top;
+};
+
+static void rpart_free(void *part)
+{
+    struct rpart *pt = part;
+    for (int h = 0; h < pt->t->n_hops; h++) latrec_stats_free(&pt->col[h]);
+    free(pt->top);
+    free(pt);
+}
+
+static void *rpart_new(void *ctx, const latrec_leg_table *t)
+{
+    const struct report_run *r = ctx;
+    struct rpart *pt = calloc(1, sizeof(*pt));
+    if (!pt) return NULL;
+    pt->r = r;
+    pt->t = t;
+    pt->rt = t->user;
+    int ok = !top_cap(r->o) || (pt->top = calloc((size_t)top_cap(r->o), sizeof(*pt->top))) != NULL;
+    for (int h = 0; h < t->n_hops; h++) ok &= latrec_stats_init(&pt->col[h]) == 0;
+    if (!ok) {
+        rpart_free(pt);
+        return NULL;
+    }
+    return pt;
+}
+
+/* on_value's, pass 1 without scheduler data (sinks.restart is not set with it). */
+static void rpart_value(void *part, int hop, int64_t ns, const latrec_instance *inst)
+{
+    struct rpart *pt = part;
+    latrec_stats_add_in(&pt->col[hop], ns, inst->process);
+    latrec_sum_add(&pt->sum[hop], ns);
+}
+
+/* on_instance's, without --interval (its intervals close in stream order). */
+static void rpart_instance(void *part, const latrec_instance *inst)
+{
+    struct rpart *pt = part;
+    if (pt->top) add_top(pt->r, pt->t, pt->rt, inst, pt->top, &pt->n_top);
+}
+
+/* Exact sums, per-process outlier chunks (a process is in one part only)
+ * and a total order of the slowest: the same figures in any order. */
+static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
+{
+    struct report_run *r = ctx;
+    struct rtable *rt = t->user;
+    struct rpart *pt = part;
+    int rc = 0;
+    for (int h = 0; h < t->n_hops && rc == 0; h++) {
+        rc = latrec_stats_merge(&rt->col[h], &pt->col[h]);
+        rt->sum[h].s += pt->sum[h].s;
+        rt->sum[h].n += pt->sum[h].n;
+    }
+    for (int k = 0; k < pt->n_top; k++) keep_top(rt->top, &rt->n_top, top_cap(r->o), &pt->top[k]);
+    rpart_free(pt);
+    return rc;
 }
 
 static void on_path(void *ctx, const latrec_path_instance *pi)
@@ -392,6 +473,7 @@ static int second_pass(struct report_run *r, const latrec_pass_opts *popts, cons
     r->pass_no = 2;
     latrec_pass_sinks again = *sinks;
     again.restart = NULL; /* its tables share the first pass's state: in time order */
+    again.part_new = NULL;
     const int second = latrec_engine_run_again(r->e, popts, &again);
     r->pass = r->first;
     r->first = NULL;
@@ -441,8 +523,15 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
                                 .values = on_values,
                                 .instance = on_instance,
                                 .first_stage = on_first_stage,
-                                .path_instance = o->pass.paths ? on_path : NULL,
-                                .restart = r->sv.model ? NULL : rt_restart };
+                                .path_instance = o->pass.paths ? on_path : NULL };
+    if (!r->sv.model) { /* the scheduler's view reads along with a pass in time order */
+        sinks.restart = rt_restart;
+        sinks.part_new = rpart_new;
+        sinks.part_value = rpart_value;
+        sinks.part_instance = r->interval_ns ? NULL : rpart_instance;
+        sinks.part_fold = rpart_fold;
+        sinks.part_free = rpart_free;
+    }
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
     r->begin = latrec_pass_run_begin(r->in);

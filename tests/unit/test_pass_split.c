@@ -200,8 +200,9 @@ static void *part_new(void *ctx, const latrec_leg_table *t)
     return pt;
 }
 
-static void part_value(void *part, int hop, int64_t ns)
+static void part_value(void *part, int hop, int64_t ns, const latrec_instance *inst)
 {
+    (void)inst;
     struct part *pt = part;
     if (pt->n == pt->cap) {
         pt->cap = pt->cap ? pt->cap * 2 : 4096;
