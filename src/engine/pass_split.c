@@ -644,6 +644,7 @@ out:
 struct peek {
     const latrec_pass *p;
     int component, leg, tables; /* the first selected (component, leg); distinct ones seen */
+    int c0, first_leg, routes;  /* the first route of first-stage stamps (stamps_hold); distinct ones seen */
 };
 
 static void peek_instance(void *ctx, const latrec_instance *inst)
@@ -656,15 +657,30 @@ static void peek_instance(void *ctx, const latrec_instance *inst)
     k->tables++;
 }
 
+/* A first-stage stamp of (c0, leg): two routes of a leg some component
+ * selects make the pass by process give up (stamps_hold). */
+static void peek_route(struct peek *k, int c0, int leg)
+{
+    if (k->routes && c0 == k->c0 && leg == k->first_leg) return;
+    for (int c = 0; c < latrec_legs_n_components(k->p->legs); c++)
+        if (latrec_pass_selected(k->p, c, leg)) {
+            k->c0 = c0;
+            k->first_leg = leg;
+            k->routes++;
+            return;
+        }
+}
+
 /* The first records in time order through a builder of their own: 1 when
- * nothing there makes a run by process give up (a second table, a
- * cross-process decision, a record out of order), so that a run whose
+ * nothing there makes a run by process give up (a second table, two
+ * routes of first-stage stamps, a cross-process decision, a record out of
+ * order), so that a run whose
  * start already says so is read in time order at once instead of twice.
  * What the look cannot see makes the run by process give up later. */
 static int peek_ok(const latrec_pass *p)
 {
     const latrec_input *in = p->in;
-    struct peek k = { p, -1, -1, 0 };
+    struct peek k = { p, -1, -1, 0, -1, -1, 0 };
     latrec_legs *legs = latrec_input_legs_new(in, peek_instance, &k);
     latrec_merged *ev = malloc(SPLIT_FILL * sizeof(*ev));
     latrec_merge m;
@@ -679,9 +695,12 @@ static int peek_ok(const latrec_pass *p)
             if ((int)ev[i].ring == in->sched_ring) continue;
             if (!(ok = ev[i].t_ns >= last)) break;
             last = ev[i].rec.t_ns = ev[i].t_ns; /* the merge's clock, as the pass */
-            ok = latrec_legs_feed(legs, ev[i].ring, &ev[i].rec) != -2;
+            const int leg = latrec_legs_feed(legs, ev[i].ring, &ev[i].rec);
+            ok = leg != -2;
+            if (leg >= 0 && p->sinks.first_stage && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[i].rec.sc))
+                peek_route(&k, latrec_legs_ring_component(legs, ev[i].ring), leg);
         }
-    ok = ok && k.tables <= 1 && !latrec_legs_cross_process(legs);
+    ok = ok && k.tables <= 1 && k.routes <= 1 && !latrec_legs_cross_process(legs);
     latrec_merge_free(&m);
     latrec_legs_free(legs); /* its open instances are not emitted: they have not ended */
     free(ev);
