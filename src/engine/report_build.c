@@ -322,7 +322,6 @@ struct rpart {
     const latrec_leg_table *t;
     const struct rtable *rt;
     latrec_stats col[LATREC_MAX_HOPS];
-    latrec_sum sum[LATREC_MAX_HOPS];
     struct top_entry *top;
     int n_top;
 };
@@ -357,7 +356,6 @@ static void rpart_value(void *part, int hop, int64_t ns, const latrec_instance *
 {
     struct rpart *pt = part;
     latrec_stats_add_in(&pt->col[hop], ns, inst->process);
-    latrec_sum_add(&pt->sum[hop], ns);
 }
 
 /* on_instance's, without --interval (its intervals close in stream order). */
@@ -375,11 +373,7 @@ static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
     struct rtable *rt = t->user;
     struct rpart *pt = part;
     int rc = 0;
-    for (int h = 0; h < t->n_hops && rc == 0; h++) {
-        rc = latrec_stats_merge(&rt->col[h], &pt->col[h]);
-        rt->sum[h].s += pt->sum[h].s;
-        rt->sum[h].n += pt->sum[h].n;
-    }
+    for (int h = 0; h < t->n_hops && rc == 0; h++) rc = latrec_stats_merge(&rt->col[h], &pt->col[h]);
     for (int k = 0; k < pt->n_top; k++) keep_top(rt->top, &rt->n_top, top_cap(r->o), &pt->top[k]);
     rpart_free(pt);
     return rc;
