@@ -28,7 +28,9 @@ void latrec_pass_print_join_warnings(const latrec_path_index *paths)
         const latrec_catalog *cat = latrec_path_index_catalog(paths, k);
         const latrec_path *path = latrec_path_index_path(paths, k);
         const latrec_path_counts *c = latrec_path_index_counts(paths, k);
-        if (!c || c->complete) continue;
+        /* none of the later legs stamped at all (a program that stamps the
+         * first leg only): nothing the join could have matched */
+        if (!c || c->complete || !c->unanchored) continue;
         /* The first join that linked no two instances, with instances
          * stopped at its leg (an incomplete leg instance that did join is
          * not this join's fault). */

@@ -203,6 +203,21 @@ EOF
     [ "$status" -eq 0 ]
     [ -z "$stderr" ]
     grep -q '^path p  instances: 8  complete: 8' <<< "$output"
+    # a run that stamps the first leg only (no OUT at all): nothing the join
+    # could match, so no warning, the path's instances counted incomplete
+    mkdir -p "$D/J1/catalogs"
+    cp "$D/J/catalogs/pipe.catalog" "$D/J1/catalogs/"
+    {
+        echo "ring rx.401 pid=4000 catalog=pipe"
+        for i in $(seq 1 8); do
+            t=$((2000000000 + i * 1000000))
+            echo "rec rx.401 0x21 $i $t"; echo "rec rx.401 0x22 $i $((t + 400))"
+        done
+    } | "$GEN" "$D/J1"
+    run --separate-stderr "$LATREC" report "$D/J1"
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    grep -q '^path p  instances: 8  complete: 0' <<< "$output"
     # the same from hist and convert; -q keeps them quiet
     run --separate-stderr "$LATREC" hist "$D/W"
     [[ "$stderr" == *"leg ingest: chain stages out of order in 5 of 8 instances"* ]]
