@@ -49,6 +49,7 @@ typedef struct latrec_run {
     latrec_manifest man;
     json_t *options, *launch, *collectors, *exit;
     int   failed;          /* latrec failed: exit 125 */
+    char  manifest_err[512]; /* the last failed write of run.json, said once ("" none) */
     /* --stop-above (run_threshold.c) */
     latrec_threshold *thr; /* the watcher, NULL without --stop-above */
     int   crossed;         /* an instance crossed the limit: hit */

@@ -91,7 +91,9 @@ void latrec_run_write_manifest(latrec_run *r, const char *state)
     r->man.threshold = latrec_run_threshold_json(r);
     char err[512];
     if (latrec_manifest_write(r->dir, &r->man, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        /* the rewrites at the end fail alike on a full disk: one line */
+        if (strcmp(err, r->manifest_err) != 0) fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        snprintf(r->manifest_err, sizeof(r->manifest_err), "%s", err);
         r->failed = 1;
     }
 }

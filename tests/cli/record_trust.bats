@@ -248,6 +248,16 @@ need_root_tmpfs() {
     rm -rf "$tmp"
 }
 
+@test "run.json that cannot be written (a full filesystem): said once, exit 125" {
+    need_root_tmpfs 64k
+    # (the first write and the rewrites at the end each said the same line)
+    dd if=/dev/zero of="$MNT/fill" bs=4k 2>/dev/null || true
+    run --separate-stderr "$LATREC" record -q -o "$MNT/r" -- "$E3LOOP" --duration 0.3 --rate 200
+    [ "$status" -eq 125 ]
+    [ "$(grep -c 'run.json' <<<"$stderr")" = 1 ]
+    grep -qx "latrec record: $MNT/r/run.json: No space left on device" <<<"$stderr"
+}
+
 @test "a full filesystem under the live sched.latrec: record is not killed by SIGBUS, it says why and finishes the run" {
     need_root_tmpfs 512k
     "$LATREC" record -q --require-sched -o probe -- true >/dev/null 2>&1 || skip "no scheduler data here"
