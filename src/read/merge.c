@@ -478,8 +478,10 @@ static inline __attribute__((always_inline)) size_t fill_narrow(latrec_merge *m,
     while (n < max && w <= lim_key) {
         const uint32_t i = (uint32_t)(w & ring_mask);
         struct latrec_merge_src *s = &src[i];
-        TAKE(&out[n++], s);
-        if (!s->has_head) {
+        out[n++] = HEAD(s)->out;
+        if (__builtin_expect(!s->has_next, 0)) { /* TAKE's, tested once (out may alias s) */
+            s->has_head = 0;
+            m->heap_len--;
             w = replay_narrow(tree, leaves, shift, i, exhausted64(m, i));
             continue;
         }
