@@ -259,6 +259,7 @@ static int write_rings_csv(const latrec_input *in, const char *path, latrec_outs
 
 struct convert_pass {
     latrec_input *in;
+    const struct convert_opts *o;
     latrec_legs *legs;               /* the engine pass's leg builder */
     latrec_component_tables *tables; /* csv */
     latrec_timeline *timeline;       /* chrome */
@@ -410,6 +411,34 @@ static int outputs_open(struct convert_pass *p, const struct convert_opts *o, la
     return 0;
 }
 
+/* The pass starts over (a ring opened by the guess was wrong, engine/pass.h):
+ * everything it wrote is dropped, none of it placed (the temporary files
+ * removed, the spools closed), and the outputs open again over the new
+ * pass's builder. 0, or -1 (said). */
+static int convert_restart(void *ctx, latrec_pass *fresh)
+{
+    struct convert_pass *p = ctx;
+    latrec_timeline_abort(p->timeline);
+    latrec_paths_csv_abort(p->paths_csv);
+    latrec_records_csv_abort(p->records);
+    latrec_outset_abort(&p->set);
+    latrec_component_tables_free(p->tables);
+    latrec_path_index_free(p->paths);
+    p->timeline = NULL;
+    p->paths_csv = NULL;
+    p->records = NULL;
+    p->tables = NULL;
+    p->paths = NULL;
+    p->paths_lost = p->paths_csv_err = 0;
+    p->paths_rows = p->n_records = 0;
+    p->legs = latrec_pass_legs(fresh);
+    latrec_input_totals tot; /* the rings scanned since: their counts */
+    latrec_input_totals_get(p->in, &tot);
+    p->all_records = tot.valid + tot.sched.valid;
+    char path[4200], err[4400];
+    return outputs_open(p, p->o, p->in, p->outdir, path, sizeof(path), err, sizeof(err));
+}
+
 /* Close what the pass wrote to (records.csv, trace.json) and write what
  * comes after it (rings.csv, the component tables). 0, or -1 with one line
  * on stderr. */
@@ -520,6 +549,7 @@ int latrec_cmd_convert(int argc, char **argv)
     latrec_outfile_unlink_on_signal(); /* a kill mid-write leaves no .NAME.XXXXXX behind */
     if (o.input.n_dirs == 0) latrec_input_add_dir(&o.input, "latrec.data");
     if (o.watch) wait_quiet(&o.input, o.quiet_secs, o.timeout_secs);
+    o.input.guess = 1; /* the pass checks what the guess gave and starts over when wrong (convert_restart) */
 
     /* the engine opens the run (input, catalogs, --align) and takes the
      * records through the leg builder (convert_records) */
@@ -533,7 +563,7 @@ int latrec_cmd_convert(int argc, char **argv)
         latrec_engine_close(e);
         return LATREC_EXIT_ERROR;
     }
-    struct convert_pass p = { .in = in };
+    struct convert_pass p = { .in = in, .o = &o };
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
@@ -551,7 +581,7 @@ int latrec_cmd_convert(int argc, char **argv)
      * progress: the builder ran on the merge's time (the wall-clock mapping
      * with --wall), so the tables and the timeline show the same clock as
      * records.csv's t_ns */
-    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = on_record };
+    const latrec_pass_taps taps = { .ctx = &p, .ended = on_instance, .record = on_record, .restart = convert_restart };
     latrec_pass_tap(latrec_engine_pass(e), &taps);
     if (convert_records(e, &p) < 0) goto out;
     if (outputs_close(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;

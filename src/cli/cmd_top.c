@@ -447,7 +447,13 @@ static int wait_rings(struct top_run *r)
 static int start(struct top_run *r)
 {
     struct top_opts *o = r->o;
-    if (!(r->e = latrec_engine_open(&o->input, "top", r->live ? LATREC_ENGINE_LIVE : 0))) return LATREC_EXIT_ERROR;
+    /* A finished run shown by its final block only: the rings closed
+     * cleanly are opened by the guess, which the pass checks and starts
+     * over for when wrong (top_model.h); a block shown while reading would
+     * show the figures of a pass that may start over. */
+    latrec_input_opts io = o->input;
+    io.guess = !r->live && r->only_final;
+    if (!(r->e = latrec_engine_open(&io, "top", r->live ? LATREC_ENGINE_LIVE : 0))) return LATREC_EXIT_ERROR;
     latrec_input *in = latrec_engine_input(r->e);
     if (latrec_select_resolve(&o->sel, in, "top") < 0) return LATREC_EXIT_ERROR;
     if (o->sel.pass.path && latrec_path_check_name(in, o->sel.pass.path, "top") < 0) return LATREC_EXIT_ERROR;
@@ -477,6 +483,7 @@ static int recompute(struct top_run *r, int ended)
     if (!ended && (r->launch || r->recording)) return 0;
     latrec_input_opts io = r->o->input;
     io.quiet = 1; /* the live open said its notes */
+    io.guess = 1; /* one pass to its end, started over when a guess was wrong */
     if (!(r->full_e = latrec_engine_open(&io, "top", 0))) return -1;
     latrec_input *in = latrec_engine_input(r->full_e);
     latrec_top full;
@@ -539,6 +546,9 @@ static int watch(struct top_run *r)
      * would read on for as long as the writers write). */
     int ended = follow(r);
     if (ended == 0 && !r->recording && input_closed(r)) ended = 1;
+    /* stopped before the end: the rings the pass did not finish checking
+     * are scanned, so that the block shows what the scan gives */
+    if (ended == 0 && latrec_input_settle(latrec_engine_input(r->e), NULL) < 0) return LATREC_EXIT_ERROR;
     if (ended < 0 || (ended && latrec_engine_finish(r->e) < 0)) return LATREC_EXIT_ERROR;
     if (latrec_sched_view_end_pass(&r->sv) < 0) return LATREC_EXIT_ERROR; /* a run read once: settled */
     if (latrec_pass_check_names(latrec_engine_pass(r->e), "top") < 0) return LATREC_EXIT_ERROR;

@@ -184,11 +184,32 @@ static void top_path(void *ctx, const latrec_path_instance *pi)
     add_value(t, t->path_row[pi->path], (int64_t)(pi->end_ns - pi->start_ns));
 }
 
+/* The pass starts over (engine/pass.h): the rows, the waiting instances
+ * and a pass's view from the start again. */
+static void top_restart(void *ctx, latrec_leg_table **tables, int n)
+{
+    latrec_top *t = ctx;
+    for (int i = 0; i < n; i++) {
+        free(tables[i]->user);
+        tables[i]->user = NULL;
+    }
+    latrec_top_free(t);
+    for (int i = 0; i < LATREC_RUN_MAX_PATHS; i++) t->path_row[i] = -1;
+    t->regressions = t->unsplit = 0;
+    t->oom = 0;
+    if (t->sv && t->sv->pass) { /* fed along with the pass: read again with it (a failure is said, reason set) */
+        latrec_sched_view_close(t->sv);
+        (void)latrec_sched_view_open_pass(t->sv, t->in);
+    }
+}
+
 latrec_pass_sinks latrec_top_sinks(latrec_top *t)
 {
-    latrec_pass_sinks s = {
-        .ctx = t, .table_new = top_table_new, .value = top_value, .path_instance = t->paths ? top_path : NULL
-    };
+    latrec_pass_sinks s = { .ctx = t,
+                            .table_new = top_table_new,
+                            .value = top_value,
+                            .path_instance = t->paths ? top_path : NULL,
+                            .restart = top_restart };
     return s;
 }
 

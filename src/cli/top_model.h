@@ -69,8 +69,9 @@ typedef struct latrec_top {
      * clock (record/sched_live.h, sv->live): an instance that ends past
      * what the view covers waits in a queue, in the order instances end,
      * and is split by latrec_top_sched_flush() once the view covers it.
-     * NULL: no split. */
-    const latrec_sched_view *sv;
+     * NULL: no split. A pass that starts over (latrec_top_sinks' restart)
+     * opens a pass's view again. */
+    latrec_sched_view *sv;
     latrec_top_wait *wait;
     size_t wait_head, wait_n, wait_cap;
     uint64_t unsplit; /* instances the queue had no room for, or held when the view gave up */
@@ -81,7 +82,9 @@ typedef struct latrec_top {
 void latrec_top_init(latrec_top *t, const latrec_input *in, const latrec_pass_opts *sel);
 void latrec_top_free(latrec_top *t);
 
-/* The pass sinks that fill t (ctx = t). */
+/* The pass sinks that fill t (ctx = t). They can start over (engine/pass.h:
+ * restart): every row goes, and a pass's view (latrec_sched_view_open_pass)
+ * is opened again, so the figures are those of the pass read again. */
 latrec_pass_sinks latrec_top_sinks(latrec_top *t);
 
 /* A new interval: every row's LAST histogram and split emptied. */

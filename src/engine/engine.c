@@ -88,7 +88,11 @@ int latrec_engine_step(latrec_engine *e, uint64_t budget)
     if (e->flags & LATREC_ENGINE_LIVE) return live_step(e, budget);
     int r = latrec_pass_step(e->pass, budget);
     if (r < 0) return LATREC_ENGINE_ERROR;
-    return r ? LATREC_ENGINE_MORE : LATREC_ENGINE_END;
+    if (r || !e->in.guess_wrong) return r ? LATREC_ENGINE_MORE : LATREC_ENGINE_END;
+    /* a ring opened by the guess was not what it said (engine/input.h):
+     * scanned now, and the pass starts over (its sinks told) */
+    if (!(e->pass = latrec_pass_start_over(e->pass))) return LATREC_ENGINE_ERROR;
+    return LATREC_ENGINE_MORE;
 }
 
 /* The per-ring figures of the snapshot. */

@@ -81,7 +81,11 @@ int latrec_engine_start(latrec_engine *e, const latrec_pass_opts *opts, const la
 
 /* Feed up to budget records (sinks run inside). MORE: records remain;
  * IDLE (LIVE only): none now; END: the stream is over (then call finish);
- * ERROR: out of memory, printed. */
+ * ERROR: out of memory, printed. Not LIVE, a pass that can start over
+ * (engine/pass.h, sinks.restart) and found at the stream's end that a
+ * ring opened by the guess was wrong starts over here: its sinks and
+ * taps are told, latrec_engine_pass is the new pass, and the step
+ * returns MORE. */
 int latrec_engine_step(latrec_engine *e, uint64_t budget);
 
 /* One ring as the stream has read it so far. */

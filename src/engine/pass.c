@@ -369,10 +369,20 @@ static inline int feed(latrec_pass *p, latrec_merged *ev, int sched)
     return 0;
 }
 
+/* Before the first record of a first pass in time order: the rings
+ * opened by the guess are checked as it reads when it can start over
+ * (engine/input.h), else latrec_input_fill scans them first. */
+static void pass_begin(latrec_pass *p)
+{
+    p->began = 1;
+    if (p->in->pass == 1 && p->in->guessed && latrec_pass_can_start_over(p)) p->in->checking = 1;
+}
+
 int latrec_pass_step(latrec_pass *p, uint64_t budget)
 {
     latrec_input *in = p->in;
     if (p->ended) return 0;
+    if (__builtin_expect(!p->began, 0)) pass_begin(p);
     while (budget) {
         const size_t want = budget < PASS_BATCH ? (size_t)budget : PASS_BATCH;
         const size_t got = latrec_input_fill(in, &p->m, p->batch, want);

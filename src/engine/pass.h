@@ -74,17 +74,21 @@ typedef struct latrec_pass_sinks {
     /* A path instance, complete or not (opts.paths; NULL: not wanted). */
     void (*path_instance)(void *ctx, const latrec_path_instance *pi);
     /* Forget every figure so far: the pass starts over and frees
-     * tables[0..n) after this call (their user still set). Sinks that set
-     * it and the part sinks below say their figures depend on the order
-     * instances end in only through the order of one process's instances
-     * (value's inst->process): such a pass without taps, whose instance
-     * sink has its part twin, is read by process (engine/pass_split.c),
-     * and starts over in time order, after this call, when a pass by
-     * process could give other figures than one in time order. Its
-     * first_stage calls come, at the end, in time order as ever; with
-     * paths, it is read by process only while no path instance is made
-     * (none of the paths' first legs ends an instance). NULL: always in
-     * time order. */
+     * tables[0..n) after this call (their user still set). A pass that
+     * can start over (these sinks set it or have no callbacks, and the
+     * taps set theirs or have none; not live) opens the rings its writer
+     * closed cleanly by a guess it checks as it reads (engine/input.h),
+     * and starts over when one was wrong; any other pass has them scanned
+     * before it reads. Sinks that set it and the part sinks below say
+     * their figures depend on the order instances end in only through the
+     * order of one process's instances (value's inst->process): such a
+     * pass without taps, whose instance sink has its part twin, is read by
+     * process (engine/pass_split.c), and starts over in time order, after
+     * this call, when a pass by process could give other figures than one
+     * in time order. Its first_stage calls come, at the end, in time order
+     * as ever; with paths, it is read by process only while no path
+     * instance is made (none of the paths' first legs ends an instance).
+     * NULL: always in time order. */
     void (*restart)(void *ctx, latrec_leg_table **tables, int n);
     /* Read by process, each thread gathers the values of a table in a part
      * of its own: part_new(ctx, t) makes one on that thread, once t is made
@@ -117,6 +121,12 @@ typedef struct latrec_pass_taps {
      * convert's records.csv. On threads (latrec_pass_finish) it runs on the
      * builder's thread, the ended tap on the calling one. */
     void (*record)(void *ctx, const latrec_merged *ev, int leg);
+    /* The pass starts over (sinks.restart): every record and instance the
+     * taps were given is void, and fresh (a new pass over the same input,
+     * not read yet; its builder latrec_pass_legs(fresh)) gives them again
+     * from the start. 0, or -1 (said): the pass fails. NULL: the pass
+     * cannot start over (its rings scanned before it reads). */
+    int (*restart)(void *ctx, latrec_pass *fresh);
 } latrec_pass_taps;
 
 typedef struct latrec_pass_opts {

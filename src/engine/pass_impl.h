@@ -84,6 +84,7 @@ struct latrec_pass {
     latrec_merge m;           /* the time-ordered record stream (have_merge) */
     latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
     int have_merge, ended, failed;
+    int began;             /* the first step decided how the guessed rings are read (pass_begin) */
     int split, split_lost; /* read by process (pass_split.c); it cannot give one thread's figures */
     struct pass_feeder f; /* last: its lines are its own */
 };
@@ -140,7 +141,21 @@ int latrec_pass_split_run(latrec_pass *p, int n_threads);
 /* A first pass in time order that found a guessed ring wrong
  * (in->guess_wrong, engine/input.h): its sinks told to restart, p freed,
  * and a new pass with the same options, sinks and taps over the input
- * read again from its start. NULL when out of memory. */
+ * read again from its start, handed to taps.restart. NULL when out of
+ * memory or the taps could not start over (said). */
 latrec_pass *latrec_pass_start_over(latrec_pass *p);
+
+/* 1 when p can start over (engine/pass.h, sinks.restart): its sinks set
+ * restart or have no callbacks, its taps set theirs or have none, and the
+ * input is not live. */
+static inline int latrec_pass_can_start_over(const latrec_pass *p)
+{
+    const latrec_pass_sinks *s = &p->sinks;
+    const latrec_pass_taps *t = &p->taps;
+    const int sinks =
+        s->restart || (!s->table_new && !s->value && !s->instance && !s->first_stage && !s->path_instance);
+    const int taps = t->restart || (!t->ended && !t->record);
+    return sinks && taps && !p->in->live;
+}
 
 #endif

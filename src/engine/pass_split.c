@@ -721,7 +721,7 @@ int latrec_pass_split_run(latrec_pass *p, int n_threads)
      * process that found a guess wrong) make its merge and the run's
      * beginning taken again */
     in->guess_wrong = 0; /* what a run by process found, it started over for */
-    if (p->sinks.restart && !in->live) in->checking = in->guessed != 0;
+    if (latrec_pass_can_start_over(p)) in->checking = in->guessed != 0;
     else (void)latrec_input_settle(in, NULL);
     if (in->rescans == scans) return 0;
     p->begin = latrec_pass_run_begin(in);
@@ -734,12 +734,17 @@ latrec_pass *latrec_pass_start_over(latrec_pass *p)
     latrec_input *in = p->in;
     const latrec_pass_opts opts = p->opts;
     const latrec_pass_sinks sinks = p->sinks;
-    sinks.restart(sinks.ctx, p->tables, p->n_tables);
+    if (sinks.restart) sinks.restart(sinks.ctx, p->tables, p->n_tables);
     const latrec_pass_taps taps = p->taps;
     latrec_pass_free(p);
     latrec_input_start_over(in);
     latrec_pass *q = latrec_pass_new(in, &opts, &sinks);
-    if (q) q->taps = taps;
+    if (!q) return NULL;
+    q->taps = taps;
+    if (taps.restart && taps.restart(taps.ctx, q) < 0) {
+        latrec_pass_free(q);
+        return NULL;
+    }
     return q;
 }
 

@@ -27,3 +27,11 @@ latrec_unit_test(test_top_sched
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_top_sched.c ${CMAKE_SOURCE_DIR}/src/cli/top_model.c
   LIBS latrec_engine latrec_analyze latrec_read)
 target_include_directories(test_top_sched PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+# A pass that cannot be read by process (convert's taps, top's sinks stepped)
+# over rings opened by the guess: started over when one was wrong, every tap
+# call and top's rows those of the rings scanned (top_model.c compiled in).
+latrec_unit_test(test_pass_restart
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_restart.c ${CMAKE_SOURCE_DIR}/src/cli/top_model.c
+  LIBS latrec_engine latrec_analyze latrec_read)
+target_include_directories(test_pass_restart PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
