@@ -533,21 +533,46 @@ static void derive(latrec_ring *r)
     saturate(r);
 }
 
-/* Slots [from, entries) all zero (t_ns and payload): 1, else 0. Read as
- * the scan reads, a chunk at a time, each chunk given back after. */
-static int tail_empty(const latrec_ring *r, uint64_t from)
+/* Slots [from, to) all zero (t_ns and payload): 1, else 0. Read as the
+ * scan reads, a chunk at a time, each chunk given back after. */
+static int slots_empty(const latrec_ring *r, uint64_t from, uint64_t to)
 {
-    for (uint64_t i = from; i < r->entries;) {
-        const uint64_t end = r->entries - i < SCAN_CHUNK ? r->entries : (i & ~(uint64_t)(SCAN_CHUNK - 1)) + SCAN_CHUNK;
+    for (uint64_t i = from; i < to;) {
+        const uint64_t end = to - i < SCAN_CHUNK ? to : (i & ~(uint64_t)(SCAN_CHUNK - 1)) + SCAN_CHUNK;
+        const uint64_t stop = end < to ? end : to;
         uint64_t any = 0;
-        for (uint64_t j = i; j < end; j++) {
+        for (uint64_t j = i; j < stop; j++) {
             const latrec_rec *s = &r->recs[j];
             if ((j & 1) == 0) __builtin_prefetch((const void *)((uintptr_t)s + SCAN_AHEAD * sizeof *s));
             any |= __atomic_load_n(&s->t_ns, __ATOMIC_RELAXED) | s->sc | s->aux | s->aux2;
         }
-        scan_done(r, i, end);
+        scan_done(r, i, stop);
         if (any) return 0;
-        i = end;
+        i = stop;
+    }
+    return 1;
+}
+
+/* Slots [from, entries) all zero: 1, else 0. A hole of the file (fd's,
+ * lseek SEEK_DATA and SEEK_HOLE) reads as zero and is not read: a mostly
+ * empty ring whose writer never touched its tail costs a few calls; where
+ * the filesystem cannot say (or fd is -1), every slot is read. */
+static int tail_empty(const latrec_ring *r, int fd, uint64_t from)
+{
+    const uint64_t end_off = LATREC_HDR_LEN + r->entries * LATREC_REC_SIZE;
+    for (uint64_t i = from; i < r->entries;) {
+        const off_t at = (off_t)(LATREC_HDR_LEN + i * LATREC_REC_SIZE);
+        const off_t data = fd >= 0 ? lseek(fd, at, SEEK_DATA) : at;
+        if (data < 0 && errno == ENXIO) return 1; /* a hole to the end of the file */
+        const off_t hole = data >= at ? lseek(fd, data, SEEK_HOLE) : -1;
+        if (data < at || hole <= data) return slots_empty(r, i, r->entries); /* not said: read it all */
+        /* the data from `data` to `hole`: the slots it touches */
+        const uint64_t a = ((uint64_t)data - LATREC_HDR_LEN) / LATREC_REC_SIZE;
+        const uint64_t b = (uint64_t)hole >= end_off
+                               ? r->entries
+                               : ((uint64_t)hole - LATREC_HDR_LEN + LATREC_REC_SIZE - 1) / LATREC_REC_SIZE;
+        if (!slots_empty(r, a > i ? a : i, b)) return 0;
+        i = b;
     }
     return 1;
 }
@@ -555,14 +580,14 @@ static int tail_empty(const latrec_ring *r, uint64_t from)
 /* The guess (enum latrec_ring_derived in ring.h): 1 when the header and
  * slot 0, slot rec_count - 1 and the slots after it allow it (fields set,
  * r->derived GUESSED), 0 when the ring must be scanned. */
-static int guess(latrec_ring *r)
+static int guess(latrec_ring *r, int fd)
 {
     const uint64_t n = r->rec_count;
     if (!(r->flags & LATREC_F_CLEAN_CLOSE) || r->tsc || n == 0 || n > r->entries) return 0;
     const latrec_rec *first = &r->recs[0], *last = &r->recs[n - 1];
     const uint64_t t0 = __atomic_load_n(&first->t_ns, __ATOMIC_ACQUIRE);
     const uint64_t t1 = __atomic_load_n(&last->t_ns, __ATOMIC_ACQUIRE);
-    if (t0 == 0 || t1 < t0 || !tail_empty(r, n)) return 0;
+    if (t0 == 0 || t1 < t0 || !tail_empty(r, fd, n)) return 0;
     r->valid = r->written = n;
     r->start_slot = 0;
     r->newest_slot = n - 1;
@@ -624,8 +649,7 @@ static int open_on_fd(latrec_ring *r, int fd, int with_guess)
     r->guard = latrec_shrink_guard_add(map, len);
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
-    if (!with_guess || !guess(r))
-        derive(r);
+    if (!with_guess || !guess(r, fd)) derive(r);
     /* derive gave its chunks back as it went, but then read a few slots
      * again (the first and the last record, the neighbours of an empty
      * slot), and a fault may map a whole large folio (read/ring_window.h):

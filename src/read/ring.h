@@ -248,8 +248,9 @@ typedef struct latrec_cursor {
  *             a ring its writer closed cleanly (LATREC_F_CLEAN_CLOSE) with
  *             0 < rec_count <= entries, not a TSC ring, slot 0 and slot
  *             rec_count - 1 holding stamps in order, and every slot from
- *             rec_count on all zero (those are scanned: no pass reads
- *             them). The guess is what the scan gives when slots
+ *             rec_count on all zero (those are scanned, no pass reads
+ *             them; a hole of the file, which reads as zero, is skipped,
+ *             as lseek's SEEK_DATA shows it). The guess is what the scan gives when slots
  *             [0, rec_count) all hold records in time order: valid =
  *             written = rec_count, start_slot 0, iter_len rec_count,
  *             min_t_ns the first stamp, max_t_ns the last, no descent,

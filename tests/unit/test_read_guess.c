@@ -304,6 +304,44 @@ static void test_stamps_out_of_order(void **state)
 
 /* The writer library's ring: while it is open (stamped, not closed) it is
  * scanned; once closed, guessed and held. */
+/* g written as a sparse file: its first `keep` bytes, then holes to its
+ * size but for the slots [from, to) (written again, zero or not). */
+static const char *put_sparse(const ringgen *g, const char *name, size_t keep, uint64_t from, uint64_t to)
+{
+    static char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(ringgen_write_len(g, path, keep), 0);
+    const int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)g->len), 0);
+    const size_t off = RINGGEN_HDR_LEN + (size_t)from * RINGGEN_REC_LEN, n = (size_t)(to - from) * RINGGEN_REC_LEN;
+    if (n) assert_int_equal(pwrite(fd, g->buf + off, n, (off_t)off), (ssize_t)n);
+    assert_int_equal(close(fd), 0);
+    return path;
+}
+
+/* The empty slots after the records in holes of the file (a writer that
+ * never touched them): not read, and the same as the scan; a stale record
+ * in the data among the holes still refuses the guess. */
+static void test_sparse_tail(void **state)
+{
+    (void)state;
+    ringgen g;
+    gen(&g, 4096, 200); /* 32 pages of slots, the records in the first 2 */
+    const size_t keep = RINGGEN_HDR_LEN + 200 * RINGGEN_REC_LEN;
+    assert_int_equal(check_path(put_sparse(&g, "sparse.latrec", keep, 0, 0), 1, 1), 200);
+    /* zeros written in the middle of the tail: data, read, still empty */
+    assert_int_equal(check_path(put_sparse(&g, "zeros.latrec", keep, 2048, 2304), 1, 1), 200);
+    /* the last page of the tail written (zeros): up to the end of the file */
+    assert_int_equal(check_path(put_sparse(&g, "end.latrec", keep, 3968, 4096), 1, 1), 200);
+    ringgen_set_rec(&g, 3000, 7, 0, 3, T0, 0, 0); /* a stale record far after rec_count */
+    check_path(put_sparse(&g, "stale.latrec", keep, 2990, 3010), 0, 0);
+    ringgen_set_rec(&g, 3000, 0, 0, 0, 0, 0, 0);
+    ringgen_set_rec(&g, 4095, 0, 0, 0, 0, 0, 1); /* a payload in the ring's last slot */
+    check_path(put_sparse(&g, "last.latrec", keep, 4095, 4096), 0, 0);
+    ringgen_free(&g);
+}
+
 static void test_live_ring(void **state)
 {
     (void)state;
@@ -321,9 +359,13 @@ static void test_live_ring(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean_rings_are_guessed), cmocka_unit_test(test_not_guessed),
-        cmocka_unit_test(test_torn_slot),              cmocka_unit_test(test_killed_writer),
-        cmocka_unit_test(test_stamps_out_of_order),    cmocka_unit_test(test_live_ring),
+        cmocka_unit_test(test_clean_rings_are_guessed),
+        cmocka_unit_test(test_not_guessed),
+        cmocka_unit_test(test_torn_slot),
+        cmocka_unit_test(test_killed_writer),
+        cmocka_unit_test(test_stamps_out_of_order),
+        cmocka_unit_test(test_live_ring),
+        cmocka_unit_test(test_sparse_tail),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
