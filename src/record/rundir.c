@@ -390,39 +390,72 @@ int latrec_rundir_rings_link(const char *dir, const char *target, char *err, siz
     return 0;
 }
 
-/* Copy src to dst (created O_EXCL). 0 or -errno. */
+/* 1 when the n bytes at p are all zero. */
+static int all_zero(const char *p, size_t n)
+{
+    return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/* Bytes [off, off + len) of sfd to the same offsets of dfd, a page of
+ * zeros left a hole (not written): 0, -1 with errno, or 1 when sfd ended
+ * first (the file shrank: *end where). */
+static int copy_range(int sfd, int dfd, off_t off, off_t len, off_t *end)
+{
+    enum { PAGE = 4096 };
+    char buf[1 << 16];
+    while (len > 0) {
+        ssize_t n = pread(sfd, buf, sizeof(buf) < (size_t)len ? sizeof(buf) : (size_t)len, off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        if (n == 0) { /* the file shrank */
+            *end = off;
+            return 1;
+        }
+        for (ssize_t k = 0; k < n;) {
+            const size_t step = (size_t)(n - k) < PAGE ? (size_t)(n - k) : PAGE;
+            if (all_zero(buf + k, step)) {
+                k += (ssize_t)step;
+                continue;
+            }
+            ssize_t w = pwrite(dfd, buf + k, step, off + k);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) return -1;
+            k += w;
+        }
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Copy src to dst (created O_EXCL), sparse: only the source's data
+ * (lseek's SEEK_DATA and SEEK_HOLE; all of it where its filesystem cannot
+ * say) is read, and only its pages that are not all zero are written. A
+ * ring's slots its writer never stamped (its writer faults them in as
+ * zeros) then take no room, and a reader's guess does not read them
+ * (read/ring.h). 0 or -errno. */
 static int copy_file(int sfd, int ddirfd, const char *dname)
 {
     int dfd = openat(ddirfd, dname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (dfd < 0) return -errno;
     struct stat st;
     if (fstat(sfd, &st) != 0) goto fail;
-    off_t left = st.st_size;
-    int use_cfr = 1;
-    char buf[1 << 16];
-    while (left > 0) {
-        ssize_t n;
-        if (use_cfr) {
-            n = copy_file_range(sfd, NULL, dfd, NULL, (size_t)left, 0);
-            if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-                use_cfr = 0;
-                continue;
-            }
-            if (n < 0) goto fail;
-        } else {
-            n = read(sfd, buf, sizeof(buf) < (size_t)left ? sizeof(buf) : (size_t)left);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) goto fail;
-            for (ssize_t off = 0; off < n;) {
-                ssize_t w = write(dfd, buf + off, (size_t)(n - off));
-                if (w < 0 && errno == EINTR) continue;
-                if (w < 0) goto fail;
-                off += w;
-            }
+    off_t end = st.st_size;
+    for (off_t at = 0; at < end;) {
+        off_t data = lseek(sfd, at, SEEK_DATA);
+        if (data < 0 && errno == ENXIO) break; /* a hole to the end */
+        off_t hole = data >= at ? lseek(sfd, data, SEEK_HOLE) : -1;
+        if (data < at || hole <= data) { /* not said: the rest is data */
+            data = at;
+            hole = end;
         }
-        if (n == 0) break; /* the file shrank */
-        left -= n;
+        if (hole > end) hole = end;
+        const int rc = copy_range(sfd, dfd, data, hole - data, &end);
+        if (rc < 0) goto fail;
+        if (rc > 0) break;
+        at = hole;
     }
+    if (ftruncate(dfd, end) != 0) goto fail; /* the holes at the end, or where it shrank */
     if (close(dfd) != 0) {
         int e = errno;
         unlinkat(ddirfd, dname, 0);

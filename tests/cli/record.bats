@@ -278,6 +278,30 @@ load record_helpers
     [ "$(jq --argjson p "$dapp" '[.collectors.rings.files[] | select(.pid == $p)] | length' r/run.json)" -eq "$dapp_threads" ]
 }
 
+@test "rings copied from tmpfs keep their empty slots as holes: the same records as a dense copy" {
+    # WORK is under /tmp, the rings on /dev/shm: copied when they differ
+    [ "$(stat -f -c %T /dev/shm)" = tmpfs ] || skip "/dev/shm is not a tmpfs"
+    [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$WORK")" ] || skip "$WORK is on /dev/shm's filesystem: the rings are moved"
+    truncate -s 1M hole.probe
+    [ "$(stat -c %b hole.probe)" -eq 0 ] || skip "$(stat -f -c %T "$WORK") keeps no holes"
+    run "$LATREC" record -q -o r -- "$E3LOOP" --duration 0.5 --rate 200
+    [ "$status" -eq 0 ]
+    [ "$(jq -r .collectors.rings.copied r/run.json)" -eq 5 ]
+    # 2^18 slots of 32 bytes a ring, a few thousand stamped: mostly holes
+    local f
+    for f in r/rings/*.latrec; do
+        [ "$(stat -c %s "$f")" -eq 8392704 ]
+        [ $(($(stat -c %b "$f") * 512)) -lt 1048576 ]
+    done
+    cp -r --sparse=never r dense
+    [ "$(du -sk dense/rings | cut -f1)" -gt 40000 ]
+    "$LATREC" convert -q -o sparse.csv r
+    "$LATREC" convert -q -o dense.csv dense
+    diff sparse.csv/records.csv dense.csv/records.csv
+    [ "$(wc -l < sparse.csv/records.csv)" -gt 100 ]
+    diff <("$LATREC" hist -q r) <("$LATREC" hist -q dense)
+}
+
 @test "--rings-dir puts the rings somewhere else during the run" {
     mkdir elsewhere
     run "$LATREC" record -q -o r --rings-dir elsewhere -- "$E3LOOP" --duration 0.5 --rate 200
