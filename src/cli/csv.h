@@ -65,10 +65,11 @@ static inline char *latrec_csv_reserve(latrec_csv *c, size_t n)
 static inline void latrec_csv_commit(latrec_csv *c, char *end) { c->len = (size_t)(end - c->buf); }
 
 /* Decimal formatting without a division or a branch per digit: numbers
- * are cut into chunks of 8 digits, each made in one 64-bit word (the
- * digits split 4 | 4, 2 | 2 | 2 | 2, then 1 | 1 ... in its lanes by
- * multiplying with reciprocals) and stored with one 8-byte store, its
- * leading zeros shifted out. Each returns the end of what it wrote (no
+ * are cut into chunks of 8 digits, each made in one 64-bit word (split 4 |
+ * 4 by multiplying with a reciprocal, each half's 4 digits from a table of
+ * 10^4 words: on convert's 16 x 2^14 records 244.7 -> 216.5 M
+ * instructions, against splitting on down to 1 | 1 by reciprocals) and
+ * stored with one 8-byte store, its leading zeros shifted out. Each returns the end of what it wrote (no
  * NUL) and may store up to 8 bytes past that end (24 bytes from out at
  * most for any number). */
 static const char latrec_digit_pairs[201] =
@@ -76,16 +77,17 @@ static const char latrec_digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* The 4 decimal digits of each n < 10^4 as bytes 0-9 (not yet ASCII), the
+ * most significant in the lowest byte (csv.c fills it before main). */
+extern uint32_t latrec_digits4[10000];
+
 /* The 8 decimal digits of v < 10^8 as bytes 0-9 (not yet ASCII), the most
- * significant in the lowest byte (the first in memory). */
+ * significant in the lowest byte (the first in memory): its two halves of
+ * 4 digits from the table. */
 static inline __attribute__((always_inline)) uint64_t latrec_digits8(uint32_t v)
 {
-    const uint64_t q = (uint64_t)v * 109951163u >> 40; /* v / 10^4 for v < 10^8 */
-    uint64_t x = q | (uint64_t)(v - (uint32_t)q * 10000u) << 32;
-    const uint64_t q2 = (x * 5243u >> 19) & 0x0000007F0000007Full; /* each half / 100 */
-    x = q2 | (x - q2 * 100u) << 16;
-    const uint64_t q3 = (x * 103u >> 10) & 0x000F000F000F000Full; /* each quarter / 10 */
-    return q3 | (x - q3 * 10u) << 8;
+    const uint32_t q = (uint32_t)((uint64_t)v * 109951163u >> 40); /* v / 10^4 for v < 10^8 */
+    return latrec_digits4[q] | (uint64_t)latrec_digits4[v - q * 10000u] << 32;
 }
 #define LATREC_ASCII8 0x3030303030303030ull
 

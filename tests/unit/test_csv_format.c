@@ -1,7 +1,8 @@
 /*
  * The CSV writer's table formatting (cli/csv.h) against snprintf: every
- * number at and around each power of ten up to 2^64 - 1, and a few million
- * pseudo-random ones of every length; durations in us with three decimals,
+ * number at and around each power of ten up to 2^64 - 1, every number
+ * below 10^6 and each 4-digit half of 8 digits (latrec_digits8's table)
+ * over 10^4 ranges, and a few million pseudo-random ones of every length; durations in us with three decimals,
  * negative ones too; stamps through the leading-digit cache; a quoted
  * field as latrec_csv_field makes it.
  */
@@ -48,6 +49,25 @@ static void test_powers_of_ten(void **state)
     check_us(-1000);
     check_us(INT64_MIN);
     check_us(INT64_MAX);
+}
+
+/* Every number below 10^6, and 8 digits whose halves run through every
+ * 4-digit value (kept zeros and all). */
+static void test_every_half(void **state)
+{
+    (void)state;
+    for (uint64_t v = 0; v < 1000000; v++) check_u64(v);
+    for (uint32_t h = 0; h < 10000; h++) {
+        char got[16], want[16];
+        const uint32_t v[3] = { h, h * 10000u + 9999 - h, 99990000u + h };
+        for (int k = 0; k < 3; k++) {
+            latrec_fmt8(got, v[k]);
+            got[8] = '\0';
+            snprintf(want, sizeof want, "%08" PRIu32, v[k]);
+            assert_string_equal(got, want);
+            check_u64(100000000ull * (h + 1) + v[k]);
+        }
+    }
 }
 
 static void test_random(void **state)
@@ -119,6 +139,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_powers_of_ten),
+        cmocka_unit_test(test_every_half),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_shared_leading_digits),
         cmocka_unit_test(test_field),
