@@ -379,36 +379,39 @@ static void timeline_note(const latrec_timeline_totals *tt, const latrec_timelin
 
 /* Open the outputs of the format: trace.json (chrome), or records.csv
  * and the component tables (csv); the path assembler when the run has
- * paths. 0, or -1 with one line on stderr. PATH (PLEN bytes) is room for
+ * paths. 0, or -1 with one line in err. PATH (PLEN bytes) is room for
  * each output's name. */
 static int outputs_open(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir,
                         char *path, size_t plen, char *err, size_t errlen)
 {
     if (o->chrome) {
         snprintf(path, plen, "%s/trace.json", outdir);
-        if (!(p->timeline = latrec_timeline_open(path, in, p->legs, &o->timeline, err, errlen))) {
-            fprintf(stderr, "latrec convert: %s\n", err);
-            return -1;
-        }
+        if (!(p->timeline = latrec_timeline_open(path, in, p->legs, &o->timeline, err, errlen))) return -1;
     } else {
         p->tables = latrec_component_tables_new(in, p->legs, outdir, &p->set);
         if (!p->tables) {
-            fprintf(stderr, "latrec convert: out of memory\n");
+            snprintf(err, errlen, "out of memory");
             return -1;
         }
         snprintf(path, plen, "%s/records.csv", outdir);
-        if (!(p->records = latrec_records_csv_open(path, in, p->legs, &p->set, err, errlen))) {
-            fprintf(stderr, "latrec convert: %s\n", err);
-            return -1;
-        }
+        if (!(p->records = latrec_records_csv_open(path, in, p->legs, &p->set, err, errlen))) return -1;
     }
     p->outdir = outdir;
     const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
     if (latrec_path_index_n(in->paths) && !(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
-        fprintf(stderr, "latrec convert: out of memory\n");
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
     return 0;
+}
+
+/* What stops convert before its pass, said after the rings' warnings as
+ * when every ring is scanned at open: the rings still guessed are scanned
+ * first (their warnings said), then "latrec convert: ERR". */
+static void say_before_pass(latrec_input *in, const char *err)
+{
+    (void)latrec_input_settle(in, NULL);
+    fprintf(stderr, "latrec convert: %s\n", err);
 }
 
 /* The pass starts over (a ring opened by the guess was wrong, engine/pass.h):
@@ -436,7 +439,9 @@ static int convert_restart(void *ctx, latrec_pass *fresh)
     latrec_input_totals_get(p->in, &tot);
     p->all_records = tot.valid + tot.sched.valid;
     char path[4200], err[4400];
-    return outputs_open(p, p->o, p->in, p->outdir, path, sizeof(path), err, sizeof(err));
+    if (outputs_open(p, p->o, p->in, p->outdir, path, sizeof(path), err, sizeof(err)) == 0) return 0;
+    fprintf(stderr, "latrec convert: %s\n", err);
+    return -1;
 }
 
 /* Close what the pass wrote to (records.csv, trace.json) and write what
@@ -494,15 +499,17 @@ static void print_summary(const struct convert_pass *p, latrec_input *in, const 
 /* The output directory: -o, else the first DIR (chrome) or DIR/csv; -1
  * (printed) when the name does not fit: never into the directory a cut
  * name would name. */
-static int output_dir_name(const struct convert_opts *o, const latrec_input *in, char *outdir, size_t size)
+static int output_dir_name(const struct convert_opts *o, latrec_input *in, char *outdir, size_t size)
 {
     int n;
     if (o->outdir) n = snprintf(outdir, size, "%s", o->outdir);
     else if (o->chrome) n = snprintf(outdir, size, "%s", in->opts.dirs[0]);
     else n = snprintf(outdir, size, "%s/csv", in->opts.dirs[0]);
     if (n < (int)size) return 0;
-    fprintf(stderr, "latrec convert: %.200s...: the output directory's name is longer than %zu bytes; use -o\n",
-            in->opts.dirs[0], size - 1);
+    char err[320];
+    snprintf(err, sizeof(err), "%.200s...: the output directory's name is longer than %zu bytes; use -o",
+             in->opts.dirs[0], size - 1);
+    say_before_pass(in, err);
     return -1;
 }
 
@@ -567,7 +574,7 @@ int latrec_cmd_convert(int argc, char **argv)
     char path[4200];
     char err[4400];
     if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec convert: %s\n", err);
+        say_before_pass(in, err);
         goto out;
     }
     /* every instance and record, no tables of the engine's own; the
@@ -576,7 +583,10 @@ int latrec_cmd_convert(int argc, char **argv)
     const latrec_pass_sinks sinks = { .ctx = &p };
     if (latrec_engine_start(e, &pass_opts, &sinks) < 0) goto out; /* printed */
     p.legs = latrec_pass_legs(latrec_engine_pass(e));
-    if (outputs_open(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) goto out;
+    if (outputs_open(&p, &o, in, outdir, path, sizeof(path), err, sizeof(err)) < 0) {
+        say_before_pass(in, err);
+        goto out;
+    }
     /* every record, sched.latrec's too, to records.csv (csv) and the
      * progress: the builder ran on the merge's time (the wall-clock mapping
      * with --wall), so the tables and the timeline show the same clock as

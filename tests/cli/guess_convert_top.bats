@@ -51,6 +51,23 @@ for row in csv.reader(open(sys.argv[1])):
             done
         done
     done
+    # an output that cannot be opened stops convert before its pass: the
+    # warning of the ring of two writers first, as the scan says it at open
+    touch "$D/file"
+    for f in 0 1; do
+        mkdir -p "$D/link$f"
+        ln -sfn "$D/file" "$D/link$f/records.csv"
+        run --separate-stderr "$LATREC" convert -o "$D/file/sub" "$D/g$f/M"
+        eval "status$f=\$status err$f=\${stderr//\$D\/g\$f/G}"
+        run --separate-stderr "$LATREC" convert -o "$D/link$f" "$D/g$f/M"
+        eval "lstatus$f=\$status lerr$f=\${stderr//\$D\/g\$f/G}"
+        eval "lerr$f=\${lerr$f//link\$f/LINK}"
+    done
+    [ "$status0" -eq 1 ] && [ "$status1" -eq 1 ] && [ "$lstatus0" -eq 1 ] && [ "$lstatus1" -eq 1 ]
+    [ "$err0" = "$err1" ]
+    [ "$lerr0" = "$lerr1" ]
+    [[ "$err1" == "latrec convert: G/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)"$'\n'"latrec convert: "*"not a directory" ]]
+    [[ "$lerr1" == "latrec convert: G/M/"*$'\n'"latrec convert: "*"LINK/records.csv: exists and is a symbolic link"* ]]
     # what the cases hold: one record fewer (T), the warning first (M C)
     run --separate-stderr "$LATREC" convert -o "$D/conv1" "$D/g1/T"
     [[ "$stderr" == *"4 rings (0 skipped), 319 records"* ]]
