@@ -34,27 +34,8 @@
 #define T0 2000000000ull
 #define PROCS 2
 #define MSGS 3000 /* per process, 20 us apart */
-
+#include "pass_rings.h" /* after PROCS */
 enum { CLEAN = 0, TORN = 1, EARLY = 2, TWO_WRITERS = 4 };
-
-static char dir[512];
-static const char *kinds[2] = { "oai", "libe3.outbound" };
-
-static void ring_path(char *buf, size_t len, int p, int k)
-{
-    snprintf(buf, len, "%s/%s.%d.latrec", dir, kinds[k], 100 + 10 * p + k);
-}
-
-static void remove_rings(void)
-{
-    char path[600];
-    for (int p = 0; p < PROCS; p++)
-        for (int k = 0; k < 2; k++) {
-            ring_path(path, sizeof(path), p, k);
-            unlink(path);
-        }
-    rmdir(dir);
-}
 
 /* Message i of process p at T0 + i * 20 us + p * 3 us: ENQUEUE on oai,
  * DEQUEUE, ENCODE_E3AP_DONE and SEND_DONE on libe3.outbound (every 17th
@@ -64,18 +45,10 @@ static void remove_rings(void)
  * those of messages 1000 and 2000 (two descents). */
 static void write_rings(int flags)
 {
-    snprintf(dir, sizeof(dir), "%s/pass_restart.%d", LATREC_TEST_TMP, (int)getpid());
-    mkdir(LATREC_TEST_TMP, 0755);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    rings_dir("pass_restart");
     for (int p = 0; p < PROCS; p++) {
         ringgen g[2];
-        for (int k = 0; k < 2; k++) {
-            char name[64];
-            snprintf(name, sizeof(name), "%s.%d", kinds[k], 100 + 10 * p + k);
-            assert_int_equal(ringgen_init(&g[k], 3, 1u << 14, name), 0);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_PID, 5000 + (uint32_t)p);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_TID, 100 + 10 * (uint32_t)p + (uint32_t)k);
-        }
+        proc_rings_init(g, p, 1u << 14);
         for (uint64_t i = 1; i <= MSGS; i++) {
             const uint64_t t = T0 + i * 20000 + (uint64_t)p * 3000;
             const uint64_t d = t + 2000 + (i * 7919) % 500;
@@ -88,14 +61,7 @@ static void write_rings(int flags)
             if ((flags & TORN) && p == 1 && i == 1501)
                 ringgen_set_rec(&g[1], (g[1].next - 1) & (g[1].entries - 1), i, 1, LATREC_SEND_DONE, 0, 0, 0);
         }
-        for (int k = 0; k < 2; k++) {
-            char path[600];
-            ringgen_set_u64(&g[k], RINGGEN_OFF_REC_COUNT, g[k].next);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_FLAGS, 1); /* LATREC_F_CLEAN_CLOSE */
-            ring_path(path, sizeof(path), p, k);
-            assert_int_equal(ringgen_write(&g[k], path), 0);
-            ringgen_free(&g[k]);
-        }
+        proc_rings_write(g, p);
     }
 }
 

@@ -38,31 +38,12 @@
 #define PROCS 4
 #define MSGS 6000 /* per process, 20 us apart */
 #define HORIZON 20000000ull
-
+#include "pass_rings.h" /* after PROCS */
 enum { CLEAN = 0, DROPS = 1, TWO_LEGS = 2, DISORDER = 4, LONE_DROPS = 8, LATE = 16, EARLY_END = 32, TORN = 64 };
 /* What the run with restart sinks does: read by process, in time order at
  * once (the look at the first records saw why), or by process until it
  * gives up and starts over in time order. */
 enum { BY_PROCESS, IN_ORDER, RESTARTED };
-
-static char dir[512];
-static const char *kinds[2] = { "oai", "libe3.outbound" };
-
-static void ring_path(char *buf, size_t len, int p, int k)
-{
-    snprintf(buf, len, "%s/%s.%d.latrec", dir, kinds[k], 100 + 10 * p + k);
-}
-
-static void remove_rings(void)
-{
-    char path[600];
-    for (int p = 0; p < PROCS; p++)
-        for (int k = 0; k < 2; k++) {
-            ring_path(path, sizeof(path), p, k);
-            unlink(path);
-        }
-    rmdir(dir);
-}
 
 /* Where the anomalies below start: early (the pass's look at the first
  * 65536 records sees them) or LATE (after them: 4 processes stamp about 15
@@ -86,18 +67,10 @@ static uint64_t from(int flags)
  * the guess (engine/input.h) does not scan them at open. */
 static void write_rings(int flags)
 {
-    snprintf(dir, sizeof(dir), "%s/pass_split.%d", LATREC_TEST_TMP, (int)getpid());
-    mkdir(LATREC_TEST_TMP, 0755);
-    assert_int_equal(mkdir(dir, 0755), 0);
+    rings_dir("pass_split");
     for (int p = 0; p < PROCS; p++) {
         ringgen g[2];
-        for (int k = 0; k < 2; k++) {
-            char name[64];
-            snprintf(name, sizeof(name), "%s.%d", kinds[k], 100 + 10 * p + k);
-            assert_int_equal(ringgen_init(&g[k], 3, 1u << 15, name), 0);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_PID, 5000 + (uint32_t)p);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_TID, 100 + 10 * (uint32_t)p + (uint32_t)k);
-        }
+        proc_rings_init(g, p, 1u << 15);
         for (uint64_t i = 1; i <= MSGS; i++) {
             const uint64_t t = T0 + i * 20000 + (uint64_t)p * 3000;
             const uint64_t d = t + 2000 + (i * 7919) % 500;
@@ -123,14 +96,7 @@ static void write_rings(int flags)
             ringgen_stamp(&g[1], MSGS + 1, 1, LATREC_ENCODE_E3AP_DONE, t + 2900, 64, 0);
             ringgen_stamp(&g[1], MSGS + 1, 1, LATREC_SEND_DONE, t + 3500, 0, 0);
         }
-        for (int k = 0; k < 2; k++) {
-            char path[600];
-            ringgen_set_u64(&g[k], RINGGEN_OFF_REC_COUNT, g[k].next);
-            ringgen_set_u32(&g[k], RINGGEN_OFF_FLAGS, 1); /* LATREC_F_CLEAN_CLOSE */
-            ring_path(path, sizeof(path), p, k);
-            assert_int_equal(ringgen_write(&g[k], path), 0);
-            ringgen_free(&g[k]);
-        }
+        proc_rings_write(g, p);
     }
 }
 
