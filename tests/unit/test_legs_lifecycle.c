@@ -5,8 +5,9 @@
  * oldest after it; a last stage stamped 0 starts a grace that is over at
  * once), the chain order checked when a complete instance of a
  * long chain ends, thousands of instances waiting in grace (some ended
- * there by a late extra) in exact emit order, stamps near 2^64 (no
- * deadline wraps).
+ * there by a late extra) in exact emit order, the open queue's front
+ * pinned by an instance the horizon cuts at last (fed also lazily), stamps
+ * near 2^64 (no deadline wraps).
  *
  * Records are fed by hand (latrec_legs_feed), or from rings written here
  * in time order (legs_run.h); every expected value is typed in from the
@@ -178,7 +179,7 @@ static void test_long_chain_reversed(void **state)
  * record past its SEND_DONE + 10 ms arrives, before that record is placed;
  * the rest at finish in order of creation. The emit order is computed here
  * from those rules and compared instance by instance. */
-enum { MANY = 8000, MANY_RECS = MANY * 6 };
+enum { MANY = 8000, MANY_RECS = 4 * 20002 }; /* this test's 6 per seq, and the pinned front's 4 */
 static latrec_rec many_recs[MANY_RECS];
 static uint64_t want_seq[MANY];
 
@@ -244,6 +245,66 @@ static void test_grace_many_exact_order(void **state)
     run_close(&r);
 }
 
+/* The open queue's front pinned, then cut: seq 1 opens at BASE and never
+ * completes, while 20000 instances behind it complete and end by their
+ * grace, leaving holes (the queue fills and is compacted behind seq 1).
+ * With a 50 ms horizon, seq 1 is cut at the first record past BASE +
+ * 50 ms, after the graces due before that record; then the front is found
+ * again past thousands of holes. The emit order is computed here from
+ * those rules; fed both by latrec_legs_feed and lazily (settled every 256
+ * records), with the same order, cut count and next cut. */
+enum { PINNED = 20000 };
+static uint64_t pinned_want[PINNED + 1];
+
+static void test_front_pinned_then_cut(void **state)
+{
+    (void)state;
+    const uint64_t horizon = 50 * MS;
+    size_t n = 0;
+    many_recs[n++] = rec_of(ENQUEUE, 2, 1, BASE, 1);
+    for (uint64_t s = 2; s <= PINNED + 1; s++)
+        for (unsigned k = 0; k < 4; k++) many_recs[n++] = rec_of(ENQUEUE + k, 2, s, t_of(s) + 1000 * k, s);
+    size_t n_want = 0, cut_at = 0;
+    uint64_t next = 2; /* the oldest seq not ended */
+    int pinned = 1;
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t t = many_recs[k].t_ns;
+        while (next <= PINNED + 1 && t_of(next) + 3000 + LATREC_LEGS_GRACE_NS < t) pinned_want[n_want++] = next++;
+        if (pinned && BASE + horizon < t) {
+            pinned_want[n_want++] = 1;
+            pinned = 0;
+            cut_at = n_want;
+        }
+    }
+    const size_t before_finish = n_want, oldest = next;
+    while (next <= PINNED + 1) pinned_want[n_want++] = next++;
+    assert_int_equal(n_want, PINNED + 1);
+    assert_true(cut_at > 1000 && before_finish > cut_at + 1000);
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        struct run r;
+        open_by_hand(&r, lazy ? "pinned_lazy" : "pinned", horizon);
+        for (size_t k = 0; k < n; k++) {
+            const int leg =
+                lazy ? latrec_legs_feed_lazy(r.legs, 0, &many_recs[k]) : latrec_legs_feed(r.legs, 0, &many_recs[k]);
+            assert_true(leg >= 0);
+            if (lazy && k % 256 == 255) latrec_legs_settle(r.legs);
+        }
+        latrec_legs_settle(r.legs);
+        assert_int_equal(r.n_inst, before_finish);
+        assert_int_equal(latrec_legs_cut_horizon(r.legs), 1);
+        assert_int_equal(latrec_legs_next_cut(r.legs), t_of(oldest) + horizon);
+        latrec_legs_finish(r.legs);
+        assert_int_equal(r.n_inst, PINNED + 1);
+        for (size_t i = 0; i < r.n_inst; i++) assert_int_equal(r.inst[i]->seq, pinned_want[i]);
+        const latrec_instance *a = r.inst[cut_at - 1];
+        assert_int_equal(a->complete, 0);
+        assert_int_equal(a->hits[0].t_ns, BASE);
+        assert_int_equal(a->hits[1].t_ns, 0);
+        assert_int_equal(r.inst[0]->complete, 1);
+        run_close(&r);
+    }
+}
+
 /* Stamps within 100 us of 2^64 (a clock near its end): an instance's
  * horizon and grace end past 2^64, so none is due before the stream ends
  * (not wrapped to a deadline every later record is past, which cut every
@@ -285,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_zero_last_stage_grace),
         cmocka_unit_test(test_long_chain_reversed),
         cmocka_unit_test(test_grace_many_exact_order),
+        cmocka_unit_test(test_front_pinned_then_cut),
         cmocka_unit_test(test_stamps_near_2_64),
     };
     return cmocka_run_group_tests(tests, legs_setup, NULL);
