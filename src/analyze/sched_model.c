@@ -102,6 +102,7 @@ static int iv_push(latrec_sched_model *m, gen *g, uint64_t s, uint64_t e)
     iv->cause = g->cause;
     iv->reserved = 0;
     g->tot[g->state - 1] += e - s;
+    if (!g->n_stored++) g->first_iv = s;
     m->c.intervals++;
     return 0;
 }
@@ -113,6 +114,7 @@ static void unsettle(latrec_sched_model *m, gen *g)
     while (g->n_iv && g->iv[g->n_iv - 1].start_ns >= g->state_start && g->iv[g->n_iv - 1].state == g->state) {
         const latrec_sched_interval *iv = &g->iv[--g->n_iv];
         g->tot[g->state - 1] -= iv->end_ns - iv->start_ns;
+        if (!--g->n_stored) g->first_iv = 0;
         m->c.intervals--;
     }
 }

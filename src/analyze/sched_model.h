@@ -226,7 +226,9 @@ typedef struct latrec_sched_thread {
     uint64_t end_ns;   /* when it closed (final switch-out, EXIT, exec
                           away, reuse) or the last event time */
     uint64_t on_cpu_ns, runnable_ns, blocked_ns; /* whole-life totals */
-    size_t   n_intervals;
+    size_t n_intervals;                          /* held now (latrec_sched_forget lets go of some) */
+    size_t n_stored;                             /* stored over its life, let go of or not */
+    uint64_t first_interval_ns;                  /* start of its first stored interval (0: none) */
 } latrec_sched_thread;
 
 typedef struct latrec_sched_counts {
@@ -327,6 +329,26 @@ typedef struct latrec_sched_hint {
  * and left in *h. Returns 0; -1 with errno EINVAL when t_b < t_a. */
 int latrec_sched_split_sums(const latrec_sched_model *m, latrec_sched_hint *h, uint32_t tid, uint64_t t_a, uint64_t t_b,
                             latrec_sched_breakdown *out);
+
+/* latrec_sched_split() on m, the names of who ran instead from `names`, a
+ * model fed the same records further on (a task named only later takes
+ * that name, as in the model of the whole run). For a model fed as it is
+ * read (cli/timeline_sched.c): its window must be in, and who ran on the
+ * CPUs the thread waited on settled (latrec_sched_others_final). */
+int latrec_sched_split_named(const latrec_sched_model *m, const latrec_sched_model *names, uint32_t tid, uint64_t t_a,
+                             uint64_t t_b, latrec_sched_breakdown *out);
+
+/* Who ran on the CPUs the generation of tid alive at t_b waited on in
+ * [t_a, t_b) can no longer change as more records are fed: 1, else 0
+ * (a later switch record may still give an unrecorded task the time back
+ * to when a target thread began waiting there). */
+int latrec_sched_others_final(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b);
+
+/* Every interval that starts before the time returned is stored as it
+ * will stay (or its state was dropped for good): the model's time, or the
+ * start of the earliest state still open when that is before it;
+ * UINT64_MAX once finished. */
+uint64_t latrec_sched_settled_before(const latrec_sched_model *m);
 
 /* State of `tid` at time t (the generation alive at t, as for splits);
  * *cpu (may be NULL) gets its cpu or LATREC_SCHED_NO_CPU. */

@@ -47,6 +47,7 @@ typedef struct gen {
     uint64_t forgot_end; /* end of the last interval latrec_sched_forget let
                             go (0: none): the timeline reaches back to it */
     u64vec   pre, mig; /* preemption and migration times */
+    uint64_t n_stored, first_iv; /* intervals stored over its life; the first one's start */
 } gen;
 
 typedef struct name_ent {
@@ -223,6 +224,25 @@ static inline const gen *gen_at(const latrec_sched_model *m, const tident *td, u
         else hi = mid;
     }
     return &m->g[td->gens[lo ? lo - 1 : 0]];
+}
+
+/* Who ran on the CPUs g waited on in [a, b) can no longer change: each
+ * CPU's open occupancy began at or after the wait there, or no target
+ * thread has waited there since before its end (a later switch record
+ * gives an unrecorded task the time back to then only). */
+static inline int occupancy_final(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b)
+{
+    for (size_t i = i0; i < g->n_iv && g->iv[i].start_ns < b; i++) {
+        const latrec_sched_interval *iv = &g->iv[i];
+        if (iv->state != LATREC_SCHED_RUNNABLE || iv->cpu >= LATREC_SCHED_MAX_CPUS) continue;
+        const uint64_t s = iv->start_ns > a ? iv->start_ns : a, e = iv->end_ns < b ? iv->end_ns : b;
+        if (s >= e) continue;
+        const cpustate *cs = &m->cpu[iv->cpu];
+        if (cs->open && cs->v[cs->n - 1].start >= e) continue;
+        if (!cs->waiters || cs->wait_edge >= e) continue;
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- queries the halves share (sched_query.c) ------------------------ */

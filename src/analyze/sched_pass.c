@@ -398,25 +398,6 @@ int latrec_sched_pass_add(latrec_sched_pass *p, latrec_sched_acc *acc, latrec_sc
     return 0;
 }
 
-/* Who ran on the CPUs g waited on in [a, b) can no longer change: each
- * CPU's open occupancy began at or after the wait there, or no target
- * thread has waited there since before its end (a later switch record
- * gives an unrecorded task the time back to then only). */
-static int occupancy_final(const latrec_sched_model *m, const gen *g, size_t i0, uint64_t a, uint64_t b)
-{
-    for (size_t i = i0; i < g->n_iv && g->iv[i].start_ns < b; i++) {
-        const latrec_sched_interval *iv = &g->iv[i];
-        if (iv->state != LATREC_SCHED_RUNNABLE || iv->cpu >= LATREC_SCHED_MAX_CPUS) continue;
-        const uint64_t s = iv->start_ns > a ? iv->start_ns : a, e = iv->end_ns < b ? iv->end_ns : b;
-        if (s >= e) continue;
-        const cpustate *cs = &m->cpu[iv->cpu];
-        if (cs->open && cs->v[cs->n - 1].start >= e) continue;
-        if (!cs->waiters || cs->wait_edge >= e) continue;
-        return 0;
-    }
-    return 1;
-}
-
 static void req_try(latrec_sched_pass *p, size_t i)
 {
     const latrec_sched_model *m = p->m;

@@ -306,6 +306,41 @@ int latrec_sched_split(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, 
     return rc;
 }
 
+int latrec_sched_split_named(const latrec_sched_model *m, const latrec_sched_model *names, uint32_t tid, uint64_t t_a,
+                             uint64_t t_b, latrec_sched_breakdown *out)
+{
+    latrec_sched_hint h = { 0 };
+    const gen *g;
+    size_t ia;
+    if (split_sums(m, &h, tid, t_a, t_b, out, &g, &ia) < 0) return -1;
+    if (!g || !out->runnable_ns) return 0;
+    sched_name_key keys[LATREC_SCHED_TOP];
+    const int rc = sched_others_collect(m, g, ia, t_a, t_b, out, keys);
+    sched_name_others(names, out, keys);
+    if (rc) errno = ENOMEM;
+    out->unattributed_ns = out->runnable_ns - out->instead_ns;
+    return rc;
+}
+
+int latrec_sched_others_final(const latrec_sched_model *m, uint32_t tid, uint64_t t_a, uint64_t t_b)
+{
+    const tident *td = td_find(m, tid);
+    const gen *g = td ? gen_at(m, td, t_b) : NULL;
+    if (!g || t_b <= t_a || !g->n_iv) return 1;
+    return occupancy_final(m, g, end_upper(g->ends, 0, g->n_iv, t_a), t_a, t_b);
+}
+
+uint64_t latrec_sched_settled_before(const latrec_sched_model *m)
+{
+    if (m->finished) return UINT64_MAX;
+    uint64_t t = m->cur_t;
+    for (size_t i = 0; i < m->n_g; i++) {
+        const gen *g = &m->g[i];
+        if (!g->closed && g->state != LATREC_SCHED_UNKNOWN && g->since < t) t = g->since;
+    }
+    return t;
+}
+
 latrec_sched_state latrec_sched_state_at(const latrec_sched_model *m, uint32_t tid, uint64_t t_ns,
                                          unsigned *cpu)
 {
@@ -385,6 +420,8 @@ void latrec_sched_thread_info(const latrec_sched_model *m, size_t i, latrec_sche
     out->runnable_ns = g->tot[1];
     out->blocked_ns = g->tot[2];
     out->n_intervals = g->n_iv;
+    out->n_stored = g->n_stored;
+    out->first_interval_ns = g->first_iv;
 }
 
 const latrec_sched_counts *latrec_sched_counters(const latrec_sched_model *m)

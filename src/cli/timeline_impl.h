@@ -16,9 +16,11 @@
 /* One scheduler-known thread generation and where its track stands. */
 struct tl_sched_thread {
     uint32_t tid, gen;
-    json_int_t pid;                  /* the track's process */
-    const latrec_sched_interval *iv; /* its timeline */
-    size_t n, next;                  /* intervals, the next to write */
+    json_int_t pid;    /* the track's process */
+    uint64_t first_ns; /* its first event (its generation is the one alive then) */
+    uint64_t first_iv; /* its first interval's start */
+    size_t n, next;    /* intervals stored over its life, those written or cut */
+    uint64_t done_to;  /* the end of the last one written or cut */
 };
 
 struct latrec_timeline {
@@ -36,6 +38,7 @@ struct latrec_timeline {
     latrec_sched_view sv;
     struct tl_sched_thread *th;
     size_t n_th;
+    uint64_t sched_settled; /* the model's latrec_sched_settled_before, when last asked */
 };
 
 /* Write one event (takes the reference; NULL means out of memory). */
@@ -51,7 +54,8 @@ double tl_us(const latrec_timeline *t, uint64_t ns);
  * process and thread any event uses. */
 void tl_write_names(latrec_timeline *t);
 
-/* timeline_sched.c: load the scheduler tracks (t->sv open), write their
+/* timeline_sched.c: the scheduler tracks (t->sv open, fed as the slices
+ * are written: latrec_sched_view_open_stream), write their
  * slices that begin before `upto` (ns, on the records' clock) within the
  * window and the budget, and free them. tl_sched_flush returns -1 when the
  * budget ran out (t->tot.stopped set). */

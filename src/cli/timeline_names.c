@@ -89,14 +89,14 @@ static void collect(latrec_timeline *t, struct names *n)
         proc_at(n, th->pid);
         struct track *tr = track_at(n, th->pid, (json_int_t)th->tid);
         tr->real_tid = th->tid;
-        if (!tr->when) tr->when = th->n ? th->iv[0].start_ns : 0;
+        if (!tr->when) tr->when = th->first_iv;
     }
 }
 
 static const char *comm_of(const latrec_timeline *t, uint32_t tid, uint64_t when)
 {
-    if (!t->sv.model || !tid) return NULL;
-    const char *c = latrec_sched_comm(t->sv.model, tid, when);
+    if (!t->sv.names || !tid) return NULL;
+    const char *c = latrec_sched_comm(t->sv.names, tid, when);
     return c && c[0] ? c : NULL;
 }
 
@@ -132,8 +132,8 @@ static void write_thread(latrec_timeline *t, const struct track *tr)
     char name[384];
     /* A thread by the last name it had (after its exec, not the "latrec"
      * or "sh" it was forked as), of the generation alive when first used. */
-    const int64_t gen = t->sv.model && tr->real_tid ? latrec_sched_gen_at(t->sv.model, tr->real_tid, tr->when) : -1;
-    const char *last = gen >= 0 ? latrec_sched_thread_name(t->sv.model, tr->real_tid, (uint32_t)gen) : NULL;
+    const int64_t gen = t->sv.names && tr->real_tid ? latrec_sched_gen_at(t->sv.names, tr->real_tid, tr->when) : -1;
+    const char *last = gen >= 0 ? latrec_sched_thread_name(t->sv.names, tr->real_tid, (uint32_t)gen) : NULL;
     const char *comm = last && last[0] ? last : comm_of(t, tr->real_tid, tr->when);
     if (tr->name[0] && comm) snprintf(name, sizeof(name), "%s (%s)", tr->name, comm);
     else if (tr->name[0]) snprintf(name, sizeof(name), "%s", tr->name);

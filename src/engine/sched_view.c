@@ -167,6 +167,54 @@ int latrec_sched_view_waits(latrec_sched_view *v, const latrec_input *in, latrec
     return rc;
 }
 
+/* ---- fed as read ------------------------------------------------------------- */
+
+static int no_wait(void *ctx, const latrec_sched_wait *w)
+{
+    (void)ctx;
+    (void)w;
+    return 0;
+}
+
+int latrec_sched_view_open_stream(latrec_sched_view *v, const latrec_input *in)
+{
+    memset(v, 0, sizeof(*v));
+    if (no_data(v, in)) return 0;
+    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
+        return cannot_load(v, r);
+    if (!(v->src = src_open(r))) return cannot_load(v, r);
+    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    if (latrec_sched_waits(&src, &v->names, no_wait, NULL) < 0 || !(v->model = latrec_sched_model_new())) {
+        latrec_sched_view_close(v);
+        return cannot_load(v, r);
+    }
+    src_rewind(v->src);
+    return 0;
+}
+
+#define STREAM_FORGET_EVERY 4096u /* records fed between two forgets */
+
+int latrec_sched_view_feed(latrec_sched_view *v, size_t n)
+{
+    if (v->ended) return 0;
+    latrec_rec rec;
+    for (size_t k = 0; k < n; k++) {
+        if (!src_next(v->src, &rec)) {
+            v->ended = 1;
+            if (latrec_sched_finish(v->model) == 0) return 0;
+            return cannot_load(v, &v->src->ring);
+        }
+        if (latrec_sched_feed(v->model, &rec)) return cannot_load(v, &v->src->ring);
+        if (++v->fed - v->fed_at_forget >= STREAM_FORGET_EVERY) {
+            v->fed_at_forget = v->fed;
+            const uint64_t now = latrec_sched_counters(v->model)->last_ns;
+            latrec_sched_forget(v->model, v->keep_from < now ? v->keep_from : now);
+        }
+    }
+    return 1;
+}
+
 /* ---- live ------------------------------------------------------------------ */
 
 int latrec_sched_view_open_live(latrec_sched_view *v, const latrec_input *in)
@@ -289,6 +337,8 @@ void latrec_sched_view_close(latrec_sched_view *v)
     v->src = NULL;
     latrec_sched_model_free(v->model);
     v->model = NULL;
+    latrec_sched_model_free(v->names);
+    v->names = NULL;
     if (v->attached) latrec_ring_close(&v->ring);
     v->attached = 0;
 }

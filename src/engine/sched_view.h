@@ -33,6 +33,10 @@ typedef struct latrec_sched_view {
     /* a pass (latrec_sched_view_open_pass): model is the pass's */
     latrec_sched_pass *pass;
     struct latrec_sched_view_src *src;
+    /* fed as read (latrec_sched_view_open_stream) */
+    latrec_sched_model *names; /* the whole file read once: threads, names */
+    uint64_t keep_from;        /* nothing that ended before it is asked again */
+    uint64_t fed_at_forget, fed;
 } latrec_sched_view;
 
 /* Load the run's scheduler data. Returns 0 (model or reason set), or -1 when
@@ -69,6 +73,18 @@ int latrec_sched_view_end_pass(latrec_sched_view *v);
  * or -1: sched.latrec could not be read, or out of memory (a line printed,
  * the reason set). */
 int latrec_sched_view_waits(latrec_sched_view *v, const latrec_input *in, latrec_sched_wait_fn fn, void *ctx);
+
+/* A finished run's scheduler data fed as it is read (convert's timeline),
+ * in bounded memory: names gets the whole file read once (threads,
+ * generations, names, counters, as the whole model's: latrec_sched_waits),
+ * and model a second reading fed on by latrec_sched_view_feed, letting go
+ * of what ended before keep_from (the caller moves it on). 0 (model or
+ * reason set), or -1: unreadable or out of memory (a line printed). */
+int latrec_sched_view_open_stream(latrec_sched_view *v, const latrec_input *in);
+
+/* Feed up to n more records to a stream view's model: 1, 0 when every
+ * record is in (the model finished), -1 out of memory (a line printed). */
+int latrec_sched_view_feed(latrec_sched_view *v, size_t n);
 
 /* A run being recorded (latrec top). The model is built as the run's
  * sched.latrec grows: latrec_sched_view_follow() reads the header's

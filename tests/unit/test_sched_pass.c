@@ -5,7 +5,8 @@
  * any before (answered by the second model), tids that turn up only later
  * and ones that never do; and the model it keeps stays a window of the
  * stream, not the run, with only wanted splits too; and the runqueue waits
- * streamed in bounded memory (latrec_sched_waits) are the whole model's.
+ * streamed in bounded memory (latrec_sched_waits) are the whole model's,
+ * as are the intervals of a model fed as they are read.
  * Streams from sched_random.h. */
 #include "sched_random.h"
 
@@ -321,13 +322,84 @@ static void test_waits_streamed(void **state)
     assert_true(peak[1] * 20 < whole[1]);
 }
 
+/* ---- a model fed as it is read (convert's timeline) ----------------------- */
+
+/* Fed on only until every interval starting before a time is settled
+ * (latrec_sched_settled_before), each generation's intervals that start
+ * before it are the whole model's; letting go of what ended before it,
+ * the model holds about the same over a stream ten times as long. */
+static size_t read_along(const latrec_rec *v, size_t n, const latrec_sched_model *full)
+{
+    latrec_sched_model *m = latrec_sched_model_new();
+    assert_non_null(m);
+    const size_t n_g = latrec_sched_n_threads(full);
+    size_t *done = calloc(n_g + 1, sizeof *done), fed = 0, peak = 0;
+    assert_non_null(done);
+    const uint64_t last = v[n - 1].t_ns;
+    for (uint64_t upto = v[0].t_ns; upto != UINT64_MAX;
+         upto = upto > last ? UINT64_MAX : upto + 20000 + rng() % 20000) { /* the last: the rest */
+        while (latrec_sched_settled_before(m) < upto) {                    /* fed on in steps, as the timeline does */
+            if (fed == n) assert_int_equal(latrec_sched_finish(m), 0);
+            for (size_t k = 0; k < 64 && fed < n; k++) assert_int_equal(latrec_sched_feed(m, &v[fed++]), 0);
+        }
+        for (size_t i = 0; i < n_g; i++) {
+            latrec_sched_thread info;
+            latrec_sched_thread_info(full, i, &info);
+            size_t nf, nm;
+            uint32_t gf, gm;
+            const latrec_sched_interval *f = latrec_sched_intervals(full, info.tid, info.first_ns, &nf, &gf);
+            const latrec_sched_interval *iv = latrec_sched_intervals(m, info.tid, info.first_ns, &nm, &gm);
+            if (!f || gf != info.gen || !iv || gm != gf) continue;
+            /* the ones not let go of yet are the whole model's, from done[i] on */
+            size_t j = 0;
+            while (j < nm && done[i] && iv[j].end_ns <= f[done[i] - 1].end_ns) j++;
+            for (; j < nm && iv[j].start_ns < upto; j++, done[i]++) {
+                assert_true(done[i] < nf);
+                assert_memory_equal(&iv[j], &f[done[i]], sizeof *iv);
+            }
+        }
+        const size_t held = latrec_sched_retained(m);
+        if (held > peak) peak = held;
+        latrec_sched_forget(m, upto < latrec_sched_counters(m)->last_ns ? upto : latrec_sched_counters(m)->last_ns);
+    }
+    for (size_t i = 0; i < n_g; i++) { /* every stored interval seen once */
+        latrec_sched_thread info;
+        latrec_sched_thread_info(full, i, &info);
+        size_t nf;
+        uint32_t gf;
+        if (latrec_sched_intervals(full, info.tid, info.first_ns, &nf, &gf) && gf == info.gen)
+            assert_int_equal(done[i], nf);
+    }
+    free(done);
+    latrec_sched_model_free(m);
+    return peak;
+}
+
+static void test_read_along(void **state)
+{
+    (void)state;
+    size_t peak[2], whole[2];
+    for (int r = 0; r < 2; r++) {
+        const size_t n = r ? 100000 : 10000;
+        rng_state = 90 + (uint64_t)r;
+        latrec_rec *v = stream(n);
+        latrec_sched_model *full = build(v, n);
+        peak[r] = read_along(v, n, full);
+        whole[r] = latrec_sched_retained(full);
+        latrec_sched_model_free(full);
+        free(v);
+    }
+    assert_true(whole[1] > 9 * whole[0]);
+    assert_true(peak[1] < 2 * peak[0]);
+    assert_true(peak[1] * 20 < whole[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pass_same_figures),
-        cmocka_unit_test(test_pass_bounded),
-        cmocka_unit_test(test_wanted_only_bounded),
-        cmocka_unit_test(test_waits_streamed),
+        cmocka_unit_test(test_pass_same_figures),   cmocka_unit_test(test_pass_bounded),
+        cmocka_unit_test(test_wanted_only_bounded), cmocka_unit_test(test_waits_streamed),
+        cmocka_unit_test(test_read_along),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
