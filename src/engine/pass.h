@@ -106,6 +106,11 @@ typedef struct latrec_pass_sinks {
     void (*part_instance)(void *part, const latrec_instance *inst);
     int (*part_fold)(void *ctx, latrec_leg_table *t, void *part);
     void (*part_free)(void *part);
+    /* 1: the parts' figures follow the order a process's instances end in
+     * (report's outlier chunks), so a pass by process gives up where that
+     * order could differ from the pass in time order's; 0: they depend on
+     * no order at all (hist's counts). */
+    int part_in_end_order;
 } latrec_pass_sinks;
 
 /* What convert takes from a pass besides the figures (latrec_pass_tap). */

@@ -30,10 +30,12 @@
  * first instance of theirs that ends): so it is when every process's first
  * such instance has the same component, few enough stamps came before it
  * (ROUTE_PENDING_MAX), and the stamps of one table come from one route;
- * else the pass gives up. With paths, the pass by process makes no path
- * instance: it gives up when an instance of a path's first leg ends (with
- * none, no path instance is made in time order either, and nothing of the
- * paths is shown).
+ * else the pass gives up. For sinks whose figures follow a process's end
+ * order it gives up too when an instance open for a leg horizon or more
+ * ends (lane_instance says why). With paths, the pass by process makes
+ * no path instance: it gives up when an instance of a path's first leg
+ * ends (with none, no path instance is made in time order either, and
+ * nothing of the paths is shown).
  *
  * Threads: each owns whole processes (balanced by their records), so no
  * record crosses between CPUs. Each gathers its instances' figures in
@@ -89,6 +91,7 @@ struct split_lane {
     int n_procs;
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
+    uint64_t now, horizon; /* the newest record fed (a lazy feed's ends come after it); the leg horizon */
     uint64_t next_cut; /* the earliest latrec_legs_next_cut() at a process's end */
     uint32_t disorder; /* the ring whose stamps went down (UINT32_MAX: none) */
     struct split_part *parts;
@@ -237,6 +240,15 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
         stop_all(l->sp, 0); /* a path instance would be made */
         return;
     }
+    /* Open a horizon or more: perhaps cut by it. In time order another
+     * process's record between a cut's and a grace end's deadline ends the
+     * two in another order than here, where the process's next record ends
+     * both (grace ends first): the process's instances would not end in the
+     * order of the pass in time order (outlier chunks follow it). */
+    if (p->sinks.part_in_end_order && l->now - inst->first_t >= l->horizon && inst->first_t <= l->now) {
+        stop_all(l->sp, 0);
+        return;
+    }
     if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns)
         log_settle(l, latrec_legs_ring_component(l->legs, inst->hits[0].ring), inst->leg, inst->component);
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
@@ -307,7 +319,7 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
                 stop_all(sp, 0);
                 break;
             }
-            last = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
+            last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
             const int leg = latrec_legs_feed_lazy(l->legs, ev[k].ring, &ev[k].rec);
             if (leg == -2) stop_all(sp, 1);
             l->fed++;
@@ -400,6 +412,7 @@ static int lane_init(struct split_lane *l)
     l->c.lapped = calloc(n + 1, sizeof(uint64_t));
     if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
     l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
+    l->horizon = latrec_legs_horizon(l->legs);
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }

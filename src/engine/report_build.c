@@ -321,6 +321,7 @@ struct rpart {
     const struct report_run *r;
     const latrec_leg_table *t;
     const struct rtable *rt;
+    int n_hops; /* t's (part_free runs after t is freed) */
     latrec_stats col[LATREC_MAX_HOPS];
     struct top_entry *top;
     int n_top;
@@ -329,7 +330,7 @@ struct rpart {
 static void rpart_free(void *part)
 {
     struct rpart *pt = part;
-    for (int h = 0; h < pt->t->n_hops; h++) latrec_stats_free(&pt->col[h]);
+    for (int h = 0; h < pt->n_hops; h++) latrec_stats_free(&pt->col[h]);
     free(pt->top);
     free(pt);
 }
@@ -342,6 +343,7 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     pt->r = r;
     pt->t = t;
     pt->rt = t->user;
+    pt->n_hops = t->n_hops;
     int ok = !top_cap(r->o) || (pt->top = calloc((size_t)top_cap(r->o), sizeof(*pt->top))) != NULL;
     for (int h = 0; h < t->n_hops; h++) ok &= latrec_stats_init(&pt->col[h]) == 0;
     if (!ok) {
@@ -525,6 +527,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         sinks.part_instance = r->interval_ns ? NULL : rpart_instance;
         sinks.part_fold = rpart_fold;
         sinks.part_free = rpart_free;
+        sinks.part_in_end_order = 1; /* outlier chunks */
     }
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */

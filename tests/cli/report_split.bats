@@ -119,7 +119,8 @@ same_guessed_or_scanned() {
 @test "report read by process: the figures of the pass in time order" {
     for threads in 1 2; do
         for args in "--leg outbound" "--leg outbound --top 5 --explain 3" "--component libe3 --warm-up 10ms --calibrate" \
-            "--leg outbound --drop-outliers --top 2" "--hop ENQUEUE:SEND_DONE --hop DEQUEUE:ENCODE_E3AP_DONE" "--top 4"; do
+            "--leg outbound --drop-outliers --top 2" "--hop ENQUEUE:SEND_DONE --hop DEQUEUE:ENCODE_E3AP_DONE" "--top 4" \
+            "--leg outbound --leg-horizon 5us --top 3"; do
             same_as_in_time_order --threads "$threads" $args "$D/P"
             same_as_in_time_order --threads "$threads" $args "$D/Q"
         done
