@@ -7,20 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* ---- windows (legs_impl.h) ---------------------------------------------------- */
-
-static struct node *no_nodes[1]; /* every empty window's one entry: read, never written */
-
-void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to)
-{
-    for (size_t i = from * (size_t)b->n_cat_legs; i < to * (size_t)b->n_cat_legs; i++)
-        b->wins[i] = (struct win){ no_nodes, 0, 0, 0, 0 };
-}
-
-static inline struct win *win_of(const latrec_legs *b, uint32_t process, int32_t legkey)
-{
-    return &b->wins[(size_t)process * (size_t)b->n_cat_legs + (size_t)legkey];
-}
+/* ---- windows (legs_impl.h; their growth and the overflow table: legs_table.c) ---- */
 
 /* The open instance of a key, or NULL. */
 static inline struct node *lookup(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq)
@@ -32,44 +19,6 @@ static inline struct node *lookup(latrec_legs *b, uint32_t process, int32_t legk
         if (!w->ovf) return NULL;
     }
     return latrec_legs_table_get(b, seq, SLOT_PL(process, legkey));
-}
-
-/* A window of twice the entries (or its first): its live entries keep
- * their seqs, so no two land on one entry. 0, or -1. */
-static int grow_win(struct win *w)
-{
-    const uint32_t cap = w->cap ? w->cap * 2 : WIN_MIN;
-    struct node **e = calloc(cap, sizeof(*e));
-    if (!e) return -1;
-    for (uint32_t i = 0; i < w->cap; i++)
-        if (w->e[i]) e[NODE_INST(w->e[i])->seq & (cap - 1)] = w->e[i];
-    if (w->cap) free(w->e);
-    w->e = e;
-    w->cap = cap;
-    w->mask = cap - 1;
-    return 0;
-}
-
-/* insert() when the window's entry is taken or it has none: grow the
- * window, else the overflow table. 0, or -1. */
-static __attribute__((noinline)) int insert_slow(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq,
-                                                 struct node *n)
-{
-    struct win *w = NULL;
-    if (legkey >= 0) {
-        w = win_of(b, process, legkey);
-        if (!w->cap || (w->e[seq & w->mask] && w->n * 4 >= w->cap && w->cap < WIN_MAX))
-            (void)grow_win(w); /* failing, the overflow table takes it */
-        struct node **e = &w->e[seq & w->mask];
-        if (w->cap && !*e) {
-            *e = n;
-            w->n++;
-            return 0;
-        }
-    }
-    if (latrec_legs_table_put(b, seq, SLOT_PL(process, legkey), n) < 0) return -1;
-    if (w) w->ovf++;
-    return 0;
 }
 
 /* Index node n under its key (absent until now). 0, or -1. */
@@ -84,7 +33,7 @@ static inline int insert(latrec_legs *b, uint32_t process, int32_t legkey, uint6
             return 0;
         }
     }
-    return insert_slow(b, process, legkey, seq, n);
+    return latrec_legs_insert_slow(b, process, legkey, seq, n);
 }
 
 /* Take node n (open) out of the index. */

@@ -247,6 +247,18 @@ void latrec_legs_table_drop(latrec_legs *b, uint64_t seq, uint64_t pl);
 /* Windows of processes [from, to) made empty. */
 void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to);
 
+/* The window of (process, leg key >= 0). */
+static inline struct win *win_of(const latrec_legs *b, uint32_t process, int32_t legkey)
+{
+    return &b->wins[(size_t)process * (size_t)b->n_cat_legs + (size_t)legkey];
+}
+
+/* Index node n under its key when its window's entry is taken or the
+ * window has none (the usual case is inline in legs.c): grow the window,
+ * else the overflow table. 0, or -1 when out of memory. */
+__attribute__((noinline)) int latrec_legs_insert_slow(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq,
+                                                      struct node *n);
+
 /* The leg index of discovery node n's stage chain in its ring's catalog,
  * added the first time (legs_discovered.c); -1 when the table cannot grow. */
 int latrec_legs_discovered_leg(latrec_legs *b, const struct node *n);

@@ -1,6 +1,7 @@
-/* The overflow table of open instances (legs_impl.h): the instances no
- * window holds (collisions, discovery groups), in buckets of SLOT_LANES
- * consecutive seqs of one (process, leg key), linear probing. */
+/* Where open instances are kept when a window's entry cannot take them
+ * (legs_impl.h): the windows' growth, and the overflow table of the
+ * instances no window holds (collisions, discovery groups), in buckets of
+ * SLOT_LANES consecutive seqs of one (process, leg key), linear probing. */
 #include "analyze/legs_impl.h"
 
 #include <stdlib.h>
@@ -112,4 +113,50 @@ int latrec_legs_table_put(latrec_legs *b, uint64_t seq, uint64_t pl, struct node
 void latrec_legs_table_drop(latrec_legs *b, uint64_t seq, uint64_t pl)
 {
     slot_drop(b, find_slot(b, seq, pl), seq);
+}
+
+/* ---- windows ---------------------------------------------------------------- */
+
+static struct node *no_nodes[1]; /* every empty window's one entry: read, never written */
+
+void latrec_legs_wins_init(latrec_legs *b, size_t from, size_t to)
+{
+    for (size_t i = from * (size_t)b->n_cat_legs; i < to * (size_t)b->n_cat_legs; i++)
+        b->wins[i] = (struct win){ no_nodes, 0, 0, 0, 0 };
+}
+
+/* A window of twice the entries (or its first): its live entries keep
+ * their seqs, so no two land on one entry. 0, or -1. */
+static int grow_win(struct win *w)
+{
+    const uint32_t cap = w->cap ? w->cap * 2 : WIN_MIN;
+    struct node **e = calloc(cap, sizeof(*e));
+    if (!e) return -1;
+    for (uint32_t i = 0; i < w->cap; i++)
+        if (w->e[i]) e[NODE_INST(w->e[i])->seq & (cap - 1)] = w->e[i];
+    if (w->cap) free(w->e);
+    w->e = e;
+    w->cap = cap;
+    w->mask = cap - 1;
+    return 0;
+}
+
+/* legs_impl.h */
+int latrec_legs_insert_slow(latrec_legs *b, uint32_t process, int32_t legkey, uint64_t seq, struct node *n)
+{
+    struct win *w = NULL;
+    if (legkey >= 0) {
+        w = win_of(b, process, legkey);
+        if (!w->cap || (w->e[seq & w->mask] && w->n * 4 >= w->cap && w->cap < WIN_MAX))
+            (void)grow_win(w); /* failing, the overflow table takes it */
+        struct node **e = &w->e[seq & w->mask];
+        if (w->cap && !*e) {
+            *e = n;
+            w->n++;
+            return 0;
+        }
+    }
+    if (latrec_legs_table_put(b, seq, SLOT_PL(process, legkey), n) < 0) return -1;
+    if (w) w->ovf++;
+    return 0;
 }
