@@ -118,15 +118,27 @@ static void src_close(struct latrec_sched_view_src *s)
     free(s);
 }
 
-int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in)
+/* A view reading sched.latrec through a source of its own (*src, *rp its
+ * ring): 1; 0 when there is no scheduler data (reason set); -1 when it
+ * cannot be read (a line printed). */
+static int open_source(latrec_sched_view *v, const latrec_input *in, latrec_sched_source *src, const latrec_ring **rp)
 {
     memset(v, 0, sizeof(*v));
     if (no_data(v, in)) return 0;
-    const latrec_ring *r = &in->set.rings[in->sched_ring];
+    const latrec_ring *r = *rp = &in->set.rings[in->sched_ring];
     if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
         return cannot_load(v, r);
     if (!(v->src = src_open(r))) return cannot_load(v, r);
-    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    *src = (latrec_sched_source){ src_next, src_rewind, v->src, r->lost };
+    return 1;
+}
+
+int latrec_sched_view_open_pass(latrec_sched_view *v, const latrec_input *in)
+{
+    latrec_sched_source src;
+    const latrec_ring *r;
+    const int opened = open_source(v, in, &src, &r);
+    if (opened <= 0) return opened;
     if (!(v->pass = latrec_sched_pass_new(&src))) {
         latrec_sched_view_close(v);
         return cannot_load(v, r);
@@ -150,13 +162,10 @@ int latrec_sched_view_end_pass(latrec_sched_view *v)
 
 int latrec_sched_view_waits(latrec_sched_view *v, const latrec_input *in, latrec_sched_wait_fn fn, void *ctx)
 {
-    memset(v, 0, sizeof(*v));
-    if (no_data(v, in)) return 0;
-    const latrec_ring *r = &in->set.rings[in->sched_ring];
-    if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
-        return cannot_load(v, r);
-    if (!(v->src = src_open(r))) return cannot_load(v, r);
-    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    latrec_sched_source src;
+    const latrec_ring *r;
+    const int opened = open_source(v, in, &src, &r);
+    if (opened <= 0) return opened;
     const int rc = latrec_sched_waits(&src, &v->model, fn, ctx);
     src_close(v->src);
     v->src = NULL;
@@ -178,13 +187,10 @@ static int no_wait(void *ctx, const latrec_sched_wait *w)
 
 int latrec_sched_view_open_stream(latrec_sched_view *v, const latrec_input *in)
 {
-    memset(v, 0, sizeof(*v));
-    if (no_data(v, in)) return 0;
-    const latrec_ring *r = &in->set.rings[in->sched_ring];
-    if (r->status != LATREC_RING_OK || (r->catalog[0] && strcmp(r->catalog, LATREC_SCHED_CATALOG) != 0))
-        return cannot_load(v, r);
-    if (!(v->src = src_open(r))) return cannot_load(v, r);
-    const latrec_sched_source src = { src_next, src_rewind, v->src, r->lost };
+    latrec_sched_source src;
+    const latrec_ring *r;
+    const int opened = open_source(v, in, &src, &r);
+    if (opened <= 0) return opened;
     if (latrec_sched_waits(&src, &v->names, no_wait, NULL) < 0 || !(v->model = latrec_sched_model_new())) {
         latrec_sched_view_close(v);
         return cannot_load(v, r);

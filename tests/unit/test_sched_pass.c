@@ -275,51 +275,64 @@ static int check_wait(void *ctx, const latrec_sched_wait *w)
 /* latrec_sched_waits gives the whole model's waits, in its order, with the
  * same counters and threads; what it holds stays about the same over a
  * stream ten times as long, a small part of the whole model. */
-static void test_waits_streamed(void **state)
+static size_t waits_along(const latrec_rec *v, size_t n, const latrec_sched_model *full)
 {
-    (void)state;
+    const size_t n_w = latrec_sched_counters(full)->waits;
+    latrec_sched_wait *want = malloc((n_w + 1) * sizeof *want), *end = want;
+    assert_non_null(want);
+    assert_int_equal(latrec_sched_foreach_wait(full, copy_wait, &end), 0);
+    assert_int_equal((size_t)(end - want), n_w);
+    struct arr_src s = { v, n, 0 };
+    const latrec_sched_source src = { arr_next, arr_rewind, &s, 7 };
+    latrec_sched_model *m = NULL;
+    struct wait_walk k = { want, n_w, 0, &m, 0 };
+    assert_int_equal(latrec_sched_waits(&src, &m, check_wait, &k), 0);
+    assert_int_equal(k.n, n_w);
+    latrec_sched_counts c = *latrec_sched_counters(full);
+    c.ring_lost = 7;
+    assert_memory_equal(&c, latrec_sched_counters(m), sizeof c);
+    assert_int_equal(latrec_sched_n_threads(full), latrec_sched_n_threads(m));
+    for (size_t i = 0; i < latrec_sched_n_threads(full); i++) {
+        latrec_sched_thread a, b;
+        latrec_sched_thread_info(full, i, &a);
+        latrec_sched_thread_info(m, i, &b);
+        assert_int_equal(a.tid, b.tid);
+        assert_int_equal(a.gen, b.gen);
+        assert_int_equal(a.end_ns, b.end_ns);
+        const char *na = latrec_sched_thread_name(full, a.tid, a.gen), *nb = latrec_sched_thread_name(m, b.tid, b.gen);
+        assert_true((!na && !nb) || (na && nb && strcmp(na, nb) == 0));
+    }
+    latrec_sched_model_free(m);
+    free(want);
+    return k.peak;
+}
+
+/* fn reads a stream of n and of 10 n records (seed): it holds about the
+ * same at most over both, a small part of the whole model of the longer. */
+typedef size_t (*held_fn)(const latrec_rec *v, size_t n, const latrec_sched_model *full);
+
+static void bounded_over(held_fn fn, size_t n, uint64_t seed)
+{
     size_t peak[2], whole[2];
     for (int r = 0; r < 2; r++) {
-        const size_t n = r ? 200000 : 20000;
-        rng_state = 80 + (uint64_t)r;
-        latrec_rec *v = stream(n);
-        latrec_sched_model *full = build(v, n);
-        const size_t n_w = latrec_sched_counters(full)->waits;
-        latrec_sched_wait *want = malloc((n_w + 1) * sizeof *want), *end = want;
-        assert_non_null(want);
-        assert_int_equal(latrec_sched_foreach_wait(full, copy_wait, &end), 0);
-        assert_int_equal((size_t)(end - want), n_w);
-        struct arr_src s = { v, n, 0 };
-        const latrec_sched_source src = { arr_next, arr_rewind, &s, 7 };
-        latrec_sched_model *m = NULL;
-        struct wait_walk k = { want, n_w, 0, &m, 0 };
-        assert_int_equal(latrec_sched_waits(&src, &m, check_wait, &k), 0);
-        assert_int_equal(k.n, n_w);
-        latrec_sched_counts c = *latrec_sched_counters(full);
-        c.ring_lost = 7;
-        assert_memory_equal(&c, latrec_sched_counters(m), sizeof c);
-        assert_int_equal(latrec_sched_n_threads(full), latrec_sched_n_threads(m));
-        for (size_t i = 0; i < latrec_sched_n_threads(full); i++) {
-            latrec_sched_thread a, b;
-            latrec_sched_thread_info(full, i, &a);
-            latrec_sched_thread_info(m, i, &b);
-            assert_int_equal(a.tid, b.tid);
-            assert_int_equal(a.gen, b.gen);
-            assert_int_equal(a.end_ns, b.end_ns);
-            const char *na = latrec_sched_thread_name(full, a.tid, a.gen),
-                       *nb = latrec_sched_thread_name(m, b.tid, b.gen);
-            assert_true((!na && !nb) || (na && nb && strcmp(na, nb) == 0));
-        }
-        peak[r] = k.peak;
+        const size_t len = r ? 10 * n : n;
+        rng_state = seed + (uint64_t)r;
+        latrec_rec *v = stream(len);
+        latrec_sched_model *full = build(v, len);
+        peak[r] = fn(v, len, full);
         whole[r] = latrec_sched_retained(full);
-        latrec_sched_model_free(m);
         latrec_sched_model_free(full);
-        free(want);
         free(v);
     }
     assert_true(whole[1] > 9 * whole[0]);
     assert_true(peak[1] < 2 * peak[0]);
     assert_true(peak[1] * 20 < whole[1]);
+}
+
+static void test_waits_streamed(void **state)
+{
+    (void)state;
+    bounded_over(waits_along, 20000, 80);
 }
 
 /* ---- a model fed as it is read (convert's timeline) ----------------------- */
@@ -378,20 +391,7 @@ static size_t read_along(const latrec_rec *v, size_t n, const latrec_sched_model
 static void test_read_along(void **state)
 {
     (void)state;
-    size_t peak[2], whole[2];
-    for (int r = 0; r < 2; r++) {
-        const size_t n = r ? 100000 : 10000;
-        rng_state = 90 + (uint64_t)r;
-        latrec_rec *v = stream(n);
-        latrec_sched_model *full = build(v, n);
-        peak[r] = read_along(v, n, full);
-        whole[r] = latrec_sched_retained(full);
-        latrec_sched_model_free(full);
-        free(v);
-    }
-    assert_true(whole[1] > 9 * whole[0]);
-    assert_true(peak[1] < 2 * peak[0]);
-    assert_true(peak[1] * 20 < whole[1]);
+    bounded_over(read_along, 10000, 90);
 }
 
 int main(void)
