@@ -505,8 +505,16 @@ static int output_dir_name(const struct convert_opts *o, latrec_input *in, char 
     if (o->outdir) n = snprintf(outdir, size, "%s", o->outdir);
     else if (o->chrome) n = snprintf(outdir, size, "%s", in->opts.dirs[0]);
     else n = snprintf(outdir, size, "%s/csv", in->opts.dirs[0]);
+    struct stat st;
+    char err[4400];
+    if (n < (int)size && !o->outdir && !o->chrome && lstat(outdir, &st) == 0 && S_ISLNK(st.st_mode)) {
+        /* the run's own csv is a name latrec chose in a directory that may be
+         * anyone's: a link there would have it write where it points */
+        snprintf(err, sizeof(err), "%s: a symbolic link, not followed (give -o to write where it points)", outdir);
+        say_before_pass(in, err);
+        return -1;
+    }
     if (n < (int)size) return 0;
-    char err[320];
     snprintf(err, sizeof(err), "%.200s...: the output directory's name is longer than %zu bytes; use -o",
              in->opts.dirs[0], size - 1);
     say_before_pass(in, err);

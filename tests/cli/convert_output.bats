@@ -44,6 +44,22 @@ print(p + "/" + "e" * (4094 - len(p) - 1))' "$BATS_TEST_TMPDIR")"
     [ "$(ls "$d/csv" | wc -l)" -eq 4 ]
 }
 
+@test "output: a default <DIR>/csv that is a symbolic link is not followed: one line, exit 1, nothing written where it points" {
+    # (the run directory may be anyone's; convert wrote the tables and its
+    # marker into whatever directory a link there named)
+    d="$(scenario_copy b4_limits)"
+    mkdir "$BATS_TEST_TMPDIR/elsewhere"
+    ln -s "$BATS_TEST_TMPDIR/elsewhere" "$d/csv"
+    run --separate-stderr "$LATREC" convert "$d"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $d/csv: a symbolic link, not followed (give -o to write where it points)" ]
+    [ -z "$(ls -A "$BATS_TEST_TMPDIR/elsewhere")" ]
+    # named with -o, the link is the user's choice
+    run --separate-stderr "$LATREC" convert -q -o "$d/csv" "$d"
+    [ "$status" -eq 0 ]
+    [ -f "$BATS_TEST_TMPDIR/elsewhere/records.csv" ]
+}
+
 @test "output: a SIGTERM mid-write leaves no temporary file and no half-written output" {
     command -v strace >/dev/null || skip "strace is not installed (it slows convert's writes down here)"
     d="$(scenario_copy b1_loop_clean)"
