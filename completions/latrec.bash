@@ -85,10 +85,16 @@ _latrec() {
     local opts
     case $cmd in
         record|top)
-            # After "--" the command line is the target's own.
+            # After "--" the command line is the target's own: its command,
+            # then its arguments (file names, as bash completes them).
             for ((i = 2; i < cword; i++)); do
                 if [[ ${words[i]} == -- ]]; then
-                    COMPREPLY=($(compgen -c -- "$cur"))
+                    if ((cword == i + 1)); then
+                        COMPREPLY=($(compgen -c -- "$cur"))
+                    else
+                        compopt -o filenames 2>/dev/null
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                    fi
                     return
                 fi
             done

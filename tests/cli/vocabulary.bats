@@ -161,6 +161,20 @@ complete_words() {
     [ "$(complete_words report -o = "$SRC/complet")" = "$(complete_words report -o "$SRC/complet")" ]
 }
 
+@test "completion: after record's or top's --, the command, then the command's arguments as file names" {
+    # (every word after -- was completed as a command name: "latrec record
+    # -- ls ru" offered runuser, not run1/)
+    local d="$BATS_TEST_TMPDIR/cwd" c
+    mkdir -p "$d/run1"
+    touch "$d/runner.txt"
+    cd "$d"
+    for c in record top; do
+        [ "$(complete_words $c -- true)" = "$(compgen -c -- true | sort)" ]
+        [ "$(complete_words $c -- ls ru)" = "$(printf 'run1\nrunner.txt')" ]
+        [ "$(complete_words $c -q -- ls -la ru)" = "$(printf 'run1\nrunner.txt')" ]
+    done
+}
+
 @test "completion on a terminal (tmux): --format=j and Tab gives --format=json" {
     command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux): no terminal to drive"
     [ "$(basename "$LATREC")" = latrec ] || skip "the binary is not named latrec: the completion is for latrec"
