@@ -70,7 +70,7 @@ struct stamp_log {
     uint32_t proc;
     int dest;       /* the component of the process's first ended instance of (c0, leg); -1: none */
     uint64_t n;     /* stamps */
-    uint64_t pend;  /* stamps logged before dest was known (while it is not: n) */
+    uint64_t settle_t; /* the newest record fed when dest was known */
     uint64_t last;  /* the last stamp */
     uint8_t *buf;
     size_t len, cap;
@@ -217,7 +217,6 @@ static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
     g->buf[g->len++] = (uint8_t)d;
     g->last = t_ns;
     g->n++;
-    if (g->dest < 0) g->pend = g->n;
 }
 
 /* An ended instance of (c0, leg): the first one of the process says where
@@ -227,7 +226,7 @@ static void log_settle(struct split_lane *l, int c0, int leg, int component)
     struct stamp_log *g = log_of(l, c0, leg);
     if (g && g->dest < 0) {
         g->dest = component;
-        g->pend = g->n;
+        g->settle_t = l->now;
     }
 }
 
@@ -434,14 +433,18 @@ static void lane_free(struct split_lane *l)
 
 /* ---- the first-stage stamps, in time order -------------------------------- */
 
+static uint64_t stamps_upto(const struct stamp_log *g, uint64_t t_ns);
+
 /* Where a pass in time order sends the stamps of (c0, leg) (pass.c's
  * routes): the component of the first instance of theirs that ends, the
  * same in every process that ended one, else c0's. 1 when a pass in time
  * order gives the stamps to the table sp->gap_* names, in time order, and
- * to no other (no route's stamps wait past ROUTE_PENDING_MAX, which the
- * stamps each process logged before its first such instance ended bound
- * from above; the stamps of one table come from one route; no table but
- * the one made already, if any); 0: give up. */
+ * to no other (no route's stamps wait past ROUTE_PENDING_MAX: in time
+ * order the first such instance ends no later than the earliest a
+ * process's first one ended here, so the stamps of every process up to
+ * that time bound those that wait; with none ended, all go to c0's table
+ * in time order anyway; the stamps of one table come from one route; no
+ * table but the one made already, if any); 0: give up. */
 static int stamps_hold(struct split *sp)
 {
     latrec_pass *p = sp->p;
@@ -450,7 +453,7 @@ static int stamps_hold(struct split *sp)
         for (int i = 0; i < sp->lane[a].n_logs; i++) {
             const struct stamp_log *g = &sp->lane[a].logs[i];
             int first = 1, dest = -1; /* the key's first log, and its dest */
-            uint64_t n = 0, pend = 0;
+            uint64_t n = 0, settle_t = UINT64_MAX;
             for (int b = 0; b < sp->n_lanes; b++)
                 for (int j = 0; j < sp->lane[b].n_logs; j++) {
                     const struct stamp_log *h = &sp->lane[b].logs[j];
@@ -458,11 +461,17 @@ static int stamps_hold(struct split *sp)
                     if ((b < a || (b == a && j < i))) first = 0;
                     if (h->dest >= 0 && dest >= 0 && h->dest != dest) return 0;
                     if (h->dest >= 0) dest = h->dest;
+                    if (h->dest >= 0 && h->settle_t < settle_t) settle_t = h->settle_t;
                     n += h->n;
-                    pend += h->pend;
                 }
             if (!first || !n) continue;
-            if (pend >= ROUTE_PENDING_MAX / 2) return 0;
+            uint64_t waiting = 0;
+            for (int b = 0; b < sp->n_lanes && dest >= 0; b++)
+                for (int j = 0; j < sp->lane[b].n_logs; j++) {
+                    const struct stamp_log *h = &sp->lane[b].logs[j];
+                    if (h->c0 == g->c0 && h->leg == g->leg) waiting += stamps_upto(h, settle_t);
+                }
+            if (waiting >= ROUTE_PENDING_MAX) return 0;
             if (dest < 0) dest = g->c0;
             if (!latrec_pass_selected(p, dest, g->leg)) continue; /* no table: dropped, as in time order */
             const int made = dest < p->index_comps && g->leg < p->index_legs &&
@@ -493,6 +502,17 @@ static void cursor_next(struct log_cursor *c)
     }
     c->t += d;
     c->left--;
+}
+
+/* The stamps of g at or before t_ns. */
+static uint64_t stamps_upto(const struct stamp_log *g, uint64_t t_ns)
+{
+    struct log_cursor c = { g, 0, g->n, 0 };
+    while (c.left) {
+        cursor_next(&c);
+        if (c.t > t_ns) return g->n - c.left - 1;
+    }
+    return g->n;
 }
 
 static void heap_down(struct log_cursor *h, size_t n, size_t i)
