@@ -152,6 +152,14 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
         fprintf(stderr, "%s: %s:%d: not a run manifest: %s\n", latrec_prog, path, jerr.line, jerr.text);
         return;
     }
+    if (!json_is_object(run)) { /* valid JSON, but nothing in it would be read: say so */
+        fprintf(stderr,
+                "%s: %s: not a run manifest: not a JSON object (ignored: no command, run times or start "
+                "stamp from it)\n",
+                latrec_prog, path);
+        json_decref(run);
+        return;
+    }
     json_t *stamp = json_object_get(run, "start_stamp");
     json_t *mono = stamp ? json_object_get(stamp, "mono_ns") : NULL;
     if (json_is_integer(mono)) {

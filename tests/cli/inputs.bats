@@ -128,6 +128,12 @@ good_dir() {
     bounded hist -q "$D/fiforun"
     [ "$status" -eq 0 ]
     [ "$stderr" = "latrec hist: $D/fiforun/run.json: a directory, not a regular file (ignored: no command, run times or start stamp from it)" ]
+    # valid JSON that is not an object (it was taken as a run with nothing in it, no word)
+    rmdir "$D/fiforun/run.json"
+    echo '[1, 2, 3]' > "$D/fiforun/run.json"
+    bounded report -q "$D/fiforun"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec report: $D/fiforun/run.json: not a run manifest: not a JSON object (ignored: no command, run times or start stamp from it)" ]
 }
 
 @test "a directory as --catalog: refused, not an empty catalog" {
