@@ -65,3 +65,11 @@ wrong_names_warning_first() {
             { echo "$cmd $args: $err1"; return 1; }
     done
 }
+
+# CMD over M beside C, opened by the guess: the two-writer warning first,
+# then the note on the directories, as when the open scans them.
+warning_before_dirs_note() {
+    run --separate-stderr "$LATREC" "$1" "$D/g1/M" "$D/g1/C"
+    [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
+    [[ "${stderr_lines[1]}" == "latrec $1: 2 directories merged"* ]]
+}

@@ -311,9 +311,7 @@ load guess
 import json, sys
 c = json.loads(sys.argv[1])["columns"][0]
 assert c["count"] == 79, c' "$output"
-    run --separate-stderr "$LATREC" hist "$D/g1/M" "$D/g1/C"
-    [[ "${stderr_lines[0]}" == *"/g1/M/libe3.outbound.201.latrec: not a single-writer ring (2 descents)" ]]
-    [[ "${stderr_lines[1]}" == "latrec hist: 2 directories merged"* ]]
+    warning_before_dirs_note hist
 }
 
 @test "hist: a wrong name on rings closed cleanly: the two-writer warning before the line that says so, as at open" {
