@@ -54,7 +54,9 @@ static void exit_note(latrec_input *in, json_t *ex)
         w = snprintf(b, len, "not known (attached to a running process); latrec's status %lld",
                      (long long)json_integer_value(json_object_get(ex, "status")));
     if (w < 0 || (size_t)w >= len) return;
-    if (by) w += snprintf(b + w, len - (size_t)w, "; stopped by latrec (%s)", by);
+    if (by && strcmp(by, "exit") == 0) /* an attached process that ended by itself */
+        w += snprintf(b + w, len - (size_t)w, "; recorded until it ended");
+    else if (by) w += snprintf(b + w, len - (size_t)w, "; stopped by latrec (%s)", by);
     if (error && w >= 0 && (size_t)w < len) snprintf(b + w, len - (size_t)w, "; latrec: %s", error);
 }
 

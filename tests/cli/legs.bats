@@ -193,6 +193,10 @@ cell() {
     printf '{"command": "app", "exit": {"status": 137, "signaled": true, "signal": 9, "signal_name": "SIGKILL", "core_dumped": false, "stopped_by": "duration"}}\n' > "$D/X/run.json"
     run --separate-stderr "$LATREC" report "$D/X"
     [ "${lines[2]}" = "# exit: killed by SIGKILL (signal 9); stopped by latrec (duration)" ]
+    # record -p: the attached process ended by itself (stopped_by "exit"), latrec stopped nothing
+    printf '{"command": "app", "exit": {"status": 0, "stopped_by": "exit"}}\n' > "$D/X/run.json"
+    run --separate-stderr "$LATREC" report "$D/X"
+    [ "${lines[2]}" = "# exit: not known (attached to a running process); latrec's status 0; recorded until it ended" ]
     printf '{"command": "app", "state": "running"}\n' > "$D/X/run.json"
     run --separate-stderr "$LATREC" report "$D/X"
     [[ "${lines[2]}" == "# exit: not recorded"* ]]
