@@ -84,7 +84,7 @@ struct split;
 struct split_lane {
     _Alignas(64) struct split *sp;
     int id;
-    latrec_legs *legs;
+    latrec_legs *legs; /* its processes' counts added up (each is fed by a builder of its own) */
     int n_catalog_legs; /* legs' (asked once: the lane's emit checks each instance) */
     latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
     uint32_t *procs;    /* its processes, in order */
@@ -294,6 +294,14 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
         stop_all(sp, 0); /* the merge in time order says why, if it must */
         return -1;
     }
+    /* A builder of the process's own: the process's stream starts again
+     * at the run's start, and a builder takes its stamps in time order. */
+    latrec_legs *legs = latrec_input_legs_new(in, lane_instance, l);
+    if (!legs) {
+        latrec_merge_free(&m);
+        stop_all(sp, 1);
+        return -1;
+    }
     latrec_merged ev[SPLIT_FILL];
     uint64_t last = 0, last_sched = 0;
     const int want_first = p->sinks.first_stage != NULL;
@@ -319,27 +327,29 @@ static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
                 break;
             }
             last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-            const int leg = latrec_legs_feed_lazy(l->legs, ev[k].ring, &ev[k].rec);
+            const int leg = latrec_legs_feed_lazy(legs, ev[k].ring, &ev[k].rec);
             if (leg == -2) stop_all(sp, 1);
             l->fed++;
             /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
-            if (leg >= 0 && want_first && latrec_legs_first_stage(l->legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
+            if (leg >= 0 && want_first && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
                 ev[k].t_ns >= p->f.warm_from) {
-                struct stamp_log *g = log_of(l, latrec_legs_ring_component(l->legs, ev[k].ring), leg);
+                struct stamp_log *g = log_of(l, latrec_legs_ring_component(legs, ev[k].ring), leg);
                 if (g) log_put(l, g, ev[k].t_ns);
             }
         }
-        latrec_legs_settle(l->legs); /* before its counts are read */
-        if (latrec_legs_cross_process(l->legs) || latrec_legs_n_open(l->legs) + SPLIT_FILL > sp->open_share)
+        latrec_legs_settle(legs); /* before its counts are read */
+        if (latrec_legs_cross_process(legs) || latrec_legs_n_open(legs) + SPLIT_FILL > sp->open_share)
             stop_all(sp, 0);
     }
     for (size_t i = 0; i < in->set.n; i++)
         if (l->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&m, i)->lapped;
     latrec_merge_free(&m);
     if (last > l->last_t) l->last_t = last;
-    const uint64_t cut = latrec_legs_next_cut(l->legs);
+    const uint64_t cut = latrec_legs_next_cut(legs);
     if (cut < l->next_cut) l->next_cut = cut;
-    if (!stopped(sp)) latrec_legs_finish(l->legs);
+    if (!stopped(sp)) latrec_legs_finish(legs);
+    latrec_legs_add_counts(l->legs, legs);
+    latrec_legs_free(legs);
     return stopped(sp) ? -1 : 0;
 }
 
