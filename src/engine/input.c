@@ -62,7 +62,8 @@ static void exit_note(latrec_input *in, json_t *ex)
 
 /* A finished or failed run whose rings are not in DIR/rings (the final move
  * failed, e.g. ENOSPC): DIR/rings still links to the directory run.json
- * names, and the rings are read there - said in one line. */
+ * names, and the rings are read there - said in one line; so is a link
+ * run.json does not name (someone else's). */
 static void rings_elsewhere(const latrec_input *in, const char *dir, const json_t *run)
 {
     char link[4200], target[4096];
@@ -72,8 +73,12 @@ static void rings_elsewhere(const latrec_input *in, const char *dir, const json_
     target[n] = '\0';
     const char *why = json_string_value(json_object_get(json_object_get(json_object_get(run, "collectors"), "rings"),
                                                         "reason"));
+    const char *named = json_string_value(json_object_get(run, "rings_dir"));
     struct stat st;
-    if (stat(link, &st) != 0)
+    if (!named || strcmp(named, target) != 0) /* a link run.json knows nothing of */
+        fprintf(stderr, "%s: %s: rings read from %s, where %s links (run.json does not name it)\n", latrec_prog, dir,
+                target, link);
+    else if (stat(link, &st) != 0)
         fprintf(stderr, "%s: %s: its rings were left in %s, which is gone (%s)\n", latrec_prog, dir, target,
                 why ? why : "not brought into the run directory");
     else

@@ -136,6 +136,22 @@ good_dir() {
     [ "$stderr" = "latrec report: $D/fiforun/run.json: not a run manifest: not a JSON object (ignored: no command, run times or start stamp from it)" ]
 }
 
+@test "a finished run whose rings are a link run.json does not name: the line says so, not that run.json names it" {
+    mkdir -p "$D/linked/elsewhere" "$D/linked/run"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/linked/elsewhere"
+    ln -s "$D/linked/elsewhere" "$D/linked/run/rings"
+    printf '{"format": "latrec-run", "state": "finished", "rings_dir": "rings"}\n' > "$D/linked/run/run.json"
+    bounded report -q --format json "$D/linked/run"
+    [ "$status" -eq 0 ]
+    [ "$(jq .header.records <<<"$output")" -eq 20 ]
+    bounded report --format json "$D/linked/run"
+    [ "$stderr" = "latrec report: $D/linked/run: rings read from $D/linked/elsewhere, where $D/linked/run/rings links (run.json does not name it)" ]
+    # the link run.json names (the rings left where they were written): as before
+    printf '{"format": "latrec-run", "state": "failed", "rings_dir": "%s"}\n' "$D/linked/elsewhere" > "$D/linked/run/run.json"
+    bounded report --format json "$D/linked/run"
+    [ "$stderr" = "latrec report: $D/linked/run: rings read from $D/linked/elsewhere, where run.json says they are (not brought into the run directory)" ]
+}
+
 @test "a directory as --catalog: refused, not an empty catalog" {
     good_dir
     mkdir -p "$D/catdir"
