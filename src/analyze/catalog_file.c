@@ -159,6 +159,15 @@ static int split_words(char *line, char **w)
     return n;
 }
 
+/* The first control byte (0x00-0x1f but tab, 0x7f) in the words, or -1. */
+static int control_byte(char **w, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (const unsigned char *c = (const unsigned char *)w[i]; *c; c++)
+            if (*c < 0x20 || *c == 0x7f) return *c;
+    return -1;
+}
+
 static int parse_field(const char *s, uint8_t *field)
 {
     if (strcmp(s, "seq") == 0) *field = LATREC_FIELD_SEQ;
@@ -397,6 +406,11 @@ int latrec_catalog_load(latrec_catalog *cat, const char *path, char *err, size_t
             goto fail;
         }
         if (nw == 0) continue;
+        int bad = control_byte(w, nw);
+        if (bad >= 0) { /* names go to terminals and JSON as they are */
+            set_err(err, errlen, "%s:%d: a control character (0x%02x) in a word", path, lineno, bad);
+            goto fail;
+        }
         int hard = 0;
         const char *why = directive(cat, w, nw, dir, sub, sizeof(sub), &hard);
         if (why) {

@@ -362,3 +362,13 @@ EOF
     [ "$status" -eq 0 ]
     python3 -c 'import json, sys; h = json.loads(sys.argv[1])["header"]; assert h["catalog"].startswith("a\\x1b[2J\\x0ab\\xff (named"), h' "$output"
 }
+
+@test "catalogs: a control character in a catalog file is one line naming the file and line, exit 1" {
+    # (an ESC in a catalog, stage or leg name went to the terminal as it was)
+    local f="$BATS_TEST_TMPDIR/esc.catalog"
+    printf 'catalog pipe\nstage 0x21 R\033[2JX\nstage 0x22 TX\n' > "$f"
+    run --separate-stderr "$LATREC" report "$D/M" --catalog "$f"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: $f:2: a control character (0x1b) in a word" ]
+    [ -z "$output" ]
+}
