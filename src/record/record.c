@@ -335,6 +335,7 @@ static int prepare(latrec_run *r, int *status)
     latrec_run_write_manifest(r, "recording");
     if (r->failed) {
         *status = finish(r, "cannot write run.json");
+        undo_rundir(r); /* (a full disk) no run directory without its run.json */
         return -1;
     }
     return 0;

@@ -259,6 +259,9 @@ need_root_tmpfs() {
     [ "$status" -eq 125 ]
     [ "$(grep -c 'run.json' <<<"$stderr")" = 1 ]
     grep -qx "latrec record: $MNT/r/run.json: No space left on device" <<<"$stderr"
+    # no run directory left without its run.json (an empty r/rings was)
+    [ ! -e "$MNT/r" ]
+    [[ "$stderr" != *"cannot remove"* ]]
 }
 
 @test "a full filesystem under the live sched.latrec: record is not killed by SIGBUS, it says why and finishes the run" {
