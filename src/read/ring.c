@@ -322,14 +322,50 @@ static inline __attribute__((always_inline)) void scan_slots(const latrec_ring *
     st->max_seq = max_seq;
 }
 
-/* The derivation pass over every slot. */
-static void scan_ring(const latrec_ring *r, struct scan_state *st)
+/* The next run of slots whose bytes fd's file holds, from slot i on (lseek
+ * SEEK_DATA and SEEK_HOLE): [*from, *to); *from == entries when only a hole
+ * follows. The slots between i and *from are a hole, so read as zero.
+ * [i, entries) when fd is -1 or the filesystem cannot say. */
+static void data_run(const latrec_ring *r, int fd, uint64_t i, uint64_t *from, uint64_t *to)
+{
+    *from = i;
+    *to = r->entries;
+    if (fd < 0) return;
+    const off_t at = (off_t)(LATREC_HDR_LEN + i * LATREC_REC_SIZE);
+    const off_t data = lseek(fd, at, SEEK_DATA);
+    if (data < 0) {
+        if (errno == ENXIO) *from = r->entries;
+        return;
+    }
+    const off_t hole = data >= at ? lseek(fd, data, SEEK_HOLE) : -1;
+    if (data < at || hole <= data) return; /* not said: read it all */
+    const uint64_t a = ((uint64_t)data - LATREC_HDR_LEN) / LATREC_REC_SIZE; /* the slot it starts in */
+    const uint64_t b = ((uint64_t)hole - LATREC_HDR_LEN + LATREC_REC_SIZE - 1) / LATREC_REC_SIZE;
+    *from = a > i ? (a < r->entries ? a : r->entries) : i;
+    *to = b < r->entries ? b : r->entries;
+}
+
+/* The derivation pass over every slot. A hole of fd's file is not read: its
+ * slots are empty, and all an empty slot adds to the scan is the first
+ * hole (a sparse ring of 2^30 entries would cost its 32 GiB of zeros). */
+static void scan_ring(const latrec_ring *r, struct scan_state *st, int fd)
 {
     memset(st, 0, sizeof *st);
     st->min_t = st->min_seq = UINT64_MAX;
     st->hole_slot = r->entries;
-    for (uint64_t i = 0; i < r->entries; i += SCAN_CHUNK) {
-        const uint64_t end = r->entries - i < SCAN_CHUNK ? r->entries : i + SCAN_CHUNK;
+    uint64_t run_to = 0; /* the end of the run of data being read */
+    for (uint64_t i = 0, end; i < r->entries; i = end) {
+        if (i >= run_to) {
+            uint64_t from;
+            data_run(r, fd, i, &from, &run_to);
+            if (from > i) {
+                if (st->hole_slot == r->entries) st->hole_slot = i;
+                end = from;
+                run_to = 0;
+                continue;
+            }
+        }
+        end = run_to - i < SCAN_CHUNK ? run_to : i + SCAN_CHUNK;
         if (r->tsc)
             scan_slots(r, st, i, end, 1);
         else
@@ -460,13 +496,13 @@ static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress
 }
 
 /* One pass over the slots: counts, extremes, descents; then wrap and loss
- * as ring.h describes. */
-static void derive(latrec_ring *r)
+ * as ring.h describes. fd: the ring's file (its holes are not read), or -1. */
+static void derive(latrec_ring *r, int fd)
 {
     const latrec_rec *recs = r->recs;
     uint64_t entries = r->entries;
     struct scan_state scan, *st = &scan; /* 4 KiB */
-    scan_ring(r, st);
+    scan_ring(r, st, fd);
     for (int k = 0; k < 256; k++) r->stage_counts[k] = st->stages[0][k] + st->stages[1][k];
     r->torn = st->torn;
     const uint64_t valid = st->valid, descents = st->descents, max_drop = st->max_drop,
@@ -615,7 +651,7 @@ void latrec_ring_rescan(latrec_ring *r)
     memset(&r->valid, 0, offsetof(latrec_ring, stage_counts) + sizeof r->stage_counts - offsetof(latrec_ring, valid));
     r->iter_len = 0;
     r->multi_writer = 0;
-    derive(r);
+    derive(r, -1); /* its file was closed at open */
     madvise(r->map, r->map_len, MADV_DONTNEED); /* as open_on_fd */
     r->derived = LATREC_RING_SCANNED;
 }
@@ -649,7 +685,7 @@ static int open_on_fd(latrec_ring *r, int fd, int with_guess)
     r->guard = latrec_shrink_guard_add(map, len);
     r->recs = (const latrec_rec *)((const unsigned char *)map + LATREC_HDR_LEN);
     r->mask = r->entries - 1;
-    if (!with_guess || !guess(r, fd)) derive(r);
+    if (!with_guess || !guess(r, fd)) derive(r, fd);
     /* derive gave its chunks back as it went, but then read a few slots
      * again (the first and the last record, the neighbours of an empty
      * slot), and a fault may map a whole large folio (read/ring_window.h):

@@ -1,12 +1,13 @@
 /*
  * test_read_ring_slots.c - one ring's records: valid slots of a ring that
  * never wrapped, record fields, empty and torn slots, the shared mapping,
- * and a file truncated while it is read.
+ * a file truncated while it is read, and a sparse file's holes.
  */
 #define RING_TEST_DIR LATREC_TEST_TMP "/read_ring_slots"
 #include "read_ring_util.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -315,6 +316,110 @@ static void test_shrink_guard_other_faults(void **state)
     ringgen_free(&g);
 }
 
+/* Pages of the file at path in the page cache (mincore on a mapping of it
+ * of its own: a hole read through any mapping is filled with a page of
+ * zeros there; one never read has none). */
+static size_t cached_pages(const char *path, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    assert_true(m != MAP_FAILED);
+    const size_t pages = (len + 4095) / 4096;
+    unsigned char *vec = calloc(pages, 1);
+    assert_non_null(vec);
+    assert_int_equal(mincore(m, len, vec), 0);
+    size_t n = 0;
+    for (size_t i = 0; i < pages; i++) n += vec[i] & 1;
+    free(vec);
+    munmap(m, len);
+    close(fd);
+    return n;
+}
+
+/* A ring of 2^22 entries (128 MiB) holding 10 records at its start and one
+ * at slot 2^21, written sparse (the rest holes of the file) and dense (the
+ * same bytes, every one written): the scan at open gives the same fields
+ * and records for both, and reads the holes of the sparse one not at all:
+ * a few of its 32769 pages are in the page cache after, not all. */
+static void test_sparse_holes_not_read(void **state)
+{
+    (void)state;
+    const uint64_t entries = 1ull << 22, mid = 1ull << 21;
+    const size_t len = LATREC_HDR_LEN + entries * LATREC_REC_SIZE;
+    ringgen g;
+    assert_int_equal(ringgen_init(&g, 3, 16, "oai.7"), 0);
+    for (int i = 0; i < 10; i++)
+        ringgen_stamp(&g, 1 + i, 0, 0x21, (100 + i) * MS, 0, 0);
+    ringgen_set_u64(&g, RINGGEN_OFF_ENTRIES, entries);
+    ringgen_set_u64(&g, RINGGEN_OFF_REC_COUNT, 11);
+    /* the record at slot 2^21, made in slot 15 of the 16 built and taken out */
+    unsigned char rec[LATREC_REC_SIZE], *slot15 = g.buf + LATREC_HDR_LEN + 15 * LATREC_REC_SIZE;
+    ringgen_set_rec(&g, 15, 11, 0, 0x21, 200 * MS, 0, 0);
+    memcpy(rec, slot15, sizeof rec);
+    memset(slot15, 0, sizeof rec);
+    const char *paths[2] = {"sparse.latrec", "dense.latrec"};
+    for (int k = 0; k < 2; k++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s", tmp(paths[k]));
+        assert_int_equal(ringgen_write_len(&g, p, len), 0);
+        int fd = open(p, O_WRONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        if (k == 1) { /* every byte written: no hole */
+            static unsigned char zero[1 << 20];
+            for (size_t off = LATREC_HDR_LEN + 16 * LATREC_REC_SIZE; off < len; off += sizeof zero - off % sizeof zero) {
+                const size_t n = sizeof zero - off % sizeof zero < len - off ? sizeof zero - off % sizeof zero : len - off;
+                assert_int_equal(pwrite(fd, zero, n, (off_t)off), (ssize_t)n);
+            }
+        }
+        assert_int_equal(pwrite(fd, rec, sizeof rec, (off_t)(LATREC_HDR_LEN + mid * LATREC_REC_SIZE)), (ssize_t)sizeof rec);
+        assert_int_equal(close(fd), 0);
+    }
+    int fd = open(tmp("sparse.latrec"), O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    const off_t at = LATREC_HDR_LEN + 4096 * 4, data = lseek(fd, at, SEEK_DATA);
+    close(fd);
+    if (data <= at) {
+        ringgen_free(&g);
+        skip(); /* the filesystem of LATREC_TEST_TMP does not say where its holes are */
+    }
+    latrec_ring a, b;
+    assert_int_equal(latrec_ring_open(&a, tmp("sparse.latrec")), 0);
+    const size_t cached = cached_pages(tmp("sparse.latrec"), len);
+    print_message("pages of the sparse ring cached after its open: %zu of %zu\n", cached, len / 4096);
+    assert_true(cached < 64);
+    assert_int_equal(latrec_ring_open(&b, tmp("dense.latrec")), 0);
+    assert_int_equal(a.valid, 11);
+    assert_int_equal(a.valid, b.valid);
+    assert_int_equal(a.wrapped, b.wrapped);
+    assert_int_equal(a.descents, b.descents);
+    assert_int_equal(a.significant_descents, b.significant_descents);
+    assert_int_equal(a.multi_writer, b.multi_writer);
+    assert_string_equal(a.warning, b.warning);
+    assert_int_equal(a.start_slot, b.start_slot);
+    assert_int_equal(a.newest_slot, b.newest_slot);
+    assert_int_equal(a.iter_len, b.iter_len);
+    assert_int_equal(a.written, b.written);
+    assert_int_equal(a.lost, b.lost);
+    assert_int_equal(a.lost_lower_bound, b.lost_lower_bound);
+    assert_int_equal(a.first_t_ns, b.first_t_ns);
+    assert_int_equal(a.last_t_ns, b.last_t_ns);
+    assert_int_equal(a.min_t_ns, b.min_t_ns);
+    assert_int_equal(a.max_t_ns, 200 * MS);
+    assert_int_equal(a.max_t_ns, b.max_t_ns);
+    assert_memory_equal(a.stage_counts, b.stage_counts, sizeof a.stage_counts);
+    uint64_t sa[16], sb[16];
+    const size_t na = seqs(&a, sa, 16);
+    assert_int_equal(na, 11);
+    assert_int_equal(seqs(&b, sb, 16), na);
+    assert_memory_equal(sa, sb, na * sizeof *sa);
+    latrec_ring_close(&a);
+    latrec_ring_close(&b);
+    unlink(tmp("sparse.latrec"));
+    unlink(tmp("dense.latrec"));
+    ringgen_free(&g);
+}
+
 
 int main(void)
 {
@@ -326,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_torn_slots),
         cmocka_unit_test(test_shrink_while_read),
         cmocka_unit_test(test_shrink_guard_other_faults),
+        cmocka_unit_test(test_sparse_holes_not_read),
     };
     return cmocka_run_group_tests(tests, setup_dir, NULL);
 }
