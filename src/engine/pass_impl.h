@@ -137,6 +137,9 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst);
  * restart and the pass as it was before (read the stream in time order
  * instead), -1 out of memory (the caller says so). */
 int latrec_pass_split_run(latrec_pass *p, int n_threads);
+/* 1 when the first records of the run in time order hold nothing that
+ * makes a pass by process give up (pass_peek.c). */
+int latrec_pass_peek_ok(const latrec_pass *p);
 
 /* A first pass in time order that found a guessed ring wrong
  * (in->guess_wrong, engine/input.h): its sinks told to restart, p freed,

@@ -589,26 +589,16 @@ static int slots_empty(const latrec_ring *r, uint64_t from, uint64_t to)
     return 1;
 }
 
-/* Slots [from, entries) all zero: 1, else 0. A hole of the file (fd's,
- * lseek SEEK_DATA and SEEK_HOLE) reads as zero and is not read: a mostly
- * empty ring whose writer never touched its tail costs a few calls; where
- * the filesystem cannot say (or fd is -1), every slot is read. */
+/* Slots [from, entries) all zero: 1, else 0. A hole of the file
+ * (data_run) reads as zero and is not read: a mostly empty ring whose
+ * writer never touched its tail costs a few calls; where the filesystem
+ * cannot say (or fd is -1), every slot is read. */
 static int tail_empty(const latrec_ring *r, int fd, uint64_t from)
 {
-    const uint64_t end_off = LATREC_HDR_LEN + r->entries * LATREC_REC_SIZE;
-    for (uint64_t i = from; i < r->entries;) {
-        const off_t at = (off_t)(LATREC_HDR_LEN + i * LATREC_REC_SIZE);
-        const off_t data = fd >= 0 ? lseek(fd, at, SEEK_DATA) : at;
-        if (data < 0 && errno == ENXIO) return 1; /* a hole to the end of the file */
-        const off_t hole = data >= at ? lseek(fd, data, SEEK_HOLE) : -1;
-        if (data < at || hole <= data) return slots_empty(r, i, r->entries); /* not said: read it all */
-        /* the data from `data` to `hole`: the slots it touches */
-        const uint64_t a = ((uint64_t)data - LATREC_HDR_LEN) / LATREC_REC_SIZE;
-        const uint64_t b = (uint64_t)hole >= end_off
-                               ? r->entries
-                               : ((uint64_t)hole - LATREC_HDR_LEN + LATREC_REC_SIZE - 1) / LATREC_REC_SIZE;
-        if (!slots_empty(r, a > i ? a : i, b)) return 0;
-        i = b;
+    for (uint64_t i = from, a, b; i < r->entries; i = b) {
+        data_run(r, fd, i, &a, &b);
+        if (a >= r->entries) return 1; /* a hole to the end of the file */
+        if (!slots_empty(r, a, b)) return 0;
     }
     return 1;
 }
