@@ -286,6 +286,20 @@ uint64_t latrec_pass_run_begin(const latrec_input *in)
     return begin == UINT64_MAX ? 0 : begin;
 }
 
+static latrec_path_index *paths_assemble(latrec_pass *p)
+{
+    const latrec_input *in = p->in;
+    const latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
+    return latrec_path_index_assemble(p->legs, &po, on_path, p);
+}
+
+int latrec_pass_paths_renew(latrec_pass *p)
+{
+    latrec_path_index_free(p->paths);
+    p->path_warm_skipped = 0;
+    return (p->paths = paths_assemble(p)) ? 0 : -1;
+}
+
 latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, const latrec_pass_sinks *sinks)
 {
     latrec_pass *p = aligned_alloc(_Alignof(latrec_pass), sizeof(*p)); /* the feeder's lines */
@@ -305,7 +319,7 @@ latrec_pass *latrec_pass_new(latrec_input *in, const latrec_pass_opts *opts, con
     p->f.sched = in->sched_ring;
     if (p->legs && opts->paths) {
         latrec_paths_opts po = { in->opts.path_horizon_ns, 0, in->opts.wall && in->opts.n_dirs > 1 };
-        if (!(p->paths = latrec_path_index_assemble(p->legs, &po, on_path, p))) {
+        if (!(p->paths = paths_assemble(p))) {
             latrec_legs_free(p->legs);
             p->legs = NULL;
         }
@@ -680,6 +694,7 @@ latrec_legs *latrec_pass_legs(latrec_pass *p) { return p->legs; }
 uint64_t latrec_pass_warmup_skipped(const latrec_pass *p) { return p->warm_skipped; }
 uint64_t latrec_pass_begin(const latrec_pass *p) { return p->begin; }
 const latrec_path_index *latrec_pass_paths(const latrec_pass *p) { return p->paths; }
+int latrec_pass_read_by_process(const latrec_pass *p) { return p->by_process; }
 const latrec_offsets *latrec_pass_offsets(const latrec_pass *p) { return p->offsets; }
 uint64_t latrec_pass_path_warmup_skipped(const latrec_pass *p) { return p->path_warm_skipped; }
 

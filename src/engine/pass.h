@@ -183,6 +183,9 @@ int latrec_pass_end(latrec_pass *p);
 int latrec_pass_finish(latrec_pass *p);
 uint64_t latrec_pass_fed(const latrec_pass *p);
 uint64_t latrec_pass_last_t(const latrec_pass *p);
+/* 1 when the pass read the stream by process (its figures folded from the
+ * threads' parts, its paths from the processes' logs), 0 in time order. */
+int latrec_pass_read_by_process(const latrec_pass *p);
 /* The record stream of a pass not yet ended (NULL after latrec_pass_end). */
 latrec_merge *latrec_pass_merge(latrec_pass *p);
 latrec_leg_table **latrec_pass_tables(latrec_pass *p, int *n);

@@ -86,6 +86,7 @@ struct latrec_pass {
     int have_merge, ended, failed;
     int began;             /* the first step decided how the guessed rings are read (pass_begin) */
     int split, split_lost; /* read by process (pass_split.c); it cannot give one thread's figures */
+    int by_process;        /* the stream was read by process to its end */
     struct pass_feeder f; /* last: its lines are its own */
 };
 
@@ -138,8 +139,13 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst);
  * instead), -1 out of memory (the caller says so). */
 int latrec_pass_split_run(latrec_pass *p, int n_threads);
 /* 1 when the first records of the run in time order hold nothing that
- * makes a pass by process give up (pass_peek.c). */
-int latrec_pass_peek_ok(const latrec_pass *p);
+ * makes a pass by process give up (pass_peek.c); *anchored set when one
+ * of them went to a leg anchor[] (NULL: none) marks. */
+int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchored);
+
+/* The pass's path assemblers made anew (a pass by process that fed them
+ * gave up): 0, or -1 out of memory. */
+int latrec_pass_paths_renew(latrec_pass *p);
 
 /* A first pass in time order that found a guessed ring wrong
  * (in->guess_wrong, engine/input.h): its sinks told to restart, p freed,

@@ -46,8 +46,10 @@ static void peek_route(struct peek *k, int c0, int leg)
  * routes of first-stage stamps, a cross-process decision, a record out of
  * order), so that a run whose
  * start already says so is read in time order at once instead of twice.
- * What the look cannot see makes the run by process give up later. */
-int latrec_pass_peek_ok(const latrec_pass *p)
+ * What the look cannot see makes the run by process give up later.
+ * *anchored set when a record went to a leg anchor[] marks (a path's first
+ * leg). */
+int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchored)
 {
     const latrec_input *in = p->in;
     struct peek k = { p, -1, -1, 0, -1, -1, 0 };
@@ -67,6 +69,7 @@ int latrec_pass_peek_ok(const latrec_pass *p)
             last = ev[i].rec.t_ns = ev[i].t_ns; /* the merge's clock, as the pass */
             const int leg = latrec_legs_feed(legs, ev[i].ring, &ev[i].rec);
             ok = leg != -2;
+            if (anchor && leg >= 0 && leg < latrec_legs_n_catalog_legs(legs) && anchor[leg]) *anchored = 1;
             if (leg >= 0 && p->sinks.first_stage && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[i].rec.sc))
                 peek_route(&k, latrec_legs_ring_component(legs, ev[i].ring), leg);
         }

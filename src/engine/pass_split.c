@@ -32,100 +32,31 @@
  * (ROUTE_PENDING_MAX), and the stamps of one table come from one route;
  * else the pass gives up. For sinks whose figures follow a process's end
  * order it gives up too when an instance open for a leg horizon or more
- * ends (lane_instance says why). With paths, the pass by process makes
- * no path instance: it gives up when an instance of a path's first leg
- * ends (with none, no path instance is made in time order either, and
- * nothing of the paths is shown).
+ * ends (lane_instance says why). With paths, when the first records show
+ * an instance of a path's first leg or the pass makes no table (paths
+ * only), each process's ended instances are logged under the key of the
+ * moment the pass in time order ends them, and the logs merged by that
+ * key into the pass's path assemblers, which so see the instances of the
+ * pass in time order in its order (pass_plog.h; what it cannot order, it
+ * gives up on); the processes of a thread are then read side by side.
+ * Without the logs it gives up when an instance of a path's first leg ends
+ * (with none, no path instance is made in time order either, and nothing
+ * of the paths is shown).
  *
  * Threads: each owns whole processes (balanced by their records), so no
  * record crosses between CPUs. Each gathers its instances' figures in
  * parts of its own (sinks.part_new, one per table) and counts them; the
  * parts are folded into the tables once every thread is done. A table is
  * made (in the pass, under one lock) when a thread first sees one of its
- * instances. */
+ * instances. With the path logs on two threads or more, the first merges
+ * the logs into the paths as they grow, and the others read the
+ * processes. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/pass_impl.h"
-
-#define SPLIT_FILL 256 /* records taken from a part's merge at a time */
-#define SPLIT_MAX_LANES 64
-
-/* A lane's view of one (component, leg): its table (NULL: not selected),
- * the lane's part of its figures and what the lane counted of it. */
-struct split_part {
-    int component, leg;
-    latrec_leg_table *t;
-    void *part;
-    uint64_t instances, complete;
-};
-
-/* One process's first-stage stamps of (c0, leg): c0 the component of the
- * ring that stamped them. In time order, each the varint of its distance
- * from the one before (7 bits a byte). */
-struct stamp_log {
-    int c0, leg;
-    uint32_t proc;
-    int dest;       /* the component of the process's first ended instance of (c0, leg); -1: none */
-    uint64_t n;     /* stamps */
-    uint64_t settle_t; /* the newest record fed when dest was known */
-    uint64_t last;  /* the last stamp */
-    uint8_t *buf;
-    size_t len, cap;
-};
-
-struct split;
-
-/* One thread's share of the processes: lines of its own, and what it
- * writes per record allocated on its own thread (a line or an arena chunk
- * two threads write moves between the cores at every write). */
-struct split_lane {
-    _Alignas(64) struct split *sp;
-    int id;
-    latrec_legs *legs; /* its processes' counts added up (each is fed by a builder of its own) */
-    int n_catalog_legs; /* legs' (asked once: the lane's emit checks each instance) */
-    latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
-    uint32_t *procs;    /* its processes, in order */
-    int n_procs;
-    latrec_input_counts c;
-    uint64_t fed, last_t, warm_skipped;
-    uint64_t now, horizon; /* the newest record fed (a lazy feed's ends come after it); the leg horizon */
-    uint64_t next_cut; /* the earliest latrec_legs_next_cut() at a process's end */
-    uint32_t disorder; /* the ring whose stamps went down (UINT32_MAX: none) */
-    struct split_part *parts;
-    int n_parts, cap_parts, last_part;
-    uint32_t cur_proc; /* the process being fed */
-    struct stamp_log *logs;
-    int n_logs, cap_logs, last_log;
-    pthread_t thread;
-    int started;
-};
-
-struct split {
-    latrec_pass *p;
-    int n_lanes;
-    size_t open_share; /* instances one process may hold open */
-    const uint32_t *ring_proc;
-    const uint8_t *anchor; /* [builder leg]: a path's first leg (NULL: no paths) */
-    struct split_lane lane[SPLIT_MAX_LANES];
-    pthread_mutex_t mu;     /* the tables: one thread at a time */
-    int stop, lost, failed; /* atomics: every lane stops at its next fill */
-    int have_gap, gap_c0, gap_leg, gap_dest; /* the route of stamps_hold, to (gap_dest, gap_leg)'s table */
-};
-
-static int stopped(const struct split *sp)
-{
-    return __atomic_load_n(&sp->stop, __ATOMIC_RELAXED);
-}
-
-static void stop_all(struct split *sp, int failed)
-{
-    if (failed) __atomic_store_n(&sp->failed, 1, __ATOMIC_RELAXED);
-    else __atomic_store_n(&sp->lost, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&sp->stop, 1, __ATOMIC_RELAXED);
-}
+#include "engine/pass_split.h"
 
 /* ---- each thread: its processes' instances ---------------------------------- */
 
@@ -173,14 +104,14 @@ static struct split_part *part_of(struct split_lane *l, int component, int leg)
 
 /* The log of the process being fed for (c0, leg), made on first use;
  * NULL when out of memory (the lane stops). */
-static struct stamp_log *log_of(struct split_lane *l, int c0, int leg)
+struct stamp_log *latrec_split_log_of(struct split_lane *l, int c0, int leg)
 {
     struct stamp_log *g = l->logs;
     const uint32_t proc = l->cur_proc;
     if (l->n_logs && g[l->last_log].c0 == c0 && g[l->last_log].leg == leg && g[l->last_log].proc == proc)
         return &g[l->last_log];
-    for (int i = l->n_logs - 1; i >= 0 && g[i].proc == proc; i--) /* a process's logs are the last ones */
-        if (g[i].c0 == c0 && g[i].leg == leg) return &g[l->last_log = i];
+    for (int i = l->n_logs - 1; i >= 0; i--)
+        if (g[i].c0 == c0 && g[i].leg == leg && g[i].proc == proc) return &g[l->last_log = i];
     if (l->n_logs == l->cap_logs) {
         const int cap = l->cap_logs ? 2 * l->cap_logs : 8;
         struct stamp_log *ng = realloc(l->logs, (size_t)cap * sizeof(*ng));
@@ -197,7 +128,7 @@ static struct stamp_log *log_of(struct split_lane *l, int c0, int leg)
     return g;
 }
 
-static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
+void latrec_split_log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
 {
     if (g->len + 10 > g->cap) {
         const size_t cap = g->cap ? 2 * g->cap : 4096;
@@ -223,19 +154,41 @@ static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
  * its first-stage stamps go (pass.c, route_settle). */
 static void log_settle(struct split_lane *l, int c0, int leg, int component)
 {
-    struct stamp_log *g = log_of(l, c0, leg);
+    struct stamp_log *g = latrec_split_log_of(l, c0, leg);
     if (g && g->dest < 0) {
         g->dest = component;
         g->settle_t = l->now;
     }
 }
 
+/* inst to its process's path log (pass_plog.h): 0, or -1 (stopped). */
+static int path_log(struct split_lane *l, const latrec_instance *inst)
+{
+    /* a discovered leg, or open a horizon or more (perhaps cut by it): the
+     * log's keys do not hold */
+    if (inst->leg < 0 || inst->leg >= l->n_catalog_legs ||
+        (l->now - inst->first_t >= l->horizon && inst->first_t <= l->now)) {
+        stop_all(l->sp, 0);
+        return -1;
+    }
+    const int rc =
+        latrec_plog_put(l->cur->log, inst, latrec_legs_leg(l->legs, inst->leg), l->phase, l->now, l->cur_ring);
+    if (rc < 0) stop_all(l->sp, rc == -1);
+    return rc < 0 ? -1 : 0;
+}
+
 /* A lane's emit: what latrec_pass_on_instance does, into the lane's part. */
-static void lane_instance(void *ctx, const latrec_instance *inst)
+void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
 {
     struct split_lane *l = ctx;
     const latrec_pass *p = l->sp->p;
-    if (l->sp->anchor && inst->leg >= 0 && inst->leg < l->n_catalog_legs && l->sp->anchor[inst->leg]) {
+    if (l->sp->plogs) {
+        if (path_log(l, inst) < 0) return;
+        if (p->opts.no_legs) { /* paths only: what on_instance does then */
+            l->warm_skipped += inst->first_t < p->begin + p->opts.warmup_ns;
+            return;
+        }
+    } else if (l->sp->anchor && inst->leg >= 0 && inst->leg < l->n_catalog_legs && l->sp->anchor[inst->leg]) {
         stop_all(l->sp, 0); /* a path instance would be made */
         return;
     }
@@ -248,7 +201,7 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
         stop_all(l->sp, 0);
         return;
     }
-    if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns)
+    if (l->want_first && inst->n_hits > 0 && inst->hits[0].t_ns)
         log_settle(l, latrec_legs_ring_component(l->legs, inst->hits[0].ring), inst->leg, inst->component);
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
         l->warm_skipped++;
@@ -272,109 +225,15 @@ static void lane_instance(void *ctx, const latrec_instance *inst)
     if (p->sinks.part_instance) p->sinks.part_instance(sp->part, inst);
 }
 
-/* ---- every thread: its processes' records ---------------------------------- */
-
-/* Read one process's rings to their end into the lane's builder: 0, or -1
- * (stopped: lost or failed). */
-static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
-{
-    struct split *sp = l->sp;
-    latrec_pass *p = sp->p;
-    latrec_input *in = p->in;
-    const latrec_ring *set = in->set.rings;
-    for (size_t i = 0; i < in->set.n; i++) {
-        const int mine =
-            set[i].status == LATREC_RING_OK && ((int)i == in->sched_ring ? with_sched : sp->ring_proc[i] == proc);
-        l->rings[i].status = mine ? LATREC_RING_OK : LATREC_RING_REJECTED;
-    }
-    latrec_merge m;
-    char err[512];
-    if (latrec_merge_init(&m, l->rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
-        latrec_merge_free(&m);
-        stop_all(sp, 0); /* the merge in time order says why, if it must */
-        return -1;
-    }
-    /* A builder of the process's own: the process's stream starts again
-     * at the run's start, and a builder takes its stamps in time order. */
-    latrec_legs *legs = latrec_input_legs_new(in, lane_instance, l);
-    if (!legs) {
-        latrec_merge_free(&m);
-        stop_all(sp, 1);
-        return -1;
-    }
-    latrec_merged ev[SPLIT_FILL];
-    uint64_t last = 0, last_sched = 0;
-    const int want_first = p->sinks.first_stage != NULL;
-    l->cur_proc = proc;
-    /* a guessed ring's stamps must be in order (read/ring.h): the merge's
-     * output in order shows every ring of the part is; the builder's
-     * records are checked below, sched.latrec's here */
-    const int sched_guessed = with_sched && in->sched_ring >= 0 && set[in->sched_ring].derived == LATREC_RING_GUESSED;
-    size_t got;
-    while (!stopped(sp) && (got = latrec_input_fill_part(in, &m, ev, SPLIT_FILL, &l->c)) > 0) {
-        for (size_t k = 0; k < got; k++) {
-            if ((int)ev[k].ring == in->sched_ring) {
-                if (sched_guessed && ev[k].t_ns < last_sched) {
-                    l->disorder = ev[k].ring;
-                    stop_all(sp, 0);
-                }
-                if (ev[k].t_ns > last_sched) last_sched = ev[k].t_ns;
-                continue;
-            }
-            if (ev[k].t_ns < last) { /* out of time order: the instances could differ */
-                l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
-                stop_all(sp, 0);
-                break;
-            }
-            last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-            const int leg = latrec_legs_feed_lazy(legs, ev[k].ring, &ev[k].rec);
-            if (leg == -2) stop_all(sp, 1);
-            l->fed++;
-            /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
-            if (leg >= 0 && want_first && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
-                ev[k].t_ns >= p->f.warm_from) {
-                struct stamp_log *g = log_of(l, latrec_legs_ring_component(legs, ev[k].ring), leg);
-                if (g) log_put(l, g, ev[k].t_ns);
-            }
-        }
-        latrec_legs_settle(legs); /* before its counts are read */
-        if (latrec_legs_cross_process(legs) || latrec_legs_n_open(legs) + SPLIT_FILL > sp->open_share)
-            stop_all(sp, 0);
-    }
-    for (size_t i = 0; i < in->set.n; i++)
-        if (l->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&m, i)->lapped;
-    latrec_merge_free(&m);
-    if (last > l->last_t) l->last_t = last;
-    const uint64_t cut = latrec_legs_next_cut(legs);
-    if (cut < l->next_cut) l->next_cut = cut;
-    if (!stopped(sp)) latrec_legs_finish(legs);
-    latrec_legs_add_counts(l->legs, legs);
-    latrec_legs_free(legs);
-    return stopped(sp) ? -1 : 0;
-}
-
-static int lane_init(struct split_lane *l);
-
-static void *lane_run(void *arg)
-{
-    struct split_lane *l = arg;
-    if (lane_init(l) < 0) {
-        stop_all(l->sp, 1);
-        return NULL;
-    }
-    for (int k = 0; k < l->n_procs; k++)
-        if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
-    return NULL;
-}
-
 /* ---- setting up, ending, giving up ----------------------------------------- */
 
 /* Can this pass be read by process? (path_instance runs with paths only.) */
 static int eligible(const latrec_pass *p)
 {
-    return p->sinks.restart && p->sinks.part_new && !p->opts.no_legs && (!p->sinks.instance || p->sinks.part_instance) &&
-           !p->taps.ended && !p->taps.record && !p->in->live && p->f.fed == 0 &&
-           latrec_legs_n_legs(p->legs) == latrec_legs_n_catalog_legs(p->legs);
+    const int no_legs_ok = p->paths && !p->offsets; /* paths only: their assembly by process is all there is */
+    return p->sinks.restart && p->sinks.part_new && (!p->opts.no_legs || no_legs_ok) &&
+           (!p->sinks.instance || p->sinks.part_instance) && !p->taps.ended && !p->taps.record && !p->in->live &&
+           p->f.fed == 0 && latrec_legs_n_legs(p->legs) == latrec_legs_n_catalog_legs(p->legs);
 }
 
 /* Processes to lanes, the one with most records first to the lane with
@@ -394,51 +253,23 @@ static int share_out(struct split *sp, int n_threads, uint32_t *procs, uint64_t 
             procs[b] = procs[b - 1];
             procs[b - 1] = t;
         }
-    int n_lanes = n_threads < (int)n_used ? n_threads : (int)n_used;
+    /* paths from the logs, on threads: the first merges them, the others
+     * read the processes */
+    const int first = sp->first_reader = sp->plogs && n_threads >= 2;
+    int n_lanes = n_threads - first < (int)n_used ? n_threads - first : (int)n_used;
+    n_lanes += first;
     if (n_lanes > SPLIT_MAX_LANES) n_lanes = SPLIT_MAX_LANES;
     uint64_t lane_load[SPLIT_MAX_LANES] = { 0 };
     uint32_t *at = procs + n_used; /* each lane's list, after the sorted one */
     for (int k = 0; k < n_lanes; k++) sp->lane[k].procs = at + (size_t)k * n_used;
-    for (uint32_t a = 0; a < n_used; a++) {
-        int best = 0;
-        for (int k = 1; k < n_lanes; k++)
+    for (uint32_t a = 0; a < n_used && first < n_lanes; a++) {
+        int best = first;
+        for (int k = first + 1; k < n_lanes; k++)
             if (lane_load[k] < lane_load[best]) best = k;
         lane_load[best] += load[procs[a]];
         sp->lane[best].procs[sp->lane[best].n_procs++] = procs[a];
     }
     return n_lanes;
-}
-
-/* On the lane's thread. */
-static int lane_init(struct split_lane *l)
-{
-    latrec_pass *p = l->sp->p;
-    const size_t n = p->in->set.n;
-    l->legs = latrec_input_legs_new(p->in, lane_instance, l);
-    l->rings = malloc(n * sizeof(*l->rings) + 1);
-    l->c.fed = calloc(n + 1, sizeof(uint64_t));
-    l->c.dropped = calloc(n + 1, sizeof(uint64_t));
-    l->c.lapped = calloc(n + 1, sizeof(uint64_t));
-    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
-    l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
-    l->horizon = latrec_legs_horizon(l->legs);
-    memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
-    return 0;
-}
-
-static void lane_free(struct split_lane *l)
-{
-    const latrec_pass *p = l->sp->p;
-    for (int i = 0; i < l->n_parts; i++)
-        if (l->parts[i].part) p->sinks.part_free(l->parts[i].part);
-    free(l->parts);
-    latrec_legs_free(l->legs);
-    for (int i = 0; i < l->n_logs; i++) free(l->logs[i].buf);
-    free(l->logs);
-    free(l->rings);
-    free(l->c.fed);
-    free(l->c.dropped);
-    free(l->c.lapped);
 }
 
 /* ---- the first-stage stamps, in time order -------------------------------- */
@@ -594,6 +425,7 @@ static int commit(struct split *sp)
     if (!p->failed && stamps_replay(sp) < 0) p->failed = 1;
     latrec_input_parts_done(p->in, c, sp->n_lanes);
     p->f.finished = 1; /* every instance ended in the lanes' builders */
+    p->by_process = 1;
     return p->failed ? -1 : 0;
 }
 
@@ -616,6 +448,7 @@ static void undo(struct split *sp)
     if (p->index) memset(p->index, 0, (size_t)p->index_comps * (size_t)p->index_legs * sizeof(*p->index));
     p->warm_skipped = 0;
     p->failed = 0;
+    if (sp->plogs && latrec_pass_paths_renew(p) < 0) p->failed = 1; /* fed by the merge of the logs */
     latrec_input_parts_undo(p->in);
 }
 
@@ -630,6 +463,7 @@ static int split_go(struct split *sp, int n_threads)
     uint64_t *load = calloc((size_t)n_procs + 1, sizeof(*load));
     int rc = 0;
     if (!procs || !load) goto out;
+    if (sp->path_leg && !(sp->plogs = latrec_plogs_new(p, n_procs, sp->path_leg))) goto out;
     sp->n_lanes = share_out(sp, n_threads, procs, load, n_procs);
     if (sp->n_lanes < 2 && (n_threads >= 2 || sp->lane[0].n_procs < 2)) goto out; /* the pipeline does as well */
     for (int k = 0; k < sp->n_lanes; k++) {
@@ -643,13 +477,13 @@ static int split_go(struct split *sp, int n_threads)
     sp->open_share = (latrec_legs_max_open(p->legs) - 1) / n_parts;
     p->split = 1;
     for (int k = 1; k < sp->n_lanes; k++) {
-        if (pthread_create(&sp->lane[k].thread, NULL, lane_run, &sp->lane[k]) != 0) {
+        if (pthread_create(&sp->lane[k].thread, NULL, latrec_split_lane_run, &sp->lane[k]) != 0) {
             stop_all(sp, 0); /* no thread: in time order, as before */
             break;
         }
         sp->lane[k].started = 1;
     }
-    if (!stopped(sp)) lane_run(&sp->lane[0]);
+    if (!stopped(sp)) latrec_split_lane_run(&sp->lane[0]);
     for (int k = 1; k < sp->n_lanes; k++)
         if (sp->lane[k].started) pthread_join(sp->lane[k].thread, NULL);
     p->split = 0;
@@ -672,8 +506,10 @@ static int split_go(struct split *sp, int n_threads)
     else rc = commit(sp) < 0 ? -1 : 1;
     p->split_lost = 0;
 
-    for (int k = 0; k < sp->n_lanes; k++) lane_free(&sp->lane[k]);
+    for (int k = 0; k < sp->n_lanes; k++) latrec_split_lane_free(&sp->lane[k]);
 out:
+    latrec_plogs_free(sp->plogs);
+    sp->plogs = NULL;
     free(procs);
     free(load);
     return rc;
@@ -721,30 +557,47 @@ latrec_pass *latrec_pass_start_over(latrec_pass *p)
 }
 
 /* [builder leg] 1: the first leg of a path of the run (an instance of it
- * ending would make a path instance). NULL when out of memory. */
-static uint8_t *path_anchors(const latrec_pass *p)
+ * ending would make a path instance), or with every_leg any leg of one.
+ * NULL when out of memory. */
+static uint8_t *path_anchors(const latrec_pass *p, int every_leg)
 {
     const int n_legs = latrec_legs_n_catalog_legs(p->legs);
     uint8_t *a = calloc((size_t)n_legs + 1, 1);
     for (int k = 0; a && k < latrec_path_index_n(p->paths); k++) {
         const latrec_path *path = latrec_path_index_path(p->paths, k);
-        const int leg = latrec_legs_catalog_leg(p->legs, latrec_path_index_catalog_index(p->paths, k), path->legs[0]);
-        if (leg >= 0 && leg < n_legs) a[leg] = 1;
+        const int c = latrec_path_index_catalog_index(p->paths, k);
+        for (int i = 0; i < (every_leg ? path->n_legs : 1); i++) {
+            const int leg = latrec_legs_catalog_leg(p->legs, c, path->legs[i]);
+            if (leg >= 0 && leg < n_legs) a[leg] = 1;
+        }
     }
     return a;
 }
 
 static int split_try(latrec_pass *p, int n_threads)
 {
-    if (!eligible(p) || !latrec_pass_peek_ok(p)) return 0;
+    /* paths only on one thread: the builders by process save less than
+     * their logs cost (the assembly is most of the work either way) */
+    if (!eligible(p) || (p->opts.no_legs && n_threads < 2)) return 0;
+    uint8_t *anchor = p->paths ? path_anchors(p, 0) : NULL;
+    uint8_t *path_leg = p->paths ? path_anchors(p, 1) : NULL;
+    int anchored = 0, rc = 0;
+    if ((p->paths && (!anchor || !path_leg)) || !latrec_pass_peek_ok(p, anchor, &anchored)) {
+        free(anchor);
+        free(path_leg);
+        return 0;
+    }
     struct split *sp = aligned_alloc(_Alignof(struct split), (sizeof(struct split) + 63) & ~(size_t)63);
     if (sp) memset(sp, 0, sizeof(*sp));
     uint32_t *ring_proc = calloc(p->in->set.n + 1, sizeof(*ring_proc));
-    uint8_t *anchor = p->paths ? path_anchors(p) : NULL;
-    int rc = 0;
-    if (sp && ring_proc && (anchor || !p->paths)) {
+    if (sp && ring_proc) {
         sp->p = p;
         sp->anchor = anchor;
+        /* paths assembled from each process's log when a path instance
+         * may be made: with paths only, or when the first records show
+         * an instance of a path's first leg (without one, none is made, and
+         * one found later reads the run in time order) */
+        if (p->paths && !p->offsets && (p->opts.no_legs || anchored)) sp->path_leg = path_leg;
         for (size_t i = 0; i < p->in->set.n; i++)
             if (p->in->set.rings[i].status == LATREC_RING_OK && (int)i != p->in->sched_ring)
                 ring_proc[i] = latrec_legs_ring_process(p->legs, (uint32_t)i);
@@ -755,6 +608,7 @@ static int split_try(latrec_pass *p, int n_threads)
     }
     free(ring_proc);
     free(anchor);
+    free(path_leg);
     free(sp);
     return rc;
 }

@@ -16,6 +16,18 @@
 # Run Q: run P with process 1's ENQUEUE stamped on a ring named app.110
 # (another component): the table's stamps come by two routes, so the pass
 # by process gives up and reads in time order.
+# Run L: the e3/loop path across five processes: four RAN processes (pids
+# 7100..7103: source on oai, outbound's ENQUEUE on oai and the rest on
+# libe3.outbound, apply_ctrl on oai.ctrl) and one dApp (pid 7200: inbound,
+# consume); message i = 1..3000 of RAN p (1..2000 of the first, whose
+# records end 20 ms before the others') at T0 + i * 20 us + p * 3 us + a
+# jitter (every 97th at the same stamp in every RAN process), every 3rd with
+# a WAIT_ENTER up to 9 ms late (its source instance waits in grace, ended
+# there by another process's records), every 50th ENCODE_E3SM_DONE 3 ms
+# late, every 61st 2 ms late at the dApp's PROCESS_DONE; a loop completes
+# unless i is a multiple of 11 (no EMIT_ENTER), 17 (no SEND_DONE), 13 (a
+# DROP), 19 (never received), 29 (no CREATE_OUTPUT) or 31 (no control
+# applied): 7711 of 11000.
 
 bats_require_minimum_version 1.5.0
 
@@ -50,6 +62,51 @@ AWK
     "$GEN" "$D/P" < "$D/spec_P"
     sed -e 's/^ring oai\.110 /ring app.110 /' -e 's/^rec oai\.110 /rec app.110 /' "$D/spec_P" > "$D/spec_Q"
     "$GEN" "$D/Q" < "$D/spec_Q"
+    awk -f - > "$D/spec_raw" <<'AWK'
+BEGIN {
+    for (p = 0; p < 4; p++) {
+        b = 200 + 10 * p
+        printf "ring oai.%d pid=%d tid=%d\n", b, 7100 + p, b
+        printf "ring libe3.outbound.%d pid=%d tid=%d\n", b + 1, 7100 + p, b + 1
+        printf "ring oai.ctrl.%d pid=%d tid=%d\n", b + 2, 7100 + p, b + 2
+    }
+    printf "ring libe3.inbound.300 pid=7200 tid=300\n"
+    printf "ring dapp.301 pid=7200 tid=301\n"
+    for (p = 0; p < 4; p++) {
+        b = 200 + 10 * p; n = p == 0 ? 2000 : 3000
+        for (i = 1; i <= n; i++) {
+            t = 1000000000 + i * 20000 + (i % 97 ? p * 3000 + (i * 7919 + p * 31) % 4000 : 0)
+            s = 100000 * p + i; m = 500000 + s
+            printf "rec oai.%d RECORD_BEGIN %d %d\n", b, s, t
+            printf "rec oai.%d PROCESS_BEGIN %d %d\n", b, s, t + 300
+            printf "rec oai.%d ENCODE_E3SM_BEGIN %d %d\n", b, s, t + 500
+            printf "rec oai.%d ENCODE_E3SM_DONE %d %d\n", b, s, t + 900 + (i % 50 == 0 ? 3000000 : 0)
+            if (i % 3 == 0) printf "rec oai.%d WAIT_ENTER %d %d\n", b, s, t + 1000 + (i % 7) * 1500000
+            if (i % 11) printf "rec oai.%d EMIT_ENTER %d %d %d\n", b, m, t + 1100, s
+            printf "rec oai.%d ENQUEUE %d %d\n", b, m, t + 1200
+            d = t + 3000 + (i * 7919) % 500
+            printf "rec libe3.outbound.%d DEQUEUE %d %d\n", b + 1, m, d
+            printf "rec libe3.outbound.%d ENCODE_E3AP_DONE %d %d 64\n", b + 1, m, d + 900
+            if (i % 17) printf "rec libe3.outbound.%d SEND_DONE %d %d %d\n", b + 1, m, d + 1500, m
+            if (i % 13 == 0) { printf "rec libe3.outbound.%d DROP %d %d\n", b + 1, m, d + 1700; continue }
+            if (i % 17 == 0 || i % 19 == 0) continue
+            r = d + 4000 + (i % 23) * 100; k = 4 * i + p; c = 900000 + s; late = i % 61 == 0 ? 2000000 : 0
+            printf "rec libe3.inbound.300 RECV %d %d\n", k, r
+            printf "rec libe3.inbound.300 DECODE_E3AP_DONE %d %d %d\n", k, r + 200, m
+            printf "rec dapp.301 DECODE_E3SM_BEGIN %d %d\n", k, r + 900
+            printf "rec dapp.301 DECODE_E3SM_DONE %d %d\n", k, r + 1100
+            printf "rec dapp.301 PROCESS_DONE %d %d\n", k, r + 1300 + late
+            if (i % 29) printf "rec dapp.301 CREATE_OUTPUT %d %d %d\n", k, r + 1500 + late, c
+            if (i % 31 == 0) continue
+            printf "rec oai.ctrl.%d APPLY_CONTROL_DONE %d %d\n", b + 2, c, r + 9000 + late
+            printf "rec oai.ctrl.%d LIVE_ON_AIR %d %d\n", b + 2, c, r + 9400 + late
+        }
+    }
+}
+AWK
+    mkdir -p "$D/L"
+    { grep '^ring' "$D/spec_raw"; grep '^rec' "$D/spec_raw" | sort -s -k2,2 -k5,5n; } > "$D/spec_L"
+    "$GEN" "$D/L" < "$D/spec_L"
 }
 
 # The leg tables and header of report --format json ARGS, read by process,
@@ -68,6 +125,27 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 for k in ("header", "legs", "paths"):
     assert a[k] == b[k], (k, json.dumps(a[k])[:400], json.dumps(b[k])[:400])
 assert a["legs"], "no leg table"
+PYEOF
+}
+
+# The header and path tables of report --format json ARGS (paths only:
+# read by process, path instances and all) and those of the same report
+# read in time order (--interval): equal; and the lines on stderr.
+same_paths_as_in_time_order() {
+    run --separate-stderr "$LATREC" report --format json "$@"
+    [ "$status" -eq 0 ] || { echo "report $*: status $status: $stderr"; return 1; }
+    echo "$output" > "$D/split.json"
+    local err=$stderr
+    run --separate-stderr "$LATREC" report --format json --interval 1s "$@"
+    [ "$status" -eq 0 ] || { echo "report --interval 1s $*: status $status"; return 1; }
+    echo "$output" > "$D/ordered.json"
+    [ "$err" = "$stderr" ] || { echo "report $*: stderr differs"; diff <(echo "$err") <(echo "$stderr") | head; return 1; }
+    "$PY" - "$D/split.json" "$D/ordered.json" <<'PYEOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ("header", "legs", "paths"):
+    assert a[k] == b[k], (k, json.dumps(a[k])[:400], json.dumps(b[k])[:400])
+assert a["paths"] and not a["legs"], "not the paths alone"
 PYEOF
 }
 
@@ -136,5 +214,45 @@ rows = {r["hop"]: r for r in t["hops"]}
 assert rows["inter-arrival"]["count"] == 15999, rows["inter-arrival"]["count"]
 assert rows["DEQUEUE->ENCODE_E3AP_DONE"]["outliers"] == 2, rows["DEQUEUE->ENCODE_E3AP_DONE"]
 assert [e["seq"] for e in t["top"][:2]] == [11501, 1500], t["top"]
+PYEOF
+}
+
+@test "report --path and hist --path read by process: real path instances, the figures of the pass in time order" {
+    for threads in 1 2; do
+        for args in "" "--top 5 --explain 2" "--warm-up 5ms" "--drop-outliers --top 3" "--path-horizon 2ms" \
+            "--path-horizon 5ms --top 3" "--percentiles 50,99.9"; do
+            same_paths_as_in_time_order --threads "$threads" --path e3/loop $args "$D/L"
+        done
+        same_paths_as_in_time_order --threads "$threads" --path e3/indication "$D/L"
+    done
+    # what run L holds, counted from the spec: 11000 loops started, 7711
+    # completed end to end; the slowest: loops with the 2 ms late
+    # PROCESS_DONE (i a multiple of 61), of those i = 2989, whose total
+    # 2 ms + 16.4 us + (i * 7919) % 500 + 100 * (i % 23) ns is the longest,
+    # in the three RAN processes that reach it (a late ENCODE_E3SM_DONE
+    # lengthens no total: the source's first stage starts it, LIVE_ON_AIR
+    # ends it)
+    run --separate-stderr "$LATREC" report --path e3/loop --format json --top 3 "$D/L"
+    "$PY" - "$output" <<'PYEOF'
+import json, sys
+t = json.loads(sys.argv[1])["paths"][0]
+assert t["instances"] == 11000 and t["complete"] == 7711, (t["instances"], t["complete"])
+assert [e["seq"] for e in t["top"]] == [102989, 202989, 302989], [e["seq"] for e in t["top"]]
+assert [e["segments"]["total"] for e in t["top"]] == [2018.991] * 3, t["top"]
+PYEOF
+    # hist --path, read by process on one thread and on two: the same
+    # histogram, of the 7711 complete loops
+    run --separate-stderr "$LATREC" hist --path e3/loop --threads 1 --format json "$D/L"
+    local one=$output
+    run --separate-stderr "$LATREC" hist --path e3/loop --threads 2 --format json "$D/L"
+    [ "$output" = "$one" ]
+    "$PY" - "$one" <<'PYEOF'
+import json, sys
+cols = {c["name"]: c for c in json.loads(sys.argv[1])["columns"]}
+# the 154 loops (of 7711) with i a multiple of 50: 3 ms in the source's
+# last hop, and ENQUEUE before ENCODE_E3SM_DONE (a regression, not counted)
+late, handoff = cols["ENCODE_E3SM_BEGIN->ENCODE_E3SM_DONE"], cols["ENCODE_E3SM_DONE->ENQUEUE"]
+assert late["over"] == 154 and handoff["count"] == 7711 - 154 and handoff["regressions"] == 154, (late, handoff)
+assert all(c["count"] == 7711 for n, c in cols.items() if n != "ENCODE_E3SM_DONE->ENQUEUE"), cols
 PYEOF
 }

@@ -1,0 +1,248 @@
+/* A pass read by process: each lane's thread reads its processes' records
+ * into builders of their own (pass_split.c tells why that gives the
+ * figures of the pass in time order), one process after another, or with
+ * paths logged (pass_plog.h) side by side. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/pass_split.h"
+
+/* Open process proc's feed: its rings (in `rings`, a copy of the set's)
+ * merged, a builder of its own. 0, or -1 (stopped). */
+static int pfeed_open(struct split_lane *l, struct pfeed *f, uint32_t proc, int with_sched, latrec_ring *rings)
+{
+    struct split *sp = l->sp;
+    latrec_input *in = sp->p->in;
+    const latrec_ring *set = in->set.rings;
+    memset(f, 0, sizeof(*f));
+    f->proc = proc;
+    f->rings = rings;
+    f->with_sched = with_sched;
+    for (size_t i = 0; i < in->set.n; i++) {
+        const int mine =
+            set[i].status == LATREC_RING_OK && ((int)i == in->sched_ring ? with_sched : sp->ring_proc[i] == proc);
+        rings[i].status = mine ? LATREC_RING_OK : LATREC_RING_REJECTED;
+    }
+    char err[512];
+    if (latrec_merge_init(&f->m, rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
+        latrec_merge_free(&f->m);
+        stop_all(sp, 0); /* the merge in time order says why, if it must */
+        return -1;
+    }
+    /* A builder of the process's own: the process's stream starts again
+     * at the run's start, and a builder takes its stamps in time order. */
+    if (!(f->legs = latrec_input_legs_new(in, latrec_split_lane_instance, l))) {
+        latrec_merge_free(&f->m);
+        stop_all(sp, 1);
+        return -1;
+    }
+    /* a guessed ring's stamps must be in order (read/ring.h): the merge's
+     * output in order shows every ring of the part is; the builder's
+     * records are checked in pfeed_step, sched.latrec's here */
+    f->sched_guessed = with_sched && in->sched_ring >= 0 && set[in->sched_ring].derived == LATREC_RING_GUESSED;
+    f->log = sp->plogs ? latrec_plogs_of(sp->plogs, proc) : NULL;
+    f->open = 1;
+    return 0;
+}
+
+/* The next records of f's process into its builder: 1, 0 at their end,
+ * or -1 (stopped: lost or failed). */
+static int pfeed_step(struct split_lane *l, struct pfeed *f)
+{
+    struct split *sp = l->sp;
+    latrec_pass *p = sp->p;
+    latrec_input *in = p->in;
+    latrec_merged ev[SPLIT_FILL];
+    l->cur_proc = f->proc;
+    l->cur = f;
+    l->now = f->last;
+    const size_t got = stopped(sp) ? 0 : latrec_input_fill_part(in, &f->m, ev, SPLIT_FILL, &l->c);
+    if (!got) return stopped(sp) ? -1 : 0;
+    if (f->log && !f->last && ev[0].t_ns == 0 && (int)ev[0].ring != in->sched_ring)
+        stop_all(sp, 0); /* stamped 0: written, yet absent to the builder (legs.c) */
+    l->phase = LATREC_PLOG_FEED;
+    for (size_t k = 0; k < got; k++) {
+        if ((int)ev[k].ring == in->sched_ring) {
+            if (f->sched_guessed && ev[k].t_ns < f->last_sched) {
+                l->disorder = ev[k].ring;
+                stop_all(sp, 0);
+            }
+            if (ev[k].t_ns > f->last_sched) f->last_sched = ev[k].t_ns;
+            continue;
+        }
+        if (ev[k].t_ns < f->last) {   /* out of time order: the instances could differ */
+            l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
+            stop_all(sp, 0);
+            break;
+        }
+        f->last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
+        l->cur_ring = ev[k].ring;
+        const int leg = latrec_legs_feed_lazy(f->legs, ev[k].ring, &ev[k].rec);
+        if (leg == -2) stop_all(sp, 1);
+        l->fed++;
+        /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
+        if (leg >= 0 && l->want_first && latrec_legs_first_stage(f->legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
+            ev[k].t_ns >= p->f.warm_from) {
+            struct stamp_log *g = latrec_split_log_of(l, latrec_legs_ring_component(f->legs, ev[k].ring), leg);
+            if (g) latrec_split_log_put(l, g, ev[k].t_ns);
+        }
+    }
+    l->phase = LATREC_PLOG_SETTLE;
+    latrec_legs_settle(f->legs); /* before its counts are read */
+    if (f->log) latrec_plog_publish(f->log, f->last);
+    if (latrec_legs_cross_process(f->legs) || latrec_legs_n_open(f->legs) + SPLIT_FILL > sp->open_share)
+        stop_all(sp, 0);
+    return stopped(sp) ? -1 : 1;
+}
+
+/* f's process read to its end (or stopped): its builder finished, its
+ * counts to the lane's. */
+static void pfeed_close(struct split_lane *l, struct pfeed *f)
+{
+    struct split *sp = l->sp;
+    const latrec_input *in = sp->p->in;
+    l->cur_proc = f->proc;
+    l->cur = f;
+    l->now = f->last;
+    for (size_t i = 0; i < in->set.n; i++)
+        if (f->rings[i].status == LATREC_RING_OK) l->c.lapped[i] = latrec_merge_cursor(&f->m, i)->lapped;
+    latrec_merge_free(&f->m);
+    if (f->last > l->last_t) l->last_t = f->last;
+    const uint64_t cut = latrec_legs_next_cut(f->legs);
+    if (cut < l->next_cut) l->next_cut = cut;
+    l->phase = LATREC_PLOG_FINISH;
+    if (!stopped(sp)) latrec_legs_finish(f->legs);
+    if (f->log && !stopped(sp) && latrec_plog_end(f->log, f->last) < 0) stop_all(sp, 0);
+    latrec_legs_add_counts(l->legs, f->legs);
+    latrec_legs_free(f->legs);
+    f->open = 0;
+}
+
+/* Read one process's rings to their end into a builder of its own: 0, or
+ * -1 (stopped: lost or failed). */
+static int feed_process(struct split_lane *l, uint32_t proc, int with_sched)
+{
+    struct pfeed f;
+    if (pfeed_open(l, &f, proc, with_sched, l->rings) < 0) return -1;
+    int rc;
+    while ((rc = pfeed_step(l, &f)) > 0) {
+    }
+    pfeed_close(l, &f);
+    return stopped(l->sp) ? -1 : 0;
+}
+
+/* On the lane's thread. */
+static int lane_init(struct split_lane *l)
+{
+    latrec_pass *p = l->sp->p;
+    const size_t n = p->in->set.n;
+    l->legs = latrec_input_legs_new(p->in, latrec_split_lane_instance, l);
+    l->rings = malloc(n * sizeof(*l->rings) + 1);
+    l->c.fed = calloc(n + 1, sizeof(uint64_t));
+    l->c.dropped = calloc(n + 1, sizeof(uint64_t));
+    l->c.lapped = calloc(n + 1, sizeof(uint64_t));
+    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
+    l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
+    l->want_first = p->sinks.first_stage && !p->opts.no_legs; /* no tables: their stamps go nowhere */
+    l->horizon = latrec_legs_horizon(l->legs);
+    memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
+    return 0;
+}
+
+void latrec_split_lane_free(struct split_lane *l)
+{
+    const latrec_pass *p = l->sp->p;
+    for (int i = 0; i < l->n_parts; i++)
+        if (l->parts[i].part) p->sinks.part_free(l->parts[i].part);
+    free(l->parts);
+    latrec_legs_free(l->legs);
+    for (int i = 0; i < l->n_logs; i++) free(l->logs[i].buf);
+    free(l->logs);
+    free(l->rings);
+    free(l->c.fed);
+    free(l->c.dropped);
+    free(l->c.lapped);
+}
+
+/* Chunks of a process's path log not yet merged before its thread waits
+ * (2 MiB): a thread ahead of the others waits for the merge. */
+#define PLOG_BACKLOG 8
+
+static void plog_pause(void)
+{
+    const struct timespec ts = { 0, 20000 };
+    nanosleep(&ts, NULL);
+}
+
+/* Until g's backlog is merged, or the merge stands still for a while (it
+ * may wait for this thread's other processes): the first thread merges
+ * meanwhile. */
+static void plog_wait(struct split_lane *l, const latrec_plog *g)
+{
+    struct split *sp = l->sp;
+    uint64_t seen = latrec_plogs_progress(sp->plogs);
+    for (int still = 0; latrec_plog_backlog(g) > PLOG_BACKLOG && !stopped(sp) && still < 500;) {
+        const long r = l->id == 0 ? latrec_plogs_drain(sp->plogs) : 0;
+        if (r < 0) stop_all(sp, 1);
+        if (r) continue;
+        plog_pause();
+        const uint64_t now = latrec_plogs_progress(sp->plogs);
+        still = now == seen ? still + 1 : 0;
+        seen = now;
+    }
+}
+
+/* With paths logged: the lane's processes read side by side, the one
+ * furthest behind first (the logs hold little), the first lane merging the
+ * logs into the pass's paths as they grow, to the end. */
+static void lane_run_paths(struct split_lane *l)
+{
+    struct split *sp = l->sp;
+    const latrec_input *in = sp->p->in;
+    const size_t n = in->set.n;
+    struct pfeed *f = calloc((size_t)l->n_procs + 1, sizeof(*f));
+    latrec_ring *rings = malloc((size_t)l->n_procs * n * sizeof(*rings) + 1);
+    int left = 0;
+    if (!f || !rings) stop_all(sp, 1);
+    for (int k = 0; f && rings && k < l->n_procs; k++, left++) {
+        memcpy(rings + (size_t)k * n, in->set.rings, n * sizeof(*rings));
+        if (pfeed_open(l, &f[k], l->procs[k], l->id == sp->first_reader && k == 0, rings + (size_t)k * n) < 0) break;
+    }
+    while (left == l->n_procs && !stopped(sp)) {
+        struct pfeed *b = NULL;
+        for (int k = 0; k < l->n_procs; k++)
+            if (f[k].open && (!b || f[k].last < b->last)) b = &f[k];
+        if (!b) break;
+        if (latrec_plog_backlog(b->log) > PLOG_BACKLOG) plog_wait(l, b->log);
+        const int rc = pfeed_step(l, b);
+        if (rc == 0) pfeed_close(l, b);
+        if (rc < 0 || (l->id == 0 && latrec_plogs_drain(sp->plogs) < 0)) break;
+    }
+    while (l->id == 0 && !stopped(sp) && !latrec_plogs_finished(sp->plogs)) {
+        const long r = latrec_plogs_drain(sp->plogs);
+        if (r < 0) stop_all(sp, 1);
+        else if (r == 0) plog_pause(); /* the other threads' processes are behind */
+    }
+    if (!stopped(sp) && l->id == 0 && sp->p->failed) stop_all(sp, 1);
+    for (int k = 0; f && k < left; k++)
+        if (f[k].open) pfeed_close(l, &f[k]);
+    free(f);
+    free(rings);
+}
+
+void *latrec_split_lane_run(void *arg)
+{
+    struct split_lane *l = arg;
+    if (lane_init(l) < 0) {
+        stop_all(l->sp, 1);
+        return NULL;
+    }
+    if (l->sp->plogs) {
+        lane_run_paths(l);
+        return NULL;
+    }
+    for (int k = 0; k < l->n_procs; k++)
+        if (feed_process(l, l->procs[k], l->id == 0 && k == 0) < 0) break;
+    return NULL;
+}
