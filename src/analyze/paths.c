@@ -558,10 +558,10 @@ static void piece_key(latrec_paths *p, struct piece *pc, int side, const latrec_
     int present = 1;
     uint64_t v = in->seq;
     if (key >= 0) v = key_value(p, in, key, &present);
-    const latrec_process *proc = latrec_legs_process(p->legs, in->process);
     pc->has_key[side] = present;
     pc->key[side] = v;
-    pc->scope[side] = !j->cross_process ? in->process + 1u : p->opts.cross_hosts ? 0u : (uint32_t)proc->dir + 1u;
+    if (!j->cross_process) pc->scope[side] = in->process + 1u;
+    else pc->scope[side] = p->opts.cross_hosts ? 0u : (uint32_t)latrec_legs_process(p->legs, in->process)->dir + 1u;
 }
 
 /* Whether inst holds its side of join j (leg_is_b: it is the join's leg_b). */
@@ -675,20 +675,27 @@ int latrec_path_segments(const latrec_catalog *cat, const latrec_path *path, lat
     for (int i = 0; i < path->n_legs; i++) {
         const latrec_leg *leg = &cat->legs[path->legs[i]];
         for (int h = 0; h + 1 < leg->n_chain; h++, n++) {
-            out[n] = (latrec_segment){ LATREC_SEG_HOP, i, i, leg->chain[h], leg->chain[h + 1], "", "" };
+            out[n] = (latrec_segment){ LATREC_SEG_HOP, i, i, leg->chain[h], leg->chain[h + 1], "", "", -1, -1 };
             snprintf(out[n].leg, sizeof(out[n].leg), "%s", leg->name);
         }
         if (i + 1 == path->n_legs) break;
         const latrec_leg *next = &cat->legs[path->legs[i + 1]];
-        out[n] = (latrec_segment){ LATREC_SEG_HANDOFF, i, i + 1, leg->chain[leg->n_chain - 1], next->chain[0], "", "" };
+        out[n] = (latrec_segment){
+            LATREC_SEG_HANDOFF, i, i + 1, leg->chain[leg->n_chain - 1], next->chain[0], "", "", -1, -1
+        };
         snprintf(out[n++].leg, sizeof(out[0].leg), "%s->%s", leg->name, next->name);
     }
     const latrec_leg *first = &cat->legs[path->legs[0]], *last = &cat->legs[path->legs[path->n_legs - 1]];
-    out[n++] = (latrec_segment){ LATREC_SEG_TOTAL, 0, path->n_legs - 1, first->chain[0], last->chain[last->n_chain - 1],
-                                 "total",          "" };
+    out[n++] = (latrec_segment){
+        LATREC_SEG_TOTAL, 0, path->n_legs - 1, first->chain[0], last->chain[last->n_chain - 1], "total", "", -1, -1
+    };
     for (int s = 0; s + 1 < n; s++)
         snprintf(out[s].name, sizeof(out[s].name), "%s->%s", latrec_catalog_stage_name(cat, out[s].from, b1),
                  latrec_catalog_stage_name(cat, out[s].to, b2));
+    for (int s = 0; s < n; s++) { /* looked up once: a value is read per segment of every instance */
+        out[s].hit_from = latrec_leg_chain_pos(&cat->legs[path->legs[out[s].pos_from]], out[s].from);
+        out[s].hit_to = latrec_leg_chain_pos(&cat->legs[path->legs[out[s].pos_to]], out[s].to);
+    }
     return n;
 }
 
@@ -698,8 +705,8 @@ int latrec_segment_value(const latrec_catalog *cat, const latrec_path *path, con
     const latrec_instance *ia = pi->legs[s->pos_from], *ib = pi->legs[s->pos_to];
     *a = *b = NULL;
     if (!ia || !ib) return 0;
-    int ca = latrec_leg_chain_pos(&cat->legs[path->legs[s->pos_from]], s->from);
-    int cb = latrec_leg_chain_pos(&cat->legs[path->legs[s->pos_to]], s->to);
+    (void)cat, (void)path; /* the chain positions are the segment's (latrec_path_segments) */
+    const int ca = s->hit_from, cb = s->hit_to;
     if (ca < 0 || cb < 0 || !ia->hits[ca].t_ns || !ib->hits[cb].t_ns) return 0;
     *a = &ia->hits[ca];
     *b = &ib->hits[cb];

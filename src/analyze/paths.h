@@ -153,6 +153,7 @@ typedef struct latrec_segment {
     uint8_t from, to;                   /* stage ids */
     char name[2 * LATREC_NAME_MAX + 8]; /* "FROM->TO", or "total" */
     char leg[2 * LATREC_NAME_MAX + 8];  /* "source", "source->outbound" (hand-off), "" (total) */
+    int hit_from, hit_to;               /* from's and to's chain positions in their legs (hit indexes) */
 } latrec_segment;
 
 /* The segments of path (every hop of every leg in order, a hand-off between
