@@ -114,6 +114,18 @@ void latrec_outliers_feed_block(latrec_outliers *o, const int64_t *v, const uint
 	}
 }
 
+void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t n, uint32_t k, int64_t hi)
+{
+	if (n && k < o->n_cur && o->cur[k].n + n < LATREC_OUTLIER_CHUNK) {
+		latrec_outlier_chunk *c = &o->cur[k];
+		c->max = (c->n == 0 || hi > c->max) ? hi : c->max;
+		c->n += (uint32_t)n;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		latrec_outliers_feed_in(o, v[i], k);
+}
+
 /* Series with a partial chunk. */
 static size_t partials(const latrec_outliers *o)
 {

@@ -112,42 +112,46 @@ static void block_sums(const int64_t *v, uint32_t k, latrec_power_sums *ps)
 	}
 }
 
-/* A block of values below 2^19 ns (most hops and gaps) in one loop: its
- * buckets, chunk maxima and 64-bit power sums (32 v^3 < 2^62). */
-static void flush_small(latrec_stats *s, uint32_t n, int64_t lo, int64_t hi)
-{
-	const int64_t *v = s->block;
-	latrec_loghist_begin_block(&s->hist, v, n, lo, hi);
-	uint64_t b1 = 0, b2 = 0, b3 = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const uint64_t x = (uint64_t)v[i], x2 = x * x;
-		latrec_loghist_bump(&s->hist, v[i]);
-		latrec_outliers_feed_in(&s->outl, v[i], s->series[i]);
-		b1 += x;
-		b2 += x2;
-		b3 += x2 * x;
-	}
-	s->sums.n += n;
-	const uint64_t w1[1] = { b1 }, w2[1] = { b2 }, w3[1] = { b3 };
-	add_limbs(s->sums.s1, 2, w1, 1);
-	add_limbs(s->sums.s2, 3, w2, 1);
-	add_limbs(s->sums.s3, 4, w3, 1);
-}
-
+/* The block's buckets, chunk maxima and power sums. One loop takes its
+ * minimum, maximum and 64-bit power sums, and whether every value is of
+ * one series: below 2^19 ns (most hops and gaps) those sums are the
+ * block's (32 v^3 < 2^62), the buckets follow in a loop of their own, and
+ * a block of one series goes into its chunk at once (a column is fed by
+ * one process at a time, the gaps by one series). */
 void latrec_stats_flush_block(latrec_stats *s)
 {
 	const uint32_t n = s->block_n;
+	const int64_t *v = s->block;
+	const uint32_t k0 = s->series[0];
 	int64_t lo = INT64_MAX, hi = INT64_MIN; /* every value >= 0 (add_in) */
+	uint64_t b1 = 0, b2 = 0, b3 = 0;        /* wrap above 2^19: not used then */
+	uint32_t mixed = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		lo = s->block[i] < lo ? s->block[i] : lo;
-		hi = s->block[i] > hi ? s->block[i] : hi;
+		const uint64_t x = (uint64_t)v[i], x2 = x * x;
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+		b1 += x;
+		b2 += x2;
+		b3 += x2 * x;
+		mixed |= s->series[i] ^ k0;
 	}
 	if (n && hi < (INT64_C(1) << 19)) {
-		flush_small(s, n, lo, hi);
+		latrec_loghist_begin_block(&s->hist, v, n, lo, hi);
+		for (uint32_t i = 0; i < n; i++)
+			latrec_loghist_bump(&s->hist, v[i]);
+		if (!mixed)
+			latrec_outliers_feed_run(&s->outl, v, n, k0, hi);
+		else
+			latrec_outliers_feed_block(&s->outl, v, s->series, n);
+		s->sums.n += n;
+		const uint64_t w1[1] = { b1 }, w2[1] = { b2 }, w3[1] = { b3 };
+		add_limbs(s->sums.s1, 2, w1, 1);
+		add_limbs(s->sums.s2, 3, w2, 1);
+		add_limbs(s->sums.s3, 4, w3, 1);
 	} else {
-		latrec_loghist_record_block(&s->hist, s->block, n);
-		latrec_outliers_feed_block(&s->outl, s->block, s->series, n);
-		block_sums(s->block, n, &s->sums);
+		latrec_loghist_record_block(&s->hist, v, n);
+		latrec_outliers_feed_block(&s->outl, v, s->series, n);
+		block_sums(v, n, &s->sums);
 	}
 	s->block_n = 0;
 }

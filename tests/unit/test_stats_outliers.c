@@ -410,6 +410,89 @@ static void test_series_interleaving_free(void **state)
 	latrec_outliers_free(&b);
 }
 
+/* A run of one series fed at once (latrec_outliers_feed_run, what a
+ * column's block of one series takes) leaves the tracker as feeding its
+ * samples one by one does: the same stored maxima in the same order and
+ * the same unfinished chunks, for runs of 1..70 that end before, at and
+ * across a chunk's end (1000 is no multiple of them), spikes on the
+ * chunks' edges, and series that appear late. Then a column fed runs of
+ * four series through latrec_stats_add_in (blocks of one series and mixed
+ * ones) has the fence of each series' chunk maxima computed here. */
+static void test_runs_of_one_series(void **state)
+{
+	(void)state;
+	enum { N = 23000 };
+	static int64_t v[N];
+	static uint32_t k[N];
+	rng_state = 5;
+	size_t at = 0, per[4] = { 0, 0, 0, 0 };
+	while (at < N) {
+		const uint32_t q = at < 3000 ? 0 : (uint32_t)(rng() % 4); /* series 1..3 start later */
+		size_t len = 1 + (size_t)(rng() % 70);
+		for (; len && at < N; len--, at++) {
+			const size_t i = per[q]++;
+			const int edge = i % 1000 == 999 || i % 1000 == 0;
+			v[at] = 500 + (int64_t)(rng() % 300) + (edge && rng() % 3 == 0 ? 20000 + (int64_t)(i % 7) : 0);
+			k[at] = q;
+		}
+	}
+	latrec_outliers a, b;
+	latrec_outliers_init(&a);
+	latrec_outliers_init(&b);
+	for (size_t i = 0; i < N; i++)
+		latrec_outliers_feed_in(&a, v[i], k[i]);
+	for (size_t i = 0; i < N;) {
+		size_t j = i;
+		int64_t hi = v[i];
+		while (j < N && k[j] == k[i]) {
+			hi = v[j] > hi ? v[j] : hi;
+			j++;
+		}
+		latrec_outliers_feed_run(&b, v + i, j - i, k[i], hi);
+		i = j;
+	}
+	assert_int_equal(a.n_maxima, b.n_maxima);
+	assert_true(a.n_maxima >= 20);
+	assert_memory_equal(a.maxima, b.maxima, a.n_maxima * sizeof(*a.maxima));
+	assert_int_equal(a.n_cur, b.n_cur);
+	for (uint32_t q = 0; q < a.n_cur; q++) {
+		assert_int_equal(a.cur[q].n, b.cur[q].n);
+		if (a.cur[q].n)
+			assert_int_equal(a.cur[q].max, b.cur[q].max);
+	}
+	latrec_outliers_free(&a);
+	latrec_outliers_free(&b);
+
+	/* reference: each series' chunk maxima in its own order */
+	static int64_t mx[N / 1000 + 8];
+	size_t m = 0;
+	for (uint32_t q = 0; q < 4; q++) {
+		size_t seen = 0;
+		for (size_t i = 0; i < N; i++) {
+			if (k[i] != q)
+				continue;
+			if (seen % 1000 == 0)
+				mx[m++] = v[i];
+			else if (v[i] > mx[m - 1])
+				mx[m - 1] = v[i];
+			seen++;
+		}
+	}
+	qsort(mx, m, sizeof(*mx), cmp_i64);
+	const double q1 = np_linear(mx, m, 0.25), q3 = np_linear(mx, m, 0.75);
+	latrec_stats col;
+	assert_int_equal(latrec_stats_init(&col), 0);
+	for (size_t i = 0; i < N; i++)
+		latrec_stats_add_in(&col, v[i], k[i]);
+	latrec_outlier_fence f;
+	assert_int_equal(latrec_stats_fence(&col, &f), 0);
+	assert_int_equal(f.chunks, m);
+	assert_true(f.enough_data);
+	assert_true(f.q1 == q1 && f.q3 == q3);
+	assert_int_equal(f.threshold, (int64_t)floor(q3 + 1.5 * (q3 - q1)));
+	latrec_stats_free(&col);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_pass_brackets_truth, setup, teardown),
 		cmocka_unit_test(test_merge_trackers),
 		cmocka_unit_test(test_series_interleaving_free),
+		cmocka_unit_test(test_runs_of_one_series),
 	};
 	return cmocka_run_group_tests_name("stats_outliers", tests, NULL, NULL);
 }
