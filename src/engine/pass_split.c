@@ -102,14 +102,11 @@ static struct split_part *part_of(struct split_lane *l, int component, int leg)
     return np;
 }
 
-/* The log of the process being fed for (c0, leg), made on first use;
- * NULL when out of memory (the lane stops). */
-struct stamp_log *latrec_split_log_of(struct split_lane *l, int c0, int leg)
+/* latrec_split_log_of's search, and the new log. */
+struct stamp_log *latrec_split_log_find(struct split_lane *l, int c0, int leg)
 {
     struct stamp_log *g = l->logs;
     const uint32_t proc = l->cur_proc;
-    if (l->n_logs && g[l->last_log].c0 == c0 && g[l->last_log].leg == leg && g[l->last_log].proc == proc)
-        return &g[l->last_log];
     for (int i = l->n_logs - 1; i >= 0; i--)
         if (g[i].c0 == c0 && g[i].leg == leg && g[i].proc == proc) return &g[l->last_log = i];
     if (l->n_logs == l->cap_logs) {
@@ -202,7 +199,7 @@ void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
         return;
     }
     if (l->want_first && inst->n_hits > 0 && inst->hits[0].t_ns)
-        log_settle(l, latrec_legs_ring_component(l->legs, inst->hits[0].ring), inst->leg, inst->component);
+        log_settle(l, l->ring_component[inst->hits[0].ring], inst->leg, inst->component);
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
         l->warm_skipped++;
         return;

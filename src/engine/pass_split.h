@@ -58,6 +58,7 @@ struct split_lane {
     _Alignas(64) struct split *sp;
     int id;
     latrec_legs *legs;  /* its processes' counts added up (each is fed by a builder of its own) */
+    int *ring_component; /* legs' (every builder of the input has the same) */
     int n_catalog_legs; /* legs' (asked once: the lane's emit checks each instance) */
     latrec_ring *rings; /* the set's rings, each part's own ok, the others rejected */
     uint32_t *procs;    /* its processes, in order */
@@ -112,8 +113,19 @@ static inline void stop_all(struct split *sp, int failed)
  * made on first use (NULL when out of memory: the lane stops), and a stamp
  * into it. */
 void latrec_split_lane_instance(void *ctx, const latrec_instance *inst);
-struct stamp_log *latrec_split_log_of(struct split_lane *l, int c0, int leg);
+struct stamp_log *latrec_split_log_find(struct split_lane *l, int c0, int leg);
 void latrec_split_log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns);
+
+/* The log of (c0, leg) inline when it is the last one asked for (twice per
+ * instance), else latrec_split_log_find's. */
+static inline struct stamp_log *latrec_split_log_of(struct split_lane *l, int c0, int leg)
+{
+    if (l->n_logs) {
+        struct stamp_log *g = &l->logs[l->last_log];
+        if (g->c0 == c0 && g->leg == leg && g->proc == l->cur_proc) return g;
+    }
+    return latrec_split_log_find(l, c0, leg);
+}
 
 /* pass_split_lane.c: a lane's thread (its processes read, in turn or, with
  * paths logged, side by side); what it allocated freed. */

@@ -84,7 +84,7 @@ static int pfeed_step(struct split_lane *l, struct pfeed *f)
         /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
         if (leg >= 0 && l->want_first && latrec_legs_first_stage(f->legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
             ev[k].t_ns >= p->f.warm_from) {
-            struct stamp_log *g = latrec_split_log_of(l, latrec_legs_ring_component(f->legs, ev[k].ring), leg);
+            struct stamp_log *g = latrec_split_log_of(l, l->ring_component[ev[k].ring], leg);
             if (g) latrec_split_log_put(l, g, ev[k].t_ns);
         }
     }
@@ -142,7 +142,9 @@ static int lane_init(struct split_lane *l)
     l->c.fed = calloc(n + 1, sizeof(uint64_t));
     l->c.dropped = calloc(n + 1, sizeof(uint64_t));
     l->c.lapped = calloc(n + 1, sizeof(uint64_t));
-    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped) return -1;
+    l->ring_component = malloc((n + 1) * sizeof(*l->ring_component));
+    if (!l->legs || !l->rings || !l->c.fed || !l->c.dropped || !l->c.lapped || !l->ring_component) return -1;
+    for (size_t i = 0; i < n; i++) l->ring_component[i] = latrec_legs_ring_component(l->legs, (uint32_t)i);
     l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
     l->want_first = p->sinks.first_stage && !p->opts.no_legs; /* no tables: their stamps go nowhere */
     l->horizon = latrec_legs_horizon(l->legs);
@@ -160,6 +162,7 @@ void latrec_split_lane_free(struct split_lane *l)
     for (int i = 0; i < l->n_logs; i++) free(l->logs[i].buf);
     free(l->logs);
     free(l->rings);
+    free(l->ring_component);
     free(l->c.fed);
     free(l->c.dropped);
     free(l->c.lapped);
