@@ -115,7 +115,8 @@ void latrec_loghist_reset(latrec_loghist *h);
 static inline uint32_t latrec_loghist_index(int64_t v)
 {
 	uint64_t u = (uint64_t)v;
-	unsigned e = 63u - (unsigned)__builtin_clzll(u | (UINT64_C(1) << LATREC_LOGHIST_SUB_BITS));
+	/* 63 - clz as 63 ^ clz (clz <= 63): the bit scan's own result */
+	unsigned e = 63u ^ (unsigned)__builtin_clzll(u | (UINT64_C(1) << LATREC_LOGHIST_SUB_BITS));
 	unsigned s = e - LATREC_LOGHIST_SUB_BITS;
 	return (uint32_t)((s << LATREC_LOGHIST_SUB_BITS) + (u >> s));
 }

@@ -44,6 +44,15 @@ void latrec_stats_add_negative(latrec_stats *s, int64_t v)
 
 typedef unsigned __int128 u128;
 
+/* acc[0..n) += x: a carry out of the first limb is rare. */
+static inline void add_word(uint64_t *acc, int n, uint64_t x)
+{
+	acc[0] += x;
+	if (__builtin_expect(acc[0] < x, 0))
+		for (int i = 1; i < n && ++acc[i] == 0; i++)
+			;
+}
+
 /* acc[0..n) += x[0..k), k <= n, carries dropped past acc[n - 1] (the sums
  * are wide enough that none is). */
 static void add_limbs(uint64_t *acc, int n, const uint64_t *x, int k)
@@ -144,10 +153,9 @@ void latrec_stats_flush_block(latrec_stats *s)
 		else
 			latrec_outliers_feed_block(&s->outl, v, s->series, n);
 		s->sums.n += n;
-		const uint64_t w1[1] = { b1 }, w2[1] = { b2 }, w3[1] = { b3 };
-		add_limbs(s->sums.s1, 2, w1, 1);
-		add_limbs(s->sums.s2, 3, w2, 1);
-		add_limbs(s->sums.s3, 4, w3, 1);
+		add_word(s->sums.s1, 2, b1);
+		add_word(s->sums.s2, 3, b2);
+		add_word(s->sums.s3, 4, b3);
 	} else {
 		latrec_loghist_record_block(&s->hist, v, n);
 		latrec_outliers_feed_block(&s->outl, v, s->series, n);
