@@ -212,7 +212,8 @@ void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
     if (!sp || !sp->t) return;
     const latrec_leg_table *t = sp->t;
     int64_t v[LATREC_MAX_HOPS];
-    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(l->legs, inst->leg), t, inst, v);
+    /* the table's copy of the leg: no discovered leg here (eligible), no leg moves */
+    const uint32_t have = latrec_pass_hop_values(p, &t->legdef, t, inst, v);
     sp->instances++;
     sp->complete += inst->complete != 0;
     for (uint32_t m = have; m; m &= m - 1) {
