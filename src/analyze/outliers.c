@@ -114,7 +114,7 @@ void latrec_outliers_feed_block(latrec_outliers *o, const int64_t *v, const uint
 	}
 }
 
-void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t n, uint32_t k, int64_t hi)
+void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t stride, size_t n, uint32_t k, int64_t hi)
 {
 	if (n && k < o->n_cur && o->cur[k].n + n < LATREC_OUTLIER_CHUNK) {
 		latrec_outlier_chunk *c = &o->cur[k];
@@ -123,7 +123,7 @@ void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t n, ui
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		latrec_outliers_feed_in(o, v[i], k);
+		latrec_outliers_feed_in(o, v[i * stride], k);
 }
 
 /* Series with a partial chunk. */

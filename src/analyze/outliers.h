@@ -130,9 +130,10 @@ static inline void latrec_outliers_feed_in(latrec_outliers *o, int64_t v, uint32
 /* latrec_outliers_feed_in() of v[i], k[i] for i in [0, n), in that order. */
 void latrec_outliers_feed_block(latrec_outliers *o, const int64_t *v, const uint32_t *k, size_t n);
 
-/* The same for v[0 .. n) all of series k, hi their maximum, n > 0: one
- * step while they do not finish k's chunk. */
-void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t n, uint32_t k, int64_t hi);
+/* The same for n values of series k, v[0], v[stride], .. v[(n - 1)
+ * stride], hi their maximum, n > 0: one step while they do not finish k's
+ * chunk. */
+void latrec_outliers_feed_run(latrec_outliers *o, const int64_t *v, size_t stride, size_t n, uint32_t k, int64_t hi);
 
 /* Feed one sample of series 0: one series in time order. */
 static inline void latrec_outliers_feed(latrec_outliers *o, int64_t v)

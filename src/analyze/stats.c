@@ -121,47 +121,74 @@ static void block_sums(const int64_t *v, uint32_t k, latrec_power_sums *ps)
 	}
 }
 
-/* The block's buckets, chunk maxima and power sums. One loop takes its
- * minimum, maximum and 64-bit power sums, and whether every value is of
- * one series: below 2^19 ns (most hops and gaps) those sums are the
- * block's (32 v^3 < 2^62), the buckets follow in a loop of their own, and
- * a block of one series goes into its chunk at once (a column is fed by
- * one process at a time, the gaps by one series). */
-void latrec_stats_flush_block(latrec_stats *s)
+/* n values v[0], v[stride], .. (none negative) into the column's buckets,
+ * chunk maxima and power sums, series[i] the series of value i (NULL:
+ * every one is of series k0). One loop takes their minimum, maximum and
+ * 64-bit power sums, and whether every value is of one series: below 2^19
+ * ns (most hops and gaps) those sums are the block's (32 v^3 < 2^62), the
+ * buckets follow in a loop of their own, and a block of one series goes
+ * into its chunk at once (a column is fed by one process at a time, the
+ * gaps by one series). Values from elsewhere than the column's block are
+ * copied there while the loghist keeps its first samples (and when not
+ * below 2^19 ns). -1, with nothing changed, when one is negative. */
+static inline __attribute__((always_inline)) int fold_values(latrec_stats *s, const int64_t *v, size_t stride,
+							     uint32_t n, const uint32_t *series, uint32_t k0)
 {
-	const uint32_t n = s->block_n;
-	const int64_t *v = s->block;
-	const uint32_t k0 = s->series[0];
-	int64_t lo = INT64_MAX, hi = INT64_MIN; /* every value >= 0 (add_in) */
-	uint64_t b1 = 0, b2 = 0, b3 = 0;        /* wrap above 2^19: not used then */
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	uint64_t b1 = 0, b2 = 0, b3 = 0; /* wrap above 2^19: not used then */
 	uint32_t mixed = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const uint64_t x = (uint64_t)v[i], x2 = x * x;
-		lo = v[i] < lo ? v[i] : lo;
-		hi = v[i] > hi ? v[i] : hi;
+		const int64_t y = v[i * stride];
+		const uint64_t x = (uint64_t)y, x2 = x * x;
+		lo = y < lo ? y : lo;
+		hi = y > hi ? y : hi;
 		b1 += x;
 		b2 += x2;
 		b3 += x2 * x;
-		mixed |= s->series[i] ^ k0;
+		if (series)
+			mixed |= series[i] ^ k0;
 	}
-	if (n && hi < (INT64_C(1) << 19)) {
+	if (lo < 0)
+		return -1;
+	const int small = n && hi < (INT64_C(1) << 19);
+	if (v != s->block && (!small || latrec_loghist_count(&s->hist) < LATREC_LOGHIST_EXACT_MAX)) {
+		for (uint32_t i = 0; i < n; i++)
+			s->block[i] = v[i * stride];
+		v = s->block;
+		stride = 1;
+	}
+	if (small) {
 		latrec_loghist_begin_block(&s->hist, v, n, lo, hi);
 		for (uint32_t i = 0; i < n; i++)
-			latrec_loghist_bump(&s->hist, v[i]);
-		if (!mixed)
-			latrec_outliers_feed_run(&s->outl, v, n, k0, hi);
-		else
-			latrec_outliers_feed_block(&s->outl, v, s->series, n);
+			latrec_loghist_bump(&s->hist, v[i * stride]);
 		s->sums.n += n;
 		add_word(s->sums.s1, 2, b1);
 		add_word(s->sums.s2, 3, b2);
 		add_word(s->sums.s3, 4, b3);
 	} else {
 		latrec_loghist_record_block(&s->hist, v, n);
-		latrec_outliers_feed_block(&s->outl, v, s->series, n);
 		block_sums(v, n, &s->sums);
 	}
+	if (!mixed)
+		latrec_outliers_feed_run(&s->outl, v, stride, n, k0, hi);
+	else /* series only with the column's own block: v is s->block */
+		latrec_outliers_feed_block(&s->outl, v, series, n);
+	return 0;
+}
+
+void latrec_stats_flush_block(latrec_stats *s)
+{
+	(void)fold_values(s, s->block, 1, s->block_n, s->series, s->series[0]); /* add_in keeps negatives out */
 	s->block_n = 0;
+}
+
+void latrec_stats_add_strided(latrec_stats *s, const int64_t *v, size_t stride, uint32_t n, uint32_t k)
+{
+	/* a whole block of no clock regression: no store per value */
+	if (s->block_n == 0 && n == LATREC_STATS_BLOCK && fold_values(s, v, stride, n, NULL, k) == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		latrec_stats_add_in(s, v[i * stride], k);
 }
 
 /* The pending block put in before a figure is read. The accessors take

@@ -134,6 +134,12 @@ static inline void latrec_stats_add_in(latrec_stats *s, int64_t v, uint32_t k)
 		latrec_stats_flush_block(s);
 }
 
+/* Add n values of series k, v[0], v[stride], .. v[(n - 1) stride]: what
+ * n calls of latrec_stats_add_in() give, in that order. A whole block of
+ * non-negative values (n = LATREC_STATS_BLOCK, none waiting) goes in at
+ * once, without a store per value. */
+void latrec_stats_add_strided(latrec_stats *s, const int64_t *v, size_t stride, uint32_t n, uint32_t k);
+
 /* Add one hop value of series 0 (one series, in time order). */
 static inline void latrec_stats_add(latrec_stats *s, int64_t v)
 {

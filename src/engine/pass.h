@@ -103,6 +103,9 @@ typedef struct latrec_pass_sinks {
      * neither. Needed with restart. */
     void *(*part_new)(void *ctx, const latrec_leg_table *t);
     void (*part_value)(void *part, int hop, int64_t ns, const latrec_instance *inst);
+    /* Or every hop value of an instance in one call, as values is value's
+     * (NULL: part_value is called; set: part_value is not). */
+    void (*part_values)(void *part, uint32_t have, const int64_t *v, const latrec_instance *inst);
     void (*part_instance)(void *part, const latrec_instance *inst);
     int (*part_fold)(void *ctx, latrec_leg_table *t, void *part);
     void (*part_free)(void *part);

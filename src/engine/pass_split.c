@@ -216,9 +216,13 @@ void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
     const uint32_t have = latrec_pass_hop_values(p, &t->legdef, t, inst, v);
     sp->instances++;
     sp->complete += inst->complete != 0;
-    for (uint32_t m = have; m; m &= m - 1) {
-        const int h = __builtin_ctz(m);
-        p->sinks.part_value(sp->part, h, v[h], inst);
+    if (p->sinks.part_values) {
+        p->sinks.part_values(sp->part, have, v, inst);
+    } else {
+        for (uint32_t m = have; m; m &= m - 1) {
+            const int h = __builtin_ctz(m);
+            p->sinks.part_value(sp->part, h, v[h], inst);
+        }
     }
     if (p->sinks.part_instance) p->sinks.part_instance(sp->part, inst);
 }

@@ -325,6 +325,11 @@ struct rpart {
     latrec_stats col[LATREC_MAX_HOPS];
     struct top_entry *top;
     int n_top;
+    /* The last instances' values, of one process, not in the columns yet:
+     * a hop every one of them has goes in as a block (stats.h). */
+    uint32_t n_rows, proc, have_all, have_any;
+    uint32_t have[LATREC_STATS_BLOCK];
+    int64_t rows[LATREC_STATS_BLOCK * LATREC_MAX_HOPS]; /* row i's hop h at [i * n_hops + h] */
 };
 
 static void rpart_free(void *part)
@@ -344,6 +349,7 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     pt->t = t;
     pt->rt = t->user;
     pt->n_hops = t->n_hops;
+    pt->have_all = UINT32_MAX;
     int ok = !top_cap(r->o) || (pt->top = calloc((size_t)top_cap(r->o), sizeof(*pt->top))) != NULL;
     for (int h = 0; h < t->n_hops; h++) ok &= latrec_stats_init(&pt->col[h]) == 0;
     if (!ok) {
@@ -353,11 +359,41 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     return pt;
 }
 
-/* on_value's, pass 1 without scheduler data (sinks.restart is not set with it). */
-static void rpart_value(void *part, int hop, int64_t ns, const latrec_instance *inst)
+/* The rows waiting to the columns, each column's in the order they came. */
+static void rpart_flush(struct rpart *pt)
+{
+    const uint32_t n = pt->n_rows;
+    for (uint32_t m = pt->have_any; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        latrec_stats *col = &pt->col[h];
+        if (pt->have_all >> h & 1) {
+            latrec_stats_add_strided(col, &pt->rows[h], (size_t)pt->n_hops, n, pt->proc);
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (pt->have[i] >> h & 1) latrec_stats_add_in(col, pt->rows[i * (uint32_t)pt->n_hops + h], pt->proc);
+    }
+    pt->n_rows = 0;
+    pt->have_all = UINT32_MAX;
+    pt->have_any = 0;
+}
+
+/* on_values', pass 1 without scheduler data (sinks.restart is not set
+ * with it): a row, the rows to the columns once a block is full or
+ * another process's instance comes (outlier chunks are per process). */
+static void rpart_values(void *part, uint32_t have, const int64_t *v, const latrec_instance *inst)
 {
     struct rpart *pt = part;
-    latrec_stats_add_in(&pt->col[hop], ns, inst->process);
+    if (pt->n_rows && inst->process != pt->proc) rpart_flush(pt);
+    const uint32_t i = pt->n_rows, n = (uint32_t)pt->n_hops;
+    pt->n_rows = i + 1;
+    pt->proc = inst->process;
+    pt->have[i] = have;
+    pt->have_all &= have;
+    pt->have_any |= have;
+    int64_t *row = &pt->rows[i * n];
+    for (uint32_t h = 0; h < n; h++) row[h] = v[h]; /* those without a value are never read */
+    if (i + 1 == LATREC_STATS_BLOCK) rpart_flush(pt);
 }
 
 /* on_instance's, without --interval (its intervals close in stream order). */
@@ -375,6 +411,7 @@ static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
     struct rtable *rt = t->user;
     struct rpart *pt = part;
     int rc = 0;
+    rpart_flush(pt);
     for (int h = 0; h < t->n_hops && rc == 0; h++) rc = latrec_stats_merge(&rt->col[h], &pt->col[h]);
     for (int k = 0; k < pt->n_top; k++) keep_top(rt->top, &rt->n_top, top_cap(r->o), &pt->top[k]);
     rpart_free(pt);
@@ -523,7 +560,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     if (!r->sv.model) { /* the scheduler's view reads along with a pass in time order */
         sinks.restart = rt_restart;
         sinks.part_new = rpart_new;
-        sinks.part_value = rpart_value;
+        sinks.part_values = rpart_values;
         sinks.part_instance = r->interval_ns ? NULL : rpart_instance;
         sinks.part_fold = rpart_fold;
         sinks.part_free = rpart_free;

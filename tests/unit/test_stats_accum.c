@@ -356,6 +356,71 @@ static void assert_same_stats(latrec_stats *a, latrec_stats *b, bool outliers)
 	}
 }
 
+/* Values added a block at a time from rows (latrec_stats_add_strided)
+ * give the column the values one by one gives: every figure, the exact
+ * power sums and the outlier chunks, for whole blocks of small values,
+ * blocks with a clock regression, with values of 2^19 ns and more and of
+ * 2^41 and more, partial blocks and blocks after values still waiting,
+ * several series in turn, while the loghist keeps its first samples and
+ * after. */
+static void test_strided_equals_one_by_one(void **state)
+{
+	(void)state;
+	enum { HOPS = 3, ROWS = 40 };
+	latrec_stats a, b;
+	assert_int_equal(latrec_stats_init(&a), 0);
+	assert_int_equal(latrec_stats_init(&b), 0);
+	rng_state = 31;
+	static int64_t rows[ROWS * HOPS];
+	for (int round = 0; round < 400; round++) {
+		const uint32_t n = round % 5 == 4 ? 1 + (uint32_t)(rng() % ROWS) : LATREC_STATS_BLOCK;
+		const uint32_t k = (uint32_t)(round / 7 % 3);
+		const int kind = (int)(rng() % 200); /* < 10: a regression, 10: >= 2^19, 11: >= 2^41 (most chunks none) */
+		for (uint32_t i = 0; i < n * HOPS; i++) /* the other hops' values above this one's: a column */
+			rows[i] = i % HOPS == 1 ? 100 + (int64_t)(rng() % 60000) : 300000 + (int64_t)(rng() % 1000); /* read wrong shows */
+		if (kind < 10)
+			rows[(rng() % n) * HOPS + 1] = -(int64_t)(rng() % 500) - 1;
+		if (kind == 10)
+			rows[(rng() % n) * HOPS + 1] = (INT64_C(1) << 19) + (int64_t)(rng() % 1000);
+		if (kind == 11)
+			rows[(rng() % n) * HOPS + 1] = (INT64_C(1) << 41) + (int64_t)(rng() % 1000);
+		if (round % 11 == 10) { /* a value waiting before the block */
+			latrec_stats_add_in(&a, 777, k);
+			latrec_stats_add_in(&b, 777, k);
+		}
+		for (uint32_t i = 0; i < n; i++)
+			latrec_stats_add_in(&a, rows[i * HOPS + 1], k);
+		latrec_stats_add_strided(&b, &rows[1], HOPS, n, k);
+		while (round % 3 && b.block_n) { /* mostly none waiting: the next whole block goes in at once */
+			latrec_stats_add_in(&a, 900, k);
+			latrec_stats_add_in(&b, 900, k);
+		}
+		if (round == 40) { /* about 1300 values: the kept samples answer */
+			assert_true(latrec_stats_count(&a) <= LATREC_LOGHIST_EXACT_MAX);
+			assert_same_stats(&a, &b, true);
+		}
+	}
+	assert_true(latrec_stats_count(&a) > 10000);
+	assert_true(latrec_stats_negatives(&a) > 5);
+	assert_same_stats(&a, &b, true);
+	latrec_moments ma, mb;
+	latrec_stats_moments(&a, &ma);
+	latrec_stats_moments(&b, &mb);
+	assert_int_equal(ma.n, mb.n);
+	assert_true(ma.mean == mb.mean && ma.m2 == mb.m2 && ma.m3 == mb.m3);
+	latrec_sum sa, sb;
+	latrec_stats_signed_sum(&a, &sa);
+	latrec_stats_signed_sum(&b, &sb);
+	assert_true(sa.s == sb.s && sa.n == sb.n);
+	latrec_outlier_fence fa, fb;
+	assert_int_equal(latrec_stats_fence(&a, &fa), 0);
+	assert_int_equal(latrec_stats_fence(&b, &fb), 0);
+	assert_int_equal(fa.chunks, fb.chunks);
+	assert_true(fa.enough_data && fa.q1 == fb.q1 && fa.q3 == fb.q3);
+	latrec_stats_free(&a);
+	latrec_stats_free(&b);
+}
+
 static void test_merge_equals_feeding_both(void **state)
 {
 	(void)state;
@@ -512,6 +577,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_signed_sum, setup, teardown),
 		cmocka_unit_test(test_loghist_block),
 		cmocka_unit_test(test_merge_equals_feeding_both),
+		cmocka_unit_test(test_strided_equals_one_by_one),
 		cmocka_unit_test(test_merge_outliers_aligned),
 	};
 	return cmocka_run_group_tests_name("stats_accum", tests, NULL, NULL);

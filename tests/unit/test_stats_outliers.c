@@ -448,7 +448,7 @@ static void test_runs_of_one_series(void **state)
 			hi = v[j] > hi ? v[j] : hi;
 			j++;
 		}
-		latrec_outliers_feed_run(&b, v + i, j - i, k[i], hi);
+		latrec_outliers_feed_run(&b, v + i, 1, j - i, k[i], hi);
 		i = j;
 	}
 	assert_int_equal(a.n_maxima, b.n_maxima);
