@@ -554,14 +554,15 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     latrec_pass_sinks sinks = { .ctx = r,
                                 .table_new = rt_new,
                                 .values = on_values,
-                                .instance = on_instance,
+                                /* it keeps the slowest and the time series: none, no call */
+                                .instance = top_cap(o) || r->interval_ns ? on_instance : NULL,
                                 .first_stage = on_first_stage,
                                 .path_instance = o->pass.paths ? on_path : NULL };
     if (!r->sv.model) { /* the scheduler's view reads along with a pass in time order */
         sinks.restart = rt_restart;
         sinks.part_new = rpart_new;
         sinks.part_values = rpart_values;
-        sinks.part_instance = r->interval_ns ? NULL : rpart_instance;
+        sinks.part_instance = r->interval_ns || !top_cap(o) ? NULL : rpart_instance;
         sinks.part_fold = rpart_fold;
         sinks.part_free = rpart_free;
         sinks.part_in_end_order = 1; /* outlier chunks */
