@@ -104,10 +104,9 @@ static inline latrec_leg_table *table_of(latrec_pass *p, int component, int leg)
     return latrec_pass_table_for(p, component, leg);
 }
 
-static struct route *route_for(latrec_pass *p, int c0, int leg)
+/* route_for's search, and the new route. */
+__attribute__((noinline)) static struct route *route_find(latrec_pass *p, int c0, int leg)
 {
-    if (p->last_route < p->n_routes && p->routes[p->last_route].c0 == c0 && p->routes[p->last_route].leg == leg)
-        return &p->routes[p->last_route];
     for (int i = 0; i < p->n_routes; i++)
         if (p->routes[i].c0 == c0 && p->routes[i].leg == leg) return &p->routes[p->last_route = i];
     if (p->n_routes == p->cap_routes) {
@@ -126,6 +125,17 @@ static struct route *route_for(latrec_pass *p, int c0, int leg)
     r->leg = leg;
     r->dest = -1;
     return &p->routes[p->last_route = p->n_routes++];
+}
+
+/* The route of (c0, leg), made on first use (NULL: out of memory). Inline:
+ * the last one asked for, at every first-stage stamp and ended instance. */
+static inline struct route *route_for(latrec_pass *p, int c0, int leg)
+{
+    if (p->last_route < p->n_routes) {
+        struct route *r = &p->routes[p->last_route];
+        if (r->c0 == c0 && r->leg == leg) return r;
+    }
+    return route_find(p, c0, leg);
 }
 
 static void first_stage_to(latrec_pass *p, int component, int leg, uint64_t t_ns)
@@ -222,7 +232,8 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
     latrec_pass *p = ctx;
     if (p->taps.ended) p->taps.ended(p->taps.ctx, inst);
     if (p->paths && latrec_path_index_feed(p->paths, inst) < 0) p->failed = 1;
-    if (p->sinks.first_stage && latrec_legs_leg(p->legs, inst->leg)->discovered && inst->n_hits > 0 &&
+    const latrec_leg *leg = latrec_legs_leg(p->legs, inst->leg); /* once: a leg, once made, does not change */
+    if (p->sinks.first_stage && leg->discovered && inst->n_hits > 0 &&
         inst->hits[0].t_ns >= p->begin + p->opts.warmup_ns)
         disc_push(p, inst->component, inst->leg, inst->hits[0].t_ns); /* hits[0]: the group's first stamp */
     if (p->sinks.first_stage && inst->n_hits > 0 && inst->hits[0].t_ns) {
@@ -240,7 +251,7 @@ void latrec_pass_on_instance(void *ctx, const latrec_instance *inst)
     t->instances++;
     t->complete += inst->complete != 0;
     int64_t v[LATREC_MAX_HOPS];
-    const uint32_t have = latrec_pass_hop_values(p, latrec_legs_leg(p->legs, inst->leg), t, inst, v);
+    const uint32_t have = latrec_pass_hop_values(p, leg, t, inst, v);
     if (p->sinks.values) {
         p->sinks.values(p->sinks.ctx, t, have, v, inst);
     } else {
