@@ -48,6 +48,7 @@ static void rt_free(latrec_leg_table *t)
     struct rtable *rt = t->user;
     if (!rt) return;
     for (int h = 0; h < t->n_hops; h++) latrec_stats_free(&rt->col[h]);
+    free(rt->rows);
     latrec_stats_free(&rt->gaps_stats);
     for (int i = 0; i < rt->series.n_open; i++) latrec_stats_free(&rt->series.open[i].total);
     free(rt->top);
@@ -96,6 +97,58 @@ static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
     if (r->interval_auto) r->interval_ns = auto_interval(r->in);
 }
 
+/* The rows waiting to the columns col[0 .. n_hops), each column's in the
+ * order they came. */
+static void rows_flush(struct value_rows *w, latrec_stats *col, int n_hops)
+{
+    const uint32_t n = w->n, stride = (uint32_t)n_hops;
+    for (uint32_t m = w->have_any; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        if (w->have_all >> h & 1) {
+            latrec_stats_add_strided(&col[h], &w->v[h], stride, n, w->proc);
+            continue;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (w->have[i] >> h & 1) latrec_stats_add_in(&col[h], w->v[i * stride + h], w->proc);
+    }
+    w->n = 0;
+    w->have_all = UINT32_MAX;
+    w->have_any = 0;
+}
+
+/* An instance's values v[h] (bit h of have) of process w->proc, as a row
+ * (rows_flush first when w holds another process's: outlier chunks are
+ * per process); 1 when the block is full (rows_flush next). */
+static inline int rows_put(struct value_rows *w, int n_hops, uint32_t have, const int64_t *v)
+{
+    const uint32_t i = w->n, n = (uint32_t)n_hops;
+    w->n = i + 1;
+    w->have[i] = have;
+    w->have_all &= have;
+    w->have_any |= have;
+    int64_t *row = &w->v[i * n];
+    for (uint32_t h = 0; h < n; h++) row[h] = v[h]; /* those without a value are never read */
+    return i + 1 == LATREC_STATS_BLOCK;
+}
+
+/* The rows of process k in a table's first pass in time order (NULL: out
+ * of memory), each process's own: processes' instances interleave. */
+static struct value_rows *rows_of(struct rtable *rt, uint32_t k)
+{
+    if (k >= rt->n_rows) {
+        const uint32_t n = k + 1 > 2 * rt->n_rows ? k + 1 : 2 * rt->n_rows;
+        struct value_rows *w = realloc(rt->rows, (size_t)n * sizeof(*w));
+        if (!w) return NULL;
+        for (uint32_t i = rt->n_rows; i < n; i++) {
+            w[i].n = w[i].have_any = 0;
+            w[i].have_all = UINT32_MAX;
+        }
+        rt->rows = w;
+        rt->n_rows = n;
+    }
+    return &rt->rows[k];
+}
+
 /* A hop value in the less common cases: the scheduler's split, the
  * outlier pass. */
 __attribute__((noinline)) static void on_value_more(struct report_run *r, latrec_leg_table *t, struct rtable *rt,
@@ -124,10 +177,13 @@ static void on_values(void *ctx, latrec_leg_table *t, uint32_t have, const int64
     struct rtable *rt = t->user;
     if (!rt) return;
     if (r->pass_no == 1 && !r->sv.model) {
-        for (uint32_t m = have; m; m &= m - 1) {
-            const int h = __builtin_ctz(m);
-            latrec_stats_add_in(&rt->col[h], v[h], inst->process); /* chunks per process (outliers.h) */
+        struct value_rows *w = rows_of(rt, inst->process); /* chunks per process (outliers.h) */
+        if (!w) {
+            r->oom = 1;
+            return;
         }
+        w->proc = inst->process;
+        if (rows_put(w, t->n_hops, have, v)) rows_flush(w, rt->col, t->n_hops);
         return;
     }
     for (uint32_t m = have; m; m &= m - 1) {
@@ -325,11 +381,7 @@ struct rpart {
     latrec_stats col[LATREC_MAX_HOPS];
     struct top_entry *top;
     int n_top;
-    /* The last instances' values, of one process, not in the columns yet:
-     * a hop every one of them has goes in as a block (stats.h). */
-    uint32_t n_rows, proc, have_all, have_any;
-    uint32_t have[LATREC_STATS_BLOCK];
-    int64_t rows[LATREC_STATS_BLOCK * LATREC_MAX_HOPS]; /* row i's hop h at [i * n_hops + h] */
+    struct value_rows rows;
 };
 
 static void rpart_free(void *part)
@@ -349,7 +401,7 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     pt->t = t;
     pt->rt = t->user;
     pt->n_hops = t->n_hops;
-    pt->have_all = UINT32_MAX;
+    pt->rows.have_all = UINT32_MAX;
     int ok = !top_cap(r->o) || (pt->top = calloc((size_t)top_cap(r->o), sizeof(*pt->top))) != NULL;
     for (int h = 0; h < t->n_hops; h++) ok &= latrec_stats_init(&pt->col[h]) == 0;
     if (!ok) {
@@ -359,41 +411,18 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     return pt;
 }
 
-/* The rows waiting to the columns, each column's in the order they came. */
-static void rpart_flush(struct rpart *pt)
+/* on_values', pass 1 without scheduler data (sinks.restart is not set with it). */
+__attribute__((noinline)) static void rpart_flush(struct rpart *pt)
 {
-    const uint32_t n = pt->n_rows;
-    for (uint32_t m = pt->have_any; m; m &= m - 1) {
-        const int h = __builtin_ctz(m);
-        latrec_stats *col = &pt->col[h];
-        if (pt->have_all >> h & 1) {
-            latrec_stats_add_strided(col, &pt->rows[h], (size_t)pt->n_hops, n, pt->proc);
-            continue;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            if (pt->have[i] >> h & 1) latrec_stats_add_in(col, pt->rows[i * (uint32_t)pt->n_hops + h], pt->proc);
-    }
-    pt->n_rows = 0;
-    pt->have_all = UINT32_MAX;
-    pt->have_any = 0;
+    rows_flush(&pt->rows, pt->col, pt->n_hops);
 }
 
-/* on_values', pass 1 without scheduler data (sinks.restart is not set
- * with it): a row, the rows to the columns once a block is full or
- * another process's instance comes (outlier chunks are per process). */
 static void rpart_values(void *part, uint32_t have, const int64_t *v, const latrec_instance *inst)
 {
     struct rpart *pt = part;
-    if (pt->n_rows && inst->process != pt->proc) rpart_flush(pt);
-    const uint32_t i = pt->n_rows, n = (uint32_t)pt->n_hops;
-    pt->n_rows = i + 1;
-    pt->proc = inst->process;
-    pt->have[i] = have;
-    pt->have_all &= have;
-    pt->have_any |= have;
-    int64_t *row = &pt->rows[i * n];
-    for (uint32_t h = 0; h < n; h++) row[h] = v[h]; /* those without a value are never read */
-    if (i + 1 == LATREC_STATS_BLOCK) rpart_flush(pt);
+    if (pt->rows.n && inst->process != pt->rows.proc) rpart_flush(pt);
+    pt->rows.proc = inst->process;
+    if (rows_put(&pt->rows, pt->n_hops, have, v)) rpart_flush(pt);
 }
 
 /* on_instance's, without --interval (its intervals close in stream order). */
@@ -580,6 +609,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     int need_second = o->drop_outliers;
     for (int i = 0; i < n; i++) {
         struct rtable *rt = tables[i]->user;
+        for (uint32_t k = 0; k < rt->n_rows; k++) rows_flush(&rt->rows[k], rt->col, tables[i]->n_hops);
         /* Hops, then the inter-arrival column (index n_hops). */
         for (int h = 0; h <= tables[i]->n_hops; h++) {
             latrec_stats *col = column_of(rt, tables[i], h);

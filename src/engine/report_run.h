@@ -82,8 +82,19 @@ struct interval_row {
     int64_t p50, p99;
 };
 
+/* The hop values of one process's last instances, not in the columns yet
+ * (report_build.c): a hop every one of them has goes in as a block
+ * (stats.h, latrec_stats_add_strided). */
+struct value_rows {
+    uint32_t n, proc, have_all, have_any;
+    uint32_t have[LATREC_STATS_BLOCK];
+    int64_t v[LATREC_STATS_BLOCK * LATREC_MAX_HOPS]; /* row i's hop h at [i * n_hops + h] */
+};
+
 struct rtable {
     latrec_stats col[LATREC_MAX_HOPS];
+    struct value_rows *rows; /* [process] in the first pass in time order */
+    uint32_t n_rows;
     latrec_sum sum[LATREC_MAX_HOPS]; /* signed sums of pass 1, for the waterfall */
     latrec_outlier_fence fence[LATREC_MAX_HOPS + 1]; /* + inter-arrival */
     uint64_t exact_outliers[LATREC_MAX_HOPS + 1];
