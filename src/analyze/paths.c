@@ -243,7 +243,7 @@ static void free_piece(latrec_paths *p, struct piece *pc)
 
 static void free_frag(latrec_paths *p, struct frag *f)
 {
-    for (int i = 0; i < LATREC_MAX_PATH_LEGS; i++)
+    for (int i = 0, n = p->cat->paths[f->path].n_legs; i < n; i++) /* a piece is at one of its path's legs */
         if (f->at[i]) free_piece(p, f->at[i]);
     if (f->prev) f->prev->next = f->next;
     else p->head = f->next;
@@ -482,7 +482,7 @@ static struct frag *merge(latrec_paths *p, struct frag *a, struct frag *b)
         a = b;
         b = t;
     }
-    for (int i = 0; i < LATREC_MAX_PATH_LEGS; i++)
+    for (int i = 0, n = p->cat->paths[b->path].n_legs; i < n; i++)
         if (b->at[i]) {
             a->at[i] = b->at[i];
             a->at[i]->frag = a;

@@ -161,9 +161,11 @@ typedef struct latrec_segment {
  * instance the segments before the total add up exactly to it. */
 int latrec_path_segments(const latrec_catalog *cat, const latrec_path *path, latrec_segment *out);
 
-/* The value of segment s in a complete instance: t(to) - t(from), ns,
- * signed (a clock regression is negative); *a and *b the two stamps (either
- * may be NULL). Returns 0 when a stage is absent (incomplete instance). */
+/* The value of segment s (made by latrec_path_segments: it knows its
+ * stages' hit indexes, so cat and path may be NULL) in a complete
+ * instance: t(to) - t(from), ns, signed (a clock regression is negative);
+ * *a and *b the two stamps (either may be NULL). Returns 0 when a stage is
+ * absent (incomplete instance). */
 int latrec_segment_value(const latrec_catalog *cat, const latrec_path *path, const latrec_path_instance *pi,
                          const latrec_segment *s, int64_t *ns, const latrec_hit **a, const latrec_hit **b);
 

@@ -60,6 +60,7 @@ int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchor
     int ok = legs && ev &&
              latrec_merge_init(&m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, NULL, 0) == 0;
     uint64_t last = 0;
+    const int n_anchor = anchor && legs ? latrec_legs_n_catalog_legs(legs) : 0; /* anchor[] covers catalog legs */
     size_t got;
     for (uint32_t n = 0; ok && n < SPLIT_PEEK && (got = latrec_merge_fill(&m, ev, PEEK_FILL, UINT64_MAX)) > 0;
          n += (uint32_t)got)
@@ -69,7 +70,7 @@ int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchor
             last = ev[i].rec.t_ns = ev[i].t_ns; /* the merge's clock, as the pass */
             const int leg = latrec_legs_feed(legs, ev[i].ring, &ev[i].rec);
             ok = leg != -2;
-            if (anchor && leg >= 0 && leg < latrec_legs_n_catalog_legs(legs) && anchor[leg]) *anchored = 1;
+            if (leg >= 0 && leg < n_anchor && anchor[leg]) *anchored = 1;
             if (leg >= 0 && p->sinks.first_stage && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[i].rec.sc))
                 peek_route(&k, latrec_legs_ring_component(legs, ev[i].ring), leg);
         }

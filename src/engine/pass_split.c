@@ -125,28 +125,6 @@ struct stamp_log *latrec_split_log_find(struct split_lane *l, int c0, int leg)
     return g;
 }
 
-void latrec_split_log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
-{
-    if (g->len + 10 > g->cap) {
-        const size_t cap = g->cap ? 2 * g->cap : 4096;
-        uint8_t *nb = realloc(g->buf, cap);
-        if (!nb) {
-            stop_all(l->sp, 1);
-            return;
-        }
-        g->buf = nb;
-        g->cap = cap;
-    }
-    uint64_t d = t_ns - g->last; /* stamps in order: the lane stops at one that is not */
-    while (d >= 0x80) {
-        g->buf[g->len++] = (uint8_t)(d | 0x80);
-        d >>= 7;
-    }
-    g->buf[g->len++] = (uint8_t)d;
-    g->last = t_ns;
-    g->n++;
-}
-
 /* An ended instance of (c0, leg): the first one of the process says where
  * its first-stage stamps go (pass.c, route_settle). */
 static void log_settle(struct split_lane *l, int c0, int leg, int component)

@@ -110,11 +110,9 @@ static inline void stop_all(struct split *sp, int failed)
 
 /* pass_split.c: a lane's builders' emit (what latrec_pass_on_instance does,
  * into the lane's parts); the log of the process being fed for (c0, leg),
- * made on first use (NULL when out of memory: the lane stops), and a stamp
- * into it. */
+ * made on first use (NULL when out of memory: the lane stops). */
 void latrec_split_lane_instance(void *ctx, const latrec_instance *inst);
 struct stamp_log *latrec_split_log_find(struct split_lane *l, int c0, int leg);
-void latrec_split_log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns);
 
 /* The log of (c0, leg) inline when it is the last one asked for (twice per
  * instance), else latrec_split_log_find's. */

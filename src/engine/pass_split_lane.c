@@ -8,6 +8,30 @@
 
 #include "engine/pass_split.h"
 
+/* A first-stage stamp into g (the varint of its distance from the one
+ * before). */
+static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
+{
+    if (g->len + 10 > g->cap) {
+        const size_t cap = g->cap ? 2 * g->cap : 4096;
+        uint8_t *nb = realloc(g->buf, cap);
+        if (!nb) {
+            stop_all(l->sp, 1);
+            return;
+        }
+        g->buf = nb;
+        g->cap = cap;
+    }
+    uint64_t d = t_ns - g->last; /* stamps in order: the lane stops at one that is not */
+    while (d >= 0x80) {
+        g->buf[g->len++] = (uint8_t)(d | 0x80);
+        d >>= 7;
+    }
+    g->buf[g->len++] = (uint8_t)d;
+    g->last = t_ns;
+    g->n++;
+}
+
 /* Open process proc's feed: its rings (in `rings`, a copy of the set's)
  * merged, a builder of its own. 0, or -1 (stopped). */
 static int pfeed_open(struct split_lane *l, struct pfeed *f, uint32_t proc, int with_sched, latrec_ring *rings)
@@ -47,8 +71,10 @@ static int pfeed_open(struct split_lane *l, struct pfeed *f, uint32_t proc, int 
 }
 
 /* The next records of f's process into its builder: 1, 0 at their end,
- * or -1 (stopped: lost or failed). */
-static int pfeed_step(struct split_lane *l, struct pfeed *f)
+ * or -1 (stopped: lost or failed). logged: f's instances go to a path log
+ * (a constant in each of pfeed_step's calls: the usual loop stores nothing
+ * for it). */
+static inline __attribute__((always_inline)) int step(struct split_lane *l, struct pfeed *f, const int logged)
 {
     struct split *sp = l->sp;
     latrec_pass *p = sp->p;
@@ -62,8 +88,11 @@ static int pfeed_step(struct split_lane *l, struct pfeed *f)
     if (f->log && !f->last && ev[0].t_ns == 0 && (int)ev[0].ring != in->sched_ring)
         stop_all(sp, 0); /* stamped 0: written, yet absent to the builder (legs.c) */
     l->phase = LATREC_PLOG_FEED;
+    latrec_legs *const legs = f->legs; /* in registers through the loop */
+    uint64_t last = f->last;
+    const int want_first = l->want_first, sched = in->sched_ring;
     for (size_t k = 0; k < got; k++) {
-        if ((int)ev[k].ring == in->sched_ring) {
+        if ((int)ev[k].ring == sched) {
             if (f->sched_guessed && ev[k].t_ns < f->last_sched) {
                 l->disorder = ev[k].ring;
                 stop_all(sp, 0);
@@ -71,29 +100,35 @@ static int pfeed_step(struct split_lane *l, struct pfeed *f)
             if (ev[k].t_ns > f->last_sched) f->last_sched = ev[k].t_ns;
             continue;
         }
-        if (ev[k].t_ns < f->last) {   /* out of time order: the instances could differ */
+        if (ev[k].t_ns < last) {   /* out of time order: the instances could differ */
             l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
             stop_all(sp, 0);
             break;
         }
-        f->last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-        l->cur_ring = ev[k].ring;
-        const int leg = latrec_legs_feed_lazy(f->legs, ev[k].ring, &ev[k].rec);
+        last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
+        if (logged) l->cur_ring = ev[k].ring; /* where the builder is when it ends an instance */
+        const int leg = latrec_legs_feed_lazy(legs, ev[k].ring, &ev[k].rec);
         if (leg == -2) stop_all(sp, 1);
         l->fed++;
         /* pass.c's first_stage_of: the leg's first chain stage, past the warm-up */
-        if (leg >= 0 && l->want_first && latrec_legs_first_stage(f->legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
+        if (leg >= 0 && want_first && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[k].rec.sc) &&
             ev[k].t_ns >= p->f.warm_from) {
             struct stamp_log *g = latrec_split_log_of(l, l->ring_component[ev[k].ring], leg);
-            if (g) latrec_split_log_put(l, g, ev[k].t_ns);
+            if (g) log_put(l, g, ev[k].t_ns);
         }
     }
+    f->last = last;
     l->phase = LATREC_PLOG_SETTLE;
     latrec_legs_settle(f->legs); /* before its counts are read */
     if (f->log) latrec_plog_publish(f->log, f->last);
     if (latrec_legs_cross_process(f->legs) || latrec_legs_n_open(f->legs) + SPLIT_FILL > sp->open_share)
         stop_all(sp, 0);
     return stopped(sp) ? -1 : 1;
+}
+
+static int pfeed_step(struct split_lane *l, struct pfeed *f)
+{
+    return f->log ? step(l, f, 1) : step(l, f, 0);
 }
 
 /* f's process read to its end (or stopped): its builder finished, its
