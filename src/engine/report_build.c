@@ -93,6 +93,12 @@ static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
         s->late = 0;
     }
     if (r->paths) latrec_rpaths_reset(r->paths);
+    /* the scheduler's view started with the pass: again from sched.latrec's
+     * start, as the input has it now (rescanned when its guess was wrong) */
+    if (r->sv.pass) {
+        latrec_sched_view_close(&r->sv);
+        if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) r->oom = 1; /* said */
+    }
     r->begin = latrec_pass_run_begin(r->in);
     if (r->interval_auto) r->interval_ns = auto_interval(r->in);
 }
@@ -564,11 +570,8 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         r->interval_auto = !o->interval_ns && o->auto_interval;
         r->interval_ns = o->interval_ns ? o->interval_ns : r->interval_auto ? auto_interval(r->in) : 0;
     }
-    /* The scheduler's view reads along with the pass and cannot start
-     * over: with sched.latrec, the rings opened by the guess are scanned
-     * first (and the pass is read in time order). */
-    if (r->in->sched_ring >= 0 && r->in->guessed && latrec_input_settle(r->in, NULL) < 0)
-        return LATREC_REPORT_ERROR;
+    /* The scheduler's view reads along with a pass in time order and
+     * starts over with it (rt_restart). */
     if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
     latrec_pass_opts popts = o->pass;
     if (latrec_pass_names_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, o->pass.path, "report") < 0)
@@ -587,8 +590,8 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
                                 .instance = top_cap(o) || r->interval_ns ? on_instance : NULL,
                                 .first_stage = on_first_stage,
                                 .path_instance = o->pass.paths ? on_path : NULL };
+    sinks.restart = rt_restart;
     if (!r->sv.model) { /* the scheduler's view reads along with a pass in time order */
-        sinks.restart = rt_restart;
         sinks.part_new = rpart_new;
         sinks.part_values = rpart_values;
         sinks.part_instance = r->interval_ns || !top_cap(o) ? NULL : rpart_instance;

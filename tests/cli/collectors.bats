@@ -17,6 +17,15 @@
 #     SWITCH_IN 3700 (wait 700), EXIT 4000, SWITCH_OUT_BLOCKED 4100 (gone).
 #   tid 300 again (a new thread, the tid reused): FORK 5000, COMM "worker2"
 #     5000, WAKEUP_NEW 5100, SWITCH_IN 5400 (wait 300).
+#
+# Runs G0/X and G1/X (the guess test): the rings of G1 say their writer
+# closed them cleanly (opened without a scan, checked as the pass reads),
+# those of G0 not. Ring app.worker.200 (tid 200): instances i = 1..5, RECV at
+# 1 ms + i us, DECODE_E3AP_DONE 500 ns later (600 for i = 3). sched.latrec:
+# tid 200 switched in at 900 us, preempted by "hog" (tid 400) at 1003.2 us,
+# in again at 1003.4 us. X = C: as said; P: app.worker.200 has one more RECV
+# (seq 9) stamped at 500 us after instance 2 (its stamps go down); S:
+# sched.latrec has a WAKEUP of tid 500 at 950 us last (its stamps go down).
 
 bats_require_minimum_version 1.5.0
 
@@ -54,6 +63,33 @@ rec sched 0x03 300 5400 0 120 0
 SPEC
     } >"$D/spec"
     "$GEN" "$D/run" <"$D/spec"
+    local f c i t d
+    for f in 0 1; do
+        for c in C P S; do
+            {
+                echo "ring app.worker.200 pid=100 tid=200 flags=$f"
+                echo "ring sched pid=100 tid=1 catalog=kernel flags=$f"
+                for i in 1 2 3 4 5; do
+                    t=$((1000000 + i * 1000)) d=500
+                    [ "$i" -eq 3 ] && d=600
+                    echo "rec app.worker.200 RECV $i $t"
+                    echo "rec app.worker.200 DECODE_E3AP_DONE $i $((t + d))"
+                    if [ "$c" = P ] && [ "$i" -eq 2 ]; then echo "rec app.worker.200 RECV 9 500000"; fi
+                done
+                cat <<'SPEC'
+rec sched 0x0A 200 800000 0x6b726f77 0 0
+rec sched 0x0A 400 800000 0x676f68 0 0
+rec sched 0x03 200 900000 0 120 0
+rec sched 0x01 200 1003200 400 120 0
+rec sched 0x0B 400 1003200 200 400 0
+rec sched 0x03 200 1003400 400 120 0
+SPEC
+                if [ "$c" = S ]; then echo "rec sched 0x04 500 950000 1 0 0"; fi
+            } >"$D/gspec"
+            mkdir -p "$D/g$f"
+            "$GEN" "$D/g$f/$c" <"$D/gspec"
+        done
+    done
 }
 
 @test "report header: the program's rings and the scheduler collector counted apart" {
@@ -95,4 +131,33 @@ SPEC
     names=$(jq -r '.traceEvents[] | select(.name == "thread_name") | "\(.tid) \(.args.name)"' "$D/tl/trace.json" | sort)
     # not "app.worker (latrec)" nor "sh": the names after their exec
     [ "$names" = "$(printf '200 app.worker (e3loop)\n300 e3loop')" ] || { echo "$names"; return 1; }
+}
+
+@test "report with sched.latrec on rings closed cleanly: the scheduler's split of the rings scanned at open" {
+    local c f args
+    # the split, known: instances 1 and 2 on CPU (500 ns each); 3 200 ns on
+    # CPU, 200 runnable behind hog, 200 unknown (the thread in again, its
+    # state not ended); 4 and 5 unknown: means 0.240, 0.040, 0.240 us
+    run --separate-stderr "$LATREC" report "$D/g1/C" --explain 1
+    [ "$status" -eq 0 ]
+    grep -qE '^RECV->DECODE_E3AP_DONE +5 +0\.240 +0\.040 +0\.000 +0\.240 +1 +0$' <<<"$output" || {
+        echo "$output"; return 1; }
+    grep -qF 'Thread 200: 0.2 us on CPU, 0.2 us runnable on CPU 0 behind hog/400 (0.2 us), 0.2 us unknown; 1 preemption' \
+        <<<"$output"
+    for c in C P S; do
+        for args in "--explain 1" "--explain 2 --format json" "--interval 2us"; do
+            for f in 0 1; do
+                run --separate-stderr "$LATREC" report $args "$D/g$f/$c"
+                [ "$status" -eq 0 ]
+                eval "out$f=\${output//\$D\/g\$f/G} err$f=\${stderr//\$D\/g\$f/G}"
+            done
+            [ "$out0" = "$out1" ] || { echo "$c $args"; diff <(echo "$out0") <(echo "$out1"); return 1; }
+            [ "$err0" = "$err1" ] || { echo "$c $args"; diff <(echo "$err0") <(echo "$err1"); return 1; }
+        done
+    done
+    # the stamps that went down are there: the runs differ
+    run "$LATREC" report "$D/g1/P"
+    grep -q 'records: 11' <<<"$output"
+    run "$LATREC" report "$D/g1/S"
+    grep -q 'scheduler: 7 events' <<<"$output"
 }
