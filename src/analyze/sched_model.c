@@ -17,9 +17,8 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+__attribute__((noinline)) static int grow_to(void **p, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap) return 0;
     size_t nc = *cap ? *cap : 8;
     while (nc < need) nc *= 2;
     void *q = realloc(*p, nc * elem);
@@ -29,20 +28,22 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-static int u64_push(u64vec *v, uint64_t x)
+/* Room for need elements in *p: the check inline, the growing not. */
+static inline int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : grow_to(p, cap, need, elem);
+}
+
+static inline int u64_push(u64vec *v, uint64_t x)
 {
     if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v)) return -1;
     v->v[v->n++] = x;
     return 0;
 }
 
-/* index of the tident of tid, created if needed; -1 when out of memory */
-static int32_t td_get(latrec_sched_model *m, uint32_t tid)
+/* index of a new tident of tid; -1 when out of memory */
+__attribute__((noinline)) static int32_t td_add(latrec_sched_model *m, uint32_t tid)
 {
-    if (m->hash) {
-        const tident *t = td_find(m, tid);
-        if (t) return (int32_t)(t - m->td);
-    }
     if ((m->n_td + 1) * 2 > m->hash_cap) {
         size_t nc = m->hash_cap ? m->hash_cap * 2 : 1024;
         int32_t *h = malloc(nc * sizeof *h);
@@ -69,15 +70,22 @@ static int32_t td_get(latrec_sched_model *m, uint32_t tid)
     return i;
 }
 
+/* index of the tident of tid, created if needed; -1 when out of memory */
+static inline int32_t td_get(latrec_sched_model *m, uint32_t tid)
+{
+    const tident *t = td_find(m, tid);
+    return t ? (int32_t)(t - m->td) : td_add(m, tid);
+}
+
 /* the tid's current generation if it is still open, else NULL */
-static gen *live(latrec_sched_model *m, int32_t tdi)
+static inline gen *live(latrec_sched_model *m, int32_t tdi)
 {
     int32_t c = m->td[tdi].cur;
     if (c < 0 || m->g[c].closed) return NULL;
     return &m->g[c];
 }
 
-static gen *dying(latrec_sched_model *m, int32_t tdi)
+static inline gen *dying(latrec_sched_model *m, int32_t tdi)
 {
     int32_t d = m->td[tdi].dying;
     if (d < 0 || m->g[d].closed) return NULL;
@@ -86,21 +94,25 @@ static gen *dying(latrec_sched_model *m, int32_t tdi)
 
 /* ---- state changes ---------------------------------------------------- */
 
-static int iv_push(latrec_sched_model *m, gen *g, uint64_t s, uint64_t e)
+__attribute__((noinline)) static int iv_grow(gen *g)
+{
+    return grow_to((void **)&g->iv, &g->cap_iv, g->n_iv + 1, sizeof *g->iv) ||
+           grow((void **)&g->ends, &g->cap_ends, g->n_iv + 1, sizeof *g->ends);
+}
+
+static inline int iv_push(latrec_sched_model *m, gen *g, uint64_t s, uint64_t e)
 {
     if (e <= s) return 0;
-    if (grow((void **)&g->iv, &g->cap_iv, g->n_iv + 1, sizeof *g->iv) ||
-        grow((void **)&g->ends, &g->cap_ends, g->n_iv + 1, sizeof *g->ends))
-        return -1;
-    g->ends[g->n_iv] = e;
-    latrec_sched_interval *iv = &g->iv[g->n_iv++];
-    iv->start_ns = s;
-    iv->end_ns = e;
-    memcpy(iv->before_ns, g->tot, sizeof iv->before_ns);
-    iv->cpu = g->cpu;
-    iv->state = g->state;
-    iv->cause = g->cause;
-    iv->reserved = 0;
+    const size_t n = g->n_iv;
+    if (__builtin_expect(n >= g->cap_iv || n >= g->cap_ends, 0) && iv_grow(g)) return -1;
+    g->ends[n] = e;
+    g->iv[n] = (latrec_sched_interval){ .start_ns = s,
+                                        .end_ns = e,
+                                        .before_ns = { g->tot[0], g->tot[1], g->tot[2] },
+                                        .cpu = g->cpu,
+                                        .state = g->state,
+                                        .cause = g->cause };
+    g->n_iv = n + 1;
     g->tot[g->state - 1] += e - s;
     if (!g->n_stored++) g->first_iv = s;
     m->c.intervals++;
@@ -123,17 +135,18 @@ static void unsettle(latrec_sched_model *m, gen *g)
 static int g_leave(latrec_sched_model *m, gen *g, uint64_t t, int keep)
 {
     int rc = 0;
-    if (g->watch) {
-        g->watch = 0;
-        if (g->state != LATREC_SCHED_UNKNOWN) m->on_leave(m->leave_ctx, g, keep);
+    const unsigned st = g->state;
+    if (st != LATREC_SCHED_UNKNOWN) {
+        if (g->watch) m->on_leave(m->leave_ctx, g, keep);
+        if (!keep && g->since != g->state_start) unsettle(m, g);
+        if (g->cpu < LATREC_SCHED_MAX_CPUS) {
+            cpustate *cs = &m->cpu[g->cpu];
+            if (st == LATREC_SCHED_RUNNABLE && cs->waiters > 0) cs->waiters--;
+            if (st == LATREC_SCHED_RUNNING && cs->running_gen == (int32_t)g->idx) cs->running_gen = -1;
+        }
+        if (keep) rc = iv_push(m, g, g->since, t);
     }
-    if (g->state != LATREC_SCHED_UNKNOWN && !keep && g->since != g->state_start) unsettle(m, g);
-    if (g->state != LATREC_SCHED_UNKNOWN && g->cpu < LATREC_SCHED_MAX_CPUS) {
-        cpustate *cs = &m->cpu[g->cpu];
-        if (g->state == LATREC_SCHED_RUNNABLE && cs->waiters > 0) cs->waiters--;
-        if (g->state == LATREC_SCHED_RUNNING && cs->running_gen == (int32_t)g->idx) cs->running_gen = -1;
-    }
-    if (g->state != LATREC_SCHED_UNKNOWN && keep) rc = iv_push(m, g, g->since, t);
+    g->watch = 0;
     if (!keep) g->cpu = g->task_cpu = LATREC_SCHED_NO_CPU;
     g->state = LATREC_SCHED_UNKNOWN;
     g->cause = LATREC_SCHED_C_NONE;
@@ -212,7 +225,7 @@ static gen *cur_or_new(latrec_sched_model *m, int32_t tdi, uint64_t t)
     return gi < 0 ? NULL : &m->g[gi];
 }
 
-static int32_t live_gen_of(latrec_sched_model *m, uint32_t tid)
+static inline int32_t live_gen_of(latrec_sched_model *m, uint32_t tid)
 {
     const tident *td = td_find(m, tid);
     if (!td || td->cur < 0 || m->g[td->cur].closed) return -1;
@@ -221,19 +234,23 @@ static int32_t live_gen_of(latrec_sched_model *m, uint32_t tid)
 
 /* A target generation still RUNNING on cpu c that the record shows is not
  * there (its switch-out was lost): drop its state to UNKNOWN. */
-static void drop_stale_runner(latrec_sched_model *m, unsigned c, uint64_t t, int32_t keep_gi)
+__attribute__((noinline)) static void drop_runner(latrec_sched_model *m, int32_t gi, uint64_t t)
 {
-    int32_t gi = m->cpu[c].running_gen;
-    if (gi < 0 || gi == keep_gi) return;
     gen *g = &m->g[gi];
     m->c.inconsistent++;
     if (g->exited) close_gen(m, g, t, 0);
     else g_leave(m, g, t, 0);
 }
 
+static inline void drop_stale_runner(latrec_sched_model *m, unsigned c, uint64_t t, int32_t keep_gi)
+{
+    const int32_t gi = m->cpu[c].running_gen;
+    if (gi >= 0 && gi != keep_gi) drop_runner(m, gi, t);
+}
+
 /* ---- per-CPU occupancy ------------------------------------------------ */
 
-static int occ_push(latrec_sched_model *m, cpustate *cs, uint64_t s, uint64_t e, uint32_t tid, int32_t gi)
+static inline int occ_push(latrec_sched_model *m, cpustate *cs, uint64_t s, uint64_t e, uint32_t tid, int32_t gi)
 {
     if (grow((void **)&cs->v, &cs->cap, cs->n + 1, sizeof *cs->v) ||
         grow((void **)&cs->ends, &cs->cap_ends, cs->n + 1, sizeof *cs->ends))
@@ -244,7 +261,7 @@ static int occ_push(latrec_sched_model *m, cpustate *cs, uint64_t s, uint64_t e,
     return 0;
 }
 
-static void occ_pop_empty(latrec_sched_model *m, cpustate *cs)
+static inline void occ_pop_empty(latrec_sched_model *m, cpustate *cs)
 {
     if (cs->n && cs->v[cs->n - 1].end == cs->v[cs->n - 1].start) {
         cs->n--;
@@ -253,7 +270,7 @@ static void occ_pop_empty(latrec_sched_model *m, cpustate *cs)
 }
 
 /* End the open occupancy at t (and drop it if that leaves it empty). */
-static void occ_end(latrec_sched_model *m, cpustate *cs, uint64_t t)
+static inline void occ_end(latrec_sched_model *m, cpustate *cs, uint64_t t)
 {
     cs->v[cs->n - 1].end = t;
     cs->ends[cs->n - 1] = t;
@@ -305,12 +322,13 @@ static int running_on(const gen *g, unsigned c)
 
 static int wait_push(latrec_sched_model *m, const gen *g, uint64_t t, unsigned c)
 {
+    m->c.waits++;
+    if (m->no_waits) return 0;
     if (grow((void **)&m->w, &m->cap_w, m->n_w + 1, sizeof *m->w)) return -1;
     m->w[m->n_w++] = (latrec_sched_wait){
         .t_ns = g->wait_start, .wait_ns = t - g->wait_start, .tid = g->tid, .gen = g->gen_no,
         .cpu = c, .cause = g->wait_cause, .migrated = g->wait_mig,
     };
-    m->c.waits++;
     return 0;
 }
 
@@ -627,13 +645,17 @@ static int flush(latrec_sched_model *m)
 {
     size_t n = m->n_grp;
     if (n == 0) return 0;
-    if (n > 1) qsort(m->grp, n, sizeof *m->grp, rec_cmp);
+    if (n == 1) { /* the usual group: nothing to order or defer */
+        m->n_grp = 0;
+        return process(m, &m->grp[0], m->cur_t);
+    }
+    qsort(m->grp, n, sizeof *m->grp, rec_cmp);
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         const latrec_rec *r = &m->grp[i];
         unsigned k = latrec_rec_stage(r->sc);
         m->defer[i] = 0;
-        if (n > 1 && (k == LATREC_K_SWITCH_OUT_PREEMPTED || k == LATREC_K_SWITCH_OUT_BLOCKED) && defer_out(m, r)) {
+        if ((k == LATREC_K_SWITCH_OUT_PREEMPTED || k == LATREC_K_SWITCH_OUT_BLOCKED) && defer_out(m, r)) {
             m->defer[i] = 1;
             any = 1;
             continue;

@@ -97,6 +97,7 @@ struct latrec_sched_model {
     size_t   n_grp, cap_grp;
     uint64_t cur_t;
     int      finished, oom;
+    int      no_waits; /* the runqueue waits counted, not kept (no one walks them) */
     latrec_sched_counts c;
     /* Told (g->watch set, then cleared) when g's open state ends: kept
      * (stored as [since, t)) or dropped to UNKNOWN; analyze/sched_pass.c. */

@@ -277,6 +277,7 @@ latrec_sched_pass *latrec_sched_pass_new(const latrec_sched_source *src)
     p->src = *src;
     p->free_fx = -1;
     p->m->c.ring_lost = src->ring_lost;
+    p->m->no_waits = 1; /* the splits read no waits */
     p->m->on_leave = on_leave;
     p->m->leave_ctx = p;
     return p;
