@@ -391,18 +391,34 @@ const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsig
 
 static int ring_starts(latrec_input *in);
 
-int latrec_input_rewind(latrec_input *in, latrec_merge *m)
+/* The merge of the input's rings (sched.latrec left out with
+ * merge_no_sched): 0, or -1 (said). */
+static int merge_rings(latrec_input *in, latrec_merge *m)
 {
     char err[512];
-    unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
+    const unsigned flags = in->opts.wall ? LATREC_MERGE_WALL : 0;
+    latrec_ring *rings = in->set.rings, *copy = NULL;
+    if (in->merge_no_sched && in->sched_ring >= 0 && !in->opts.wall) { /* the merge takes what it reads at its start */
+        if (!(copy = malloc(in->set.n * sizeof(*copy)))) {
+            fprintf(stderr, "%s: out of memory\n", latrec_prog);
+            return -1;
+        }
+        memcpy(copy, rings, in->set.n * sizeof(*copy));
+        copy[in->sched_ring].status = LATREC_RING_REJECTED;
+        rings = copy;
+    }
+    const int rc = latrec_merge_init(m, rings, in->set.n, flags, err, sizeof(err));
+    free(copy);
+    if (rc < 0) fprintf(stderr, "%s: %s\n", latrec_prog, err);
+    return rc < 0 ? -1 : 0;
+}
+
+int latrec_input_rewind(latrec_input *in, latrec_merge *m)
+{
     in->pass++;
     (void)ring_starts(in); /* before parts are filled on threads (latrec_input_fill_part) */
     for (size_t i = 0; i < in->set.n; i++) latrec_ring_window_start(&in->set.rings[i], &in->released[i]);
-    if (latrec_merge_init(m, in->set.rings, in->set.n, flags, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
-        return -1;
-    }
-    return 0;
+    return merge_rings(in, m);
 }
 
 int latrec_input_say_truncated(latrec_input *in, FILE *out)
@@ -654,16 +670,17 @@ int latrec_input_settle(latrec_input *in, latrec_merge *m)
     return latrec_input_remerge(in, m) < 0 ? -1 : n;
 }
 
+int latrec_input_settle_ring(latrec_input *in, uint32_t ring)
+{
+    if (ring >= in->set.n || in->set.rings[ring].derived != LATREC_RING_GUESSED) return 0;
+    return rescan_one(in, &in->set.rings[ring], 1);
+}
+
 int latrec_input_remerge(latrec_input *in, latrec_merge *m)
 {
     (void)ring_starts(in);
-    char err[512];
     latrec_merge_free(m);
-    if (latrec_merge_init(m, in->set.rings, in->set.n, in->opts.wall ? LATREC_MERGE_WALL : 0, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
-        return -1;
-    }
-    return 0;
+    return merge_rings(in, m);
 }
 
 void latrec_input_start_over(latrec_input *in)

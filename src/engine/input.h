@@ -110,6 +110,8 @@ typedef struct latrec_input {
     int            guess_wrong;   /* at its end: a guess was wrong, those rings are scanned, and the
                                      pass must start over (latrec_input_start_over) */
     uint64_t       check_last;    /* the last stamp checked */
+    int            merge_no_sched; /* the merges leave sched.latrec out: its reader has it to itself
+                                     (scanned first: latrec_input_settle_ring) */
     FILE          *msg;           /* where the catalogs' choice says its lines (NULL: stderr) */
 } latrec_input;
 
@@ -136,7 +138,8 @@ const char *latrec_input_leg_name(const latrec_legs *legs, int leg);
  * ring's catalog ("0xNN" when neither names it; buf >= 5 bytes). */
 const char *latrec_input_stage_name(const latrec_input *in, uint32_t ring, unsigned stage, char *buf);
 
-/* Start a pass over all records in time order (several passes allowed). */
+/* Start a pass over all records in time order (several passes allowed;
+ * with merge_no_sched, sched.latrec's are not among them). */
 int latrec_input_rewind(latrec_input *in, latrec_merge *m);
 
 /* Next record at or after the start stamp of its ring's directory; 1, or 0
@@ -219,6 +222,10 @@ void latrec_input_start_over(latrec_input *in);
  * (the run's beginning, latrec_pass_run_begin) takes them again when it
  * returns more than 0. */
 int latrec_input_settle(latrec_input *in, latrec_merge *m);
+
+/* latrec_input_settle for ring `ring` only, before a pass (no merge set
+ * up from the rings yet): 1 scanned, 0 not guessed. */
+int latrec_input_settle_ring(latrec_input *in, uint32_t ring);
 
 /* Copy each ring's lapped count from the pass's merge into in->lapped
  * (latrec_input_next does at the end of the first pass). */

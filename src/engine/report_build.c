@@ -94,7 +94,7 @@ static void rt_restart(void *ctx, latrec_leg_table **tables, int n)
     }
     if (r->paths) latrec_rpaths_reset(r->paths);
     /* the scheduler's view started with the pass: again from sched.latrec's
-     * start, as the input has it now (rescanned when its guess was wrong) */
+     * start */
     if (r->sv.pass) {
         latrec_sched_view_close(&r->sv);
         if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) r->oom = 1; /* said */
@@ -565,14 +565,19 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     const latrec_report_request *o = r->o;
     if (!(r->e = latrec_engine_open(input_opts, "report", 0))) return LATREC_REPORT_ERROR;
     r->in = latrec_engine_input(r->e);
+    /* The scheduler's view reads sched.latrec itself (below): opened by
+     * the guess, it is scanned first, since no pass checks it. */
+    if (r->in->sched_ring >= 0 && !r->in->opts.wall) latrec_input_settle_ring(r->in, (uint32_t)r->in->sched_ring);
     /* the baseline takes the run's (set before): their series line up */
     if (!r->interval_ns) {
         r->interval_auto = !o->interval_ns && o->auto_interval;
         r->interval_ns = o->interval_ns ? o->interval_ns : r->interval_auto ? auto_interval(r->in) : 0;
     }
     /* The scheduler's view reads along with a pass in time order and
-     * starts over with it (rt_restart). */
+     * starts over with it (rt_restart); the passes read the program's
+     * rings only. */
     if (latrec_sched_view_open_pass(&r->sv, r->in) < 0) return LATREC_REPORT_ERROR;
+    r->in->merge_no_sched = r->sv.pass != NULL;
     latrec_pass_opts popts = o->pass;
     if (latrec_pass_names_resolve(&popts.hops, r->in, o->hop_specs, o->n_hop_specs, o->pass.path, "report") < 0)
         return LATREC_REPORT_ERROR;

@@ -24,8 +24,9 @@
 # 1 ms + i us, DECODE_E3AP_DONE 500 ns later (600 for i = 3). sched.latrec:
 # tid 200 switched in at 900 us, preempted by "hog" (tid 400) at 1003.2 us,
 # in again at 1003.4 us. X = C: as said; P: app.worker.200 has one more RECV
-# (seq 9) stamped at 500 us after instance 2 (its stamps go down); S:
-# sched.latrec has a WAKEUP of tid 500 at 950 us last (its stamps go down).
+# (seq 9) stamped at 500 us after instance 2 (its stamps go down: the pass
+# starts over); S: sched.latrec has a WAKEUP of tid 500 at 950 us last (its
+# stamps go down: scanned before the pass).
 
 bats_require_minimum_version 1.5.0
 
@@ -145,7 +146,7 @@ SPEC
     grep -qF 'Thread 200: 0.2 us on CPU, 0.2 us runnable on CPU 0 behind hog/400 (0.2 us), 0.2 us unknown; 1 preemption' \
         <<<"$output"
     for c in C P S; do
-        for args in "--explain 1" "--explain 2 --format json" "--interval 2us"; do
+        for args in "--explain 1" "--explain 2 --format json" "--interval 2us" "--format html"; do
             for f in 0 1; do
                 run --separate-stderr "$LATREC" report $args "$D/g$f/$c"
                 [ "$status" -eq 0 ]
