@@ -7,6 +7,7 @@
 #include "analyze/sched_pass.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,9 +75,8 @@ struct latrec_sched_pass {
     size_t n_rq, cap_rq, n_wait;
 };
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
+__attribute__((noinline)) static int grow_to(void **v, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap) return 0;
     size_t nc = *cap ? *cap * 2 : 16;
     while (nc < need) nc *= 2;
     void *q = realloc(*v, nc * elem);
@@ -84,6 +84,12 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
     *v = q;
     *cap = nc;
     return 0;
+}
+
+/* Room for need elements in *v: the check inline, the growing not. */
+static inline int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? 0 : grow_to(v, cap, need, elem);
 }
 
 static int fail(latrec_sched_pass *p)
@@ -95,13 +101,19 @@ static int fail(latrec_sched_pass *p)
 
 /* ---- the open states' parts ------------------------------------------ */
 
-/* A state's part that turned out stored: from unknown into it. */
-static void acc_move(latrec_sched_acc *a, unsigned state, uint64_t ns, uint64_t lost)
+/* Where a state's ns go in an acc (the state stored: never UNKNOWN). */
+static size_t state_field(unsigned state)
 {
-    latrec_sched_ns *in = state == LATREC_SCHED_RUNNING    ? &a->on_cpu
-                          : state == LATREC_SCHED_RUNNABLE ? &a->runnable
-                                                           : &a->blocked;
-    *in += ns;
+    return state == LATREC_SCHED_RUNNING    ? offsetof(latrec_sched_acc, on_cpu)
+           : state == LATREC_SCHED_RUNNABLE ? offsetof(latrec_sched_acc, runnable)
+                                            : offsetof(latrec_sched_acc, blocked);
+}
+
+/* A state's part that turned out stored: from unknown into it (its field
+ * at byte off). */
+static inline void acc_move(latrec_sched_acc *a, size_t off, uint64_t ns, uint64_t lost)
+{
+    *(latrec_sched_ns *)(void *)((char *)a + off) += ns;
     a->unknown -= ns;
     a->lost -= lost;
 }
@@ -111,11 +123,12 @@ static void on_leave(void *ctx, const gen *g, int keep)
     latrec_sched_pass *p = ctx;
     int32_t i = p->heads[g->idx];
     p->heads[g->idx] = -1;
+    const size_t off = state_field(g->state);
     while (i >= 0) {
         fix *f = &p->fx[i];
         if (keep && f->acc) {
-            acc_move(f->acc, g->state, f->ns, f->lost);
-            if (f->also) acc_move(f->also, g->state, f->ns, f->lost);
+            acc_move(f->acc, off, f->ns, f->lost);
+            if (f->also) acc_move(f->also, off, f->ns, f->lost);
         } else if (keep) { /* a wanted split: never with a RUNNABLE state open */
             latrec_sched_breakdown *b = &p->rq[f->req].b;
             if (g->state == LATREC_SCHED_RUNNING) b->on_cpu_ns += f->ns;
@@ -130,12 +143,14 @@ static void on_leave(void *ctx, const gen *g, int keep)
     }
 }
 
-static int new_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also, uint32_t rq,
-                   uint64_t ns, uint64_t lost)
+static inline int new_fix(latrec_sched_pass *p, const gen *g, latrec_sched_acc *acc, latrec_sched_acc *also,
+                          uint32_t rq, uint64_t ns, uint64_t lost)
 {
-    size_t cap = p->cap_heads;
-    if (grow((void **)&p->heads, &p->cap_heads, p->m->n_g, sizeof *p->heads)) return -1;
-    for (size_t k = cap; k < p->cap_heads; k++) p->heads[k] = -1;
+    const size_t cap = p->cap_heads;
+    if (cap < p->m->n_g) {
+        if (grow_to((void **)&p->heads, &p->cap_heads, p->m->n_g, sizeof *p->heads)) return -1;
+        for (size_t k = cap; k < p->cap_heads; k++) p->heads[k] = -1;
+    }
     int32_t i = p->free_fx;
     if (i >= 0) {
         p->free_fx = p->fx[i].next;
