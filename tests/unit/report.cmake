@@ -3,8 +3,10 @@
 #                        skewness, the outlier rule, names and option parsing
 #   test_report_pass     one analysis pass over ringgen rings: hop values,
 #                        calibration, regressions, warm-up, --hop, inter-arrival
-#   cli_report, cli_report_split, cli_hist, cli_legs, cli_threads, cli_guess_convert_top
-#                        tests/cli/{report,report_split,hist,legs,threads,guess_convert_top}.bats
+#   cli_report, cli_report_options, cli_report_split, cli_hist, cli_legs, cli_threads,
+#   cli_guess_convert_top
+#                        tests/cli/{report,report_options,report_split,hist,legs,threads,
+#                        guess_convert_top}.bats
 #                        against the built latrec,
 #   cli_catalogs         tests/cli/catalogs.bats: user catalogs, README's pipeline
 #                        on rings that gen_synthetic writes from a text spec
@@ -35,7 +37,7 @@ target_include_directories(gen_synthetic PRIVATE ${CMAKE_SOURCE_DIR}/include ${C
 if(TARGET latrec_cli)
   find_program(LATREC_REPORT_BATS bats)
   if(LATREC_REPORT_BATS)
-    foreach(area report report_split hist legs threads guess_convert_top)
+    foreach(area report report_options report_split hist legs threads guess_convert_top)
       add_test(NAME cli_${area} COMMAND ${LATREC_REPORT_BATS} ${CMAKE_SOURCE_DIR}/tests/cli/${area}.bats)
       set_tests_properties(cli_${area} PROPERTIES
         ENVIRONMENT "LATREC=$<TARGET_FILE:latrec_cli>;FIXTURES=${CMAKE_SOURCE_DIR}/tests/fixtures;GEN=$<TARGET_FILE:gen_synthetic>"
