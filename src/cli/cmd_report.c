@@ -254,8 +254,9 @@ int latrec_cmd_report(int argc, char **argv)
                          "DIR is a run directory (default latrec.data) or any directory of .latrec files. "
                          "Percentiles are exact up to 2048 samples per column, then within 0.1%.\n\n"
                          "Exit status: 0 success; 1 nothing could be read, the output could not be written, "
-                         "or a name the run does not hold (the message lists those it does); 2 usage; 3 some rings were "
-                         "skipped; 4 a --fail-over limit was crossed; 141 standard output's reader went away. "
+                         "or a name the run does not hold (the message lists those it does); 2 usage; "
+                         "3 some rings (of the run or the baseline) were skipped; 4 a --fail-over limit was "
+                         "crossed; 141 standard output's reader went away. "
                          "See latrec-report(1).",
                          latrec_analysis_children, 0, 0 };
     struct report_opts o;

@@ -313,7 +313,8 @@ int latrec_report_model_fill(latrec_report *m, struct report_run *r, struct repo
     m->has_baseline = base != NULL;
     if (base) m->baseline_dir = dup_str(&b, req->baseline);
     m->interval_ns = r->interval_ns;
-    m->n_rejected = r->in->n_rejected;
+    /* the baseline's rings count too: a baseline read in part is compared in part */
+    m->n_rejected = r->in->n_rejected + (base ? base->in->n_rejected : 0);
     build_header(&b);
     int n;
     latrec_leg_table **tables = latrec_pass_tables(r->pass, &n);

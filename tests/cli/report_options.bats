@@ -254,6 +254,33 @@ assert t["max_us"] == 11.198 and t["baseline"]["max_us"] == 5.599, t' "$output"
     [ "$status" -eq 1 ]
 }
 
+@test "report --baseline: a baseline read in part is exit 3 as the run's own rings are; one that cannot be read is 1" {
+    # a bad file beside the baseline's rings: named, the rest compared, exit 3 (was 0)
+    cp -r "$D/A" "$D/Abad"
+    printf 'not a ring' > "$D/Abad/junk.latrec"
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/Abad" --format csv
+    [ "$status" -eq 3 ]
+    [ "$stderr" = "latrec report: $D/Abad/junk.latrec: shorter than a header: 10 bytes" ]
+    printf '%s\n' "${lines[@]}" > "$D/blbad.csv"
+    [ "$(csvval "$D/blbad.csv" libe3 outbound total base_max_us)" = 5.599 ]
+    [ "$(csvval "$D/blbad.csv" libe3 outbound total max_us)" = 11.198 ]
+    # a crossed gate still says 4
+    run --separate-stderr "$LATREC" report -q "$D/B" --baseline "$D/Abad" --fail-over 'libe3/outbound:total:max>10us'
+    [ "$status" -eq 4 ]
+    # a file, an empty directory, a directory of no ring: 1, one line naming it
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/spec_A"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: $D/spec_A: not a directory" ]
+    mkdir -p "$D/noring"
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/noring"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: $D/noring: no .latrec rings" ]
+    printf 'not a ring' > "$D/noring/junk.latrec"
+    run --separate-stderr "$LATREC" report "$D/B" --baseline "$D/noring"
+    [ "$status" -eq 1 ]
+    [ "${stderr_lines[-1]}" = "latrec report: no readable rings in $D/noring" ]
+}
+
 @test "report --interval: count, rate and bytes per interval" {
     run --separate-stderr "$LATREC" report "$D/A" --interval 20ms --format csv
     [ "$status" -eq 0 ]
