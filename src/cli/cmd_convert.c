@@ -74,7 +74,7 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
     struct convert_opts *o = state->input;
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
-    case 'o': o->outdir = latrec_arg_name(state, "-o", "directory", arg); break;
+    case 'o': o->outdir = latrec_arg_out_dir(state, "-o", arg); break;
     case OPT_FORMAT: o->chrome = latrec_arg_choice(state, "--format", convert_formats, arg); break;
     case OPT_WINDOW: {
         /* FROM:TO, each in the one duration grammar; an empty TO: the end */

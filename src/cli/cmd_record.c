@@ -218,7 +218,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
     latrec_record_opts *o = &c->o;
     char err[256];
     switch (key) {
-    case 'o': o->output = latrec_arg_name(state, "-o", "directory", arg); break;
+    case 'o': o->output = latrec_arg_out_dir(state, "-o", arg); break;
     case 'f': o->force = 1; break;
     case 'q': o->quiet = 1; break;
     case 'd': parse_time(state, &duration_opt, arg, &o->duration_ns); break;

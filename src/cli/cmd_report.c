@@ -47,8 +47,8 @@ static const struct argp_option report_options[] = {
     { "fail-over", OPT_FAIL, "SPEC", 0, "Exit 4 when a figure crosses a limit, e.g. "
                                         "'libe3/outbound:total:p99>200us' (quoted); repeatable (see latrec-report(1))", 0 },
     { "baseline", OPT_BASELINE, "DIR", 0, "Compare with the run in DIR: baseline value and change per figure", 0 },
-    { "output", 'o', "FILE", 0, "Write the report to FILE (default: standard output; never over a file latrec "
-                                "did not write)", 0 },
+    { "output", 'o', "FILE", 0, "Write the report to FILE (default, and '-': standard output; never over a "
+                                "file latrec did not write)", 0 },
     { "drop-outliers", OPT_DROP_OUTLIERS, 0, 0, "Leave outliers out of every other figure", 0 },
     { "explain", OPT_EXPLAIN, "N", 0, "Tell the N slowest instances of each leg in a sentence each: which "
                                       "hop took the time and what the scheduler did meanwhile", 0 },
@@ -88,7 +88,7 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
         break;
     }
     case OPT_BASELINE: o->baseline = latrec_arg_name(state, "--baseline", "directory", arg); break;
-    case 'o': o->output = latrec_arg_name(state, "-o", "file", arg); break;
+    case 'o': o->output = latrec_arg_out_file(state, "-o", arg); break;
     case OPT_DROP_OUTLIERS: o->drop_outliers = 1; break;
     case OPT_EXPLAIN: o->explain = (int)latrec_arg_count(state, &explain_opt, arg); break;
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;

@@ -146,7 +146,7 @@ static error_t parse_top(int key, char *arg, struct argp_state *state)
     case OPT_INTERVAL: o->interval_ns = latrec_arg_duration(state, &latrec_opt_interval, arg); break;
     case 'd': o->duration_ns = latrec_arg_duration(state, &duration_opt, arg); break;
     case OPT_PATH: o->sel.pass.path = arg; break;
-    case 'o': o->output = latrec_arg_name(state, "-o", "directory", arg); break;
+    case 'o': o->output = latrec_arg_out_dir(state, "-o", arg); break;
     case ARGP_KEY_ARG: latrec_arg_dir(state, &o->input, arg); break;
     case ARGP_KEY_END:
         if (o->cmd && o->input.n_dirs) argp_error(state, "a DIR to watch or a command to launch (after --), not both");

@@ -37,6 +37,19 @@ const char *latrec_arg_name(struct argp_state *state, const char *opt, const cha
     return arg;
 }
 
+const char *latrec_arg_out_file(struct argp_state *state, const char *opt, const char *arg)
+{
+    latrec_arg_name(state, opt, "file", arg);
+    return strcmp(arg, "-") == 0 ? NULL : arg;
+}
+
+const char *latrec_arg_out_dir(struct argp_state *state, const char *opt, const char *arg)
+{
+    if (strcmp(arg, "-") == 0)
+        argp_error(state, "%s -: standard output cannot take a directory (a directory named '-' is ./-)", opt);
+    return latrec_arg_name(state, opt, "directory", arg);
+}
+
 void latrec_arg_dir(struct argp_state *state, latrec_input_opts *o, const char *arg)
 {
     if (latrec_input_add_dir(o, latrec_arg_name(state, "DIR", "directory", arg)) < 0)

@@ -51,6 +51,13 @@ uint64_t latrec_arg_count(struct argp_state *state, const latrec_count_opt *opt,
  * wrote into the directory its first 4095 bytes named). Every option and
  * operand that takes a name goes through here. */
 const char *latrec_arg_name(struct argp_state *state, const char *opt, const char *what, const char *arg);
+/* The FILE an option writes (report's -o): checked as latrec_arg_name;
+ * "-" is standard output: NULL. */
+const char *latrec_arg_out_file(struct argp_state *state, const char *opt, const char *arg);
+/* The DIR an option writes into (-o of convert, record, top): checked as
+ * latrec_arg_name; "-" is argp_error(): standard output holds no directory,
+ * and a directory named "-" would pass for it. */
+const char *latrec_arg_out_dir(struct argp_state *state, const char *opt, const char *arg);
 /* A DIR operand or -i DIR: checked as latrec_arg_name ("DIR"), added to o
  * (argp_error past LATREC_MAX_DIRS). */
 void latrec_arg_dir(struct argp_state *state, latrec_input_opts *o, const char *arg);

@@ -205,6 +205,40 @@ usage_error() {
     [ -z "$(ls -A)" ]
 }
 
+@test "-o -: report writes standard output, as without -o; record, convert and top refuse it for a directory" {
+    mkdir "$BATS_TEST_TMPDIR/here" && cd "$BATS_TEST_TMPDIR/here" # nothing may be made here
+    for f in text csv json html; do
+        "$LATREC" report -q --format $f "$D/A" > "$BATS_TEST_TMPDIR/plain.$f"
+        run --separate-stderr "$LATREC" report -q --format $f -o - "$D/A"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(cat "$BATS_TEST_TMPDIR/plain.$f")" ]
+        [ -n "$output" ]
+        run --separate-stderr "$LATREC" report -q --format $f --output=- "$D/A"
+        [ "$status" -eq 0 ]
+        [ "$output" = "$(cat "$BATS_TEST_TMPDIR/plain.$f")" ]
+        [ -z "$(ls -A)" ] # no file named '-', no marker
+    done
+    # standard output's failure is said as without -o
+    if [ -w /dev/full ]; then
+        run --separate-stderr bash -c '"$0" "$@" >/dev/full' "$LATREC" report -o - "$D/A"
+        [ "$status" -eq 1 ]
+        [ "$stderr" = "latrec report: standard output: No space left on device" ]
+    fi
+    # a file named '-' is ./-
+    run "$LATREC" report -q -o ./- "$D/A"
+    [ "$status" -eq 0 ]
+    [ "$(cat ./-)" = "$(cat "$BATS_TEST_TMPDIR/plain.text")" ]
+    rm ./- .latrec-output
+    want="-o -: standard output cannot take a directory (a directory named '-' is ./-)"
+    usage_error "latrec convert: $want" convert -o - "$D/A"
+    usage_error "latrec convert: $want" convert --format chrome --outdir=- "$D/A"
+    usage_error "latrec top: $want" top -o - -- true
+    run --separate-stderr "$LATREC" record -q -o - -- touch ran
+    [ "$status" -eq 125 ]
+    [ "${stderr_lines[0]}" = "latrec record: $want" ]
+    [ -z "$(ls -A)" ]
+}
+
 @test "standard output: a write that fails is one line and exit 1 (report, hist), a reader gone with SIGPIPE ignored 141" {
     [ -w /dev/full ] || skip "no /dev/full here"
     for c in "report" "report --format json" "report --format csv" "hist" "hist --format json"; do
