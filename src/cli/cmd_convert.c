@@ -22,6 +22,7 @@
 #include "cli/paths_csv.h"
 #include "cli/records_csv.h"
 #include "cli/timeline.h"
+#include "read/escape.h"
 
 enum { OPT_WATCH = 0x400, OPT_QUIET_SECS, OPT_TIMEOUT, OPT_FORMAT, OPT_WINDOW, OPT_MAX_EVENTS };
 
@@ -360,9 +361,11 @@ static int convert_records(latrec_engine *e, struct convert_pass *p)
 
 /* What trace.json holds and what it left out, one line each (always, not
  * only without -q: a cut timeline must not pass for a whole one). */
-static void timeline_note(const latrec_timeline_totals *tt, const latrec_timeline_opts *o, const char *outdir,
+static void timeline_note(const latrec_timeline_totals *tt, const latrec_timeline_opts *o, const char *dir,
                           int quiet)
 {
+    char outdir[4 * 4096 + 4];
+    latrec_text_safe(dir, outdir, sizeof(outdir));
     if (tt->stopped)
         fprintf(stderr, "latrec convert: %s/trace.json: stopped at %.6f s (--max-events %llu): %llu instances and "
                         "%llu scheduler slices after it are not in the timeline; use --window or --max-events\n",
@@ -411,7 +414,7 @@ static int outputs_open(struct convert_pass *p, const struct convert_opts *o, la
 static void say_before_pass(latrec_input *in, const char *err)
 {
     (void)latrec_input_settle(in, NULL);
-    fprintf(stderr, "latrec convert: %s\n", err);
+    latrec_text_say(stderr, "latrec convert", err);
 }
 
 /* The pass starts over (a ring opened by the guess was wrong, engine/pass.h):
@@ -440,7 +443,7 @@ static int convert_restart(void *ctx, latrec_pass *fresh)
     p->all_records = tot.valid + tot.sched.valid;
     char path[4200], err[4400];
     if (outputs_open(p, p->o, p->in, p->outdir, path, sizeof(path), err, sizeof(err)) == 0) return 0;
-    fprintf(stderr, "latrec convert: %s\n", err);
+    latrec_text_say(stderr, "latrec convert", err);
     return -1;
 }
 
@@ -454,7 +457,7 @@ static int outputs_close(struct convert_pass *p, const struct convert_opts *o, l
         const int closed = latrec_records_csv_close(p->records, err, errlen);
         p->records = NULL;
         if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s\n", err);
+            latrec_text_say(stderr, "latrec convert", err);
             return -1;
         }
     }
@@ -463,7 +466,7 @@ static int outputs_close(struct convert_pass *p, const struct convert_opts *o, l
         int closed = latrec_timeline_close(p->timeline, &tt, err, errlen);
         p->timeline = NULL;
         if (closed < 0) {
-            fprintf(stderr, "latrec convert: %s\n", err);
+            latrec_text_say(stderr, "latrec convert", err);
             return -1;
         }
         timeline_note(&tt, &o->timeline, outdir, in->opts.quiet);
@@ -473,7 +476,7 @@ static int outputs_close(struct convert_pass *p, const struct convert_opts *o, l
         if (write_rings_csv(in, path, &p->set, err, errlen) < 0 ||
             latrec_component_tables_write(p->tables, err, errlen) < 0 || close_paths_csv(p, err, errlen) < 0 ||
             latrec_outset_place(&p->set, err, errlen) < 0) {
-            fprintf(stderr, "latrec convert: %s\n", err);
+            latrec_text_say(stderr, "latrec convert", err);
             return -1;
         }
     }
@@ -491,7 +494,8 @@ static void print_summary(const struct convert_pass *p, latrec_input *in, const 
     if (t.sched.present)
         fprintf(stderr, "; %s: %llu scheduler events", in->set.rings[in->sched_ring].basename,
                 (unsigned long long)in->sched_records);
-    fprintf(stderr, " -> %s\n", outdir);
+    char shown[4 * 4096 + 4];
+    fprintf(stderr, " -> %s\n", latrec_text_safe(outdir, shown, sizeof(shown)));
     if (latrec_legs_guessed_processes(p->legs))
         fprintf(stderr, "latrec convert: rings without a pid (format v1/v2): one process per component assumed\n");
 }

@@ -14,6 +14,7 @@
 #include "cli/options.h"
 #include "engine/pass.h"
 #include "cli/report_format.h"
+#include "read/escape.h"
 #include "read/outfile.h"
 
 enum { OPT_TOP = 0x500, OPT_PCT, OPT_FAIL, OPT_BASELINE, OPT_DROP_OUTLIERS, OPT_INTERVAL, OPT_EXPLAIN, OPT_PATH };
@@ -225,19 +226,21 @@ static int write_report(const latrec_report *m, const latrec_report_format *f, c
     latrec_outfile of;
     char err[4400];
     if (latrec_outfile_open(&of, path, 0, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec report: %s\n", err);
+        latrec_text_say(stderr, "latrec report", err);
         return -1;
     }
     f->write(m, of.f);
     if (ferror(of.f)) {
         /* the flush meets the failing write again and says why */
         int e = fflush(of.f) != 0 ? errno : 0;
-        fprintf(stderr, "latrec report: %s: %s\n", path, e ? strerror(e) : "write error");
+        char line[4400];
+        snprintf(line, sizeof(line), "%s: %s", path, e ? strerror(e) : "write error");
+        latrec_text_say(stderr, "latrec report", line);
         latrec_outfile_abort(&of);
         return -1;
     }
     if (latrec_outfile_commit(&of, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec report: %s\n", err);
+        latrec_text_say(stderr, "latrec report", err);
         return -1;
     }
     return 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/csv.h"
+#include "read/escape.h"
 
 struct spool {
     int component, leg;
@@ -531,10 +532,12 @@ static void stream_free(struct stream *st)
 static void component_path(const latrec_component_tables *t, int comp, char *path, size_t len)
 {
     /* The component is a ring name's role (from a file header) or a
-     * catalog's name for it: a '/' in it would name another directory, and
-     * "rings.csv", "records.csv" and "paths.csv" are taken. */
-    char file[LATREC_NAME_MAX + 8];
-    snprintf(file, sizeof(file), "%s", latrec_legs_component_name(t->legs, comp));
+     * catalog's name for it: its control characters and bytes that are not
+     * UTF-8 are escaped as in every message (a file name is shown by ls and
+     * said in convert's messages), a '/' in it would name another
+     * directory, and "rings.csv", "records.csv" and "paths.csv" are taken. */
+    char file[4 * LATREC_NAME_MAX + 8];
+    latrec_text_safe(latrec_legs_component_name(t->legs, comp), file, sizeof(file) - 8);
     for (char *c = file; *c; c++)
         if (*c == '/') *c = '_';
     if (strcmp(file, "rings") == 0 || strcmp(file, "records") == 0 || strcmp(file, "paths") == 0) strcat(file, "_legs");

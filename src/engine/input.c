@@ -293,7 +293,9 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     const int threads = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
     const int guess = o->guess && !o->wall && !o->align && in->run_state != LATREC_RUN_RECORDING;
     if (latrec_ringset_open_guess(&in->set, o->dirs, (size_t)o->n_dirs, threads, guess, err, sizeof(err)) < 0) {
-        fprintf(stderr, "latrec %s: %s\n", cmd, err);
+        char prog[64];
+        snprintf(prog, sizeof(prog), "latrec %s", cmd);
+        latrec_text_say(stderr, prog, err); /* it names a DIR as given */
         return 1;
     }
     in->ring_dir = calloc(in->set.n + 1, sizeof(int));
@@ -339,7 +341,8 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
                 "rings of several hosts\n",
                 latrec_prog, o->n_dirs);
     if (in->set.n_ok == 0) {
-        fprintf(stderr, "latrec %s: no readable rings in %s%s\n", cmd, o->dirs[0],
+        char dir[4 * 4096 + 4];
+        fprintf(stderr, "latrec %s: no readable rings in %s%s\n", cmd, latrec_text_safe(o->dirs[0], dir, sizeof(dir)),
                 o->n_dirs > 1 ? " and the other directories" : "");
         return 1;
     }

@@ -100,6 +100,12 @@ const char *latrec_text_safe(const char *s, char *buf, size_t len)
     return text_safe(s, buf, len, 0);
 }
 
+void latrec_text_say(FILE *f, const char *prog, const char *line)
+{
+    char safe[4 * 4608 + 4]; /* every byte of the longest message as \xHH */
+    fprintf(f, "%s: %s\n", prog, latrec_text_safe(line, safe, sizeof(safe)));
+}
+
 const char *latrec_text_safe_ascii(const char *s, char *buf, size_t len)
 {
     return text_safe(s, buf, len, 1);

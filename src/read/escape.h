@@ -20,6 +20,7 @@
 #define LATREC_READ_ESCAPE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), 0 when the byte at s
  * does not start one (n bytes available). */
@@ -35,6 +36,11 @@ char *latrec_escape_bytes(const char *s);
 /* The terminal escaping above of s into buf (always NUL-terminated; cut
  * with "..." when it does not fit). Returns buf. */
 const char *latrec_text_safe(const char *s, char *buf, size_t len);
+
+/* "PROG: LINE\n" on f with LINE in the terminal escaping: a message that
+ * holds names from the command line or from a file (a directory given to
+ * -o, a ring's role) stays one line of text whatever bytes they hold. */
+void latrec_text_say(FILE *f, const char *prog, const char *line);
 
 /* The same, and every byte from 0x80 up as \xHH too: a cell of a
  * libsmartcols table. latrec runs in the C locale, where libsmartcols

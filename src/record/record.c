@@ -19,6 +19,7 @@
 #include "record/proctree.h"
 #include "record/run.h"
 #include "record/rundir.h"
+#include "read/escape.h"
 #include "util/prog.h"
 
 extern char **environ;
@@ -182,16 +183,18 @@ static void cleanup_rings_tmp(latrec_run *r)
     if (r->failure_log[0] && stat(path, &st) == 0 && st.st_size == 0) unlink(path);
     if (!r->rings_tmp[0] || lstat(r->rings_tmp, &st) != 0) return;
     unsigned parts = latrec_rundir_remove_parts(r->rings_tmp, NULL);
+    char shown[4 * 4096 + 4];
+    latrec_text_safe(r->rings_tmp, shown, sizeof(shown));
     if (parts && !r->o->quiet)
         fprintf(stderr, "%s: %s: removed %u partial ring%s (the command died while creating them)\n", latrec_prog,
-                r->rings_tmp, parts, parts == 1 ? "" : "s");
+                shown, parts, parts == 1 ? "" : "s");
     snprintf(path, sizeof(path), "%s/rings", r->dir);
     if (rmdir(r->rings_tmp) == 0) {
         if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && unlink(path) == 0) mkdir(path, 0755);
         r->man.rings_dir = "rings";
     } else {
-        fprintf(stderr, "%s: the rings stay in %s (%s points there): not brought into the run directory\n", latrec_prog,
-                r->rings_tmp, path);
+        fprintf(stderr, "%s: the rings stay in %s (%s/rings points there): not brought into the run directory\n",
+                latrec_prog, shown, r->dir_shown);
     }
 }
 
@@ -274,7 +277,7 @@ static void undo_rundir(latrec_run *r)
     if (r->rings_tmp[0]) rmdir(r->rings_tmp);
     if (r->failure_log[0]) unlink(r->failure_log);
     if (rmdir(r->dir) != 0 && errno != ENOENT)
-        fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, r->dir, strerror(errno));
+        fprintf(stderr, "%s: %s: cannot remove: %s\n", latrec_prog, r->dir_shown, strerror(errno));
 }
 
 /* Signals, the scheduler collector, the run directory, the ring directory,
@@ -299,23 +302,24 @@ static int prepare(latrec_run *r, int *status)
         }
     }
     if (latrec_run_make_collectors(r, 1, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        latrec_text_say(stderr, latrec_prog, err);
         return -1;
     }
     int rotated;
     if (latrec_rundir_create(r->dir, o->force, o->quiet, &rotated, &r->lock_fd, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        latrec_text_say(stderr, latrec_prog, err);
         return -1;
     }
-    if (rotated && !o->quiet) fprintf(stderr, "%s: kept the previous %s as %s.old\n", latrec_prog, r->dir, r->dir);
+    if (rotated && !o->quiet)
+        fprintf(stderr, "%s: kept the previous %s as %s.old\n", latrec_prog, r->dir_shown, r->dir_shown);
     if (prepare_failure_log(r, err, sizeof(err)) < 0 || prepare_rings(r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        latrec_text_say(stderr, latrec_prog, err);
         undo_rundir(r);
         return -1;
     }
     open_tracefs(r);
     if (latrec_run_make_collectors(r, 0, err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        latrec_text_say(stderr, latrec_prog, err);
         r->failed = 1;
         *status = finish(r, err);
         return -1;
@@ -353,9 +357,11 @@ static int launch(latrec_run *r, int *status)
         latrec_launch_opts lo = { o->argv, env.vars, o->cpus, o->sched, &r->old_mask };
         if (rc == 0 && latrec_launch_start(&r->child, &lo, err, sizeof(err)) < 0) {
             rc = -1;
-            fprintf(stderr, "%s: %s: %s\n", latrec_prog, o->argv[0], err);
+            char line[4608 + 4096];
+            snprintf(line, sizeof(line), "%s: %s", o->argv[0], err);
+            latrec_text_say(stderr, latrec_prog, line);
         } else if (rc < 0) {
-            fprintf(stderr, "%s: %s\n", latrec_prog, err);
+            latrec_text_say(stderr, latrec_prog, err);
         }
         latrec_env_free(&env);
         if (rc < 0) {
@@ -386,7 +392,7 @@ static int launch(latrec_run *r, int *status)
         return -1;
     }
     if (!o->attach_pid && latrec_launch_release(&r->child, o->argv[0], err, sizeof(err)) < 0) {
-        fprintf(stderr, "%s: %s\n", latrec_prog, err);
+        latrec_text_say(stderr, latrec_prog, err);
         int st;
         while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR) {}
         latrec_guard_set_child(0);
@@ -415,6 +421,7 @@ int latrec_record_run(const latrec_record_opts *o)
     make_run_id(r);
     snprintf(r->dir, sizeof(r->dir), "%s", o->output ? o->output : "latrec.data");
     for (size_t n = strlen(r->dir); n > 1 && r->dir[n - 1] == '/'; n--) r->dir[n - 1] = '\0';
+    latrec_text_safe(r->dir, r->dir_shown, sizeof(r->dir_shown));
 
     int status;
     if (prepare(r, &status) == 0 && launch(r, &status) == 0) {

@@ -28,6 +28,7 @@ typedef struct latrec_run {
     const latrec_record_opts *o;
     char run_id[64];
     char dir[4096];        /* run directory as given, no trailing '/' */
+    char dir_shown[4 * 4096 + 4]; /* dir in messages: escaped (read/escape.h) */
     char rings_tmp[4096];  /* the run's own ring directory, "" when none */
     char rings_src[4200];  /* where the target writes (absolute) */
     char failure_log[4200]; /* DIR/rings-failed.log (absolute), "" with -p */

@@ -183,7 +183,7 @@ void latrec_run_summary(const latrec_run *r, int status)
     char what[320];
     what_happened(r, status, what, sizeof(what));
     if (!rings || rings->state != LATREC_COLL_DONE) {
-        fprintf(stderr, "%s: run in %s (rings not collected); %s\n", latrec_prog, r->dir, what);
+        fprintf(stderr, "%s: run in %s (rings not collected); %s\n", latrec_prog, r->dir_shown, what);
         return;
     }
     const json_t *rj = json_object_get(r->collectors, "rings");
@@ -193,7 +193,7 @@ void latrec_run_summary(const latrec_run *r, int status)
     failed_rings(rj, failed, sizeof(failed));
     if (n == 0) {
         fprintf(stderr, "%s: no rings (%s); run in %s; %s\n", latrec_prog,
-                failed[0] ? failed : "the command wrote none: not instrumented?", r->dir, what);
+                failed[0] ? failed : "the command wrote none: not instrumented?", r->dir_shown, what);
         return;
     }
     if (failed[0]) fprintf(stderr, "%s: %s\n", latrec_prog, failed);
@@ -206,6 +206,6 @@ void latrec_run_summary(const latrec_run *r, int status)
     if (sched && sched->state == LATREC_COLL_DONE)
         fprintf(stderr, ", %llu scheduler records (%llu lost)", (unsigned long long)sched->counts.records,
                 (unsigned long long)sched->counts.lost);
-    fprintf(stderr, " in %s; %s\n", r->dir, what);
+    fprintf(stderr, " in %s; %s\n", r->dir_shown, what);
     latrec_run_threshold_summary(r);
 }

@@ -243,6 +243,36 @@ out_state() {
     echo "failed: $failed"
 }
 
+@test "output: names are escaped in messages (-o with an ESC or a newline) and in a component's file name (a ring role holding one)" {
+    d="$BATS_TEST_TMPDIR/rings"
+    mkdir -p "$d"
+    # a v3 ring whose role holds an ESC, a newline and a '/'
+    for s in 1 2 3; do
+        t=$((2000000000 + s * 1000000))
+        echo "$s 0x20 $t 0 0"
+        echo "$s 0x21 $((t + 40)) 0 0"
+    done | lr mkring "$d/x.101.latrec" 3 $'x\e[1m\ny/z.101' 16 6 4242 101
+    out="$BATS_TEST_TMPDIR/"$'o\e[2m\nut'
+    run --separate-stderr "$LATREC" convert -o "$out" "$d"
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec convert: 1 ring (0 skipped), 6 records -> $BATS_TEST_TMPDIR/o\\x1b[2m\\x0aut" ]
+    # the table's name as a message would show the role ('/' as '_'): printable
+    [ "$(cd "$out" && ls | sort | tr '\n' ' ')" = 'records.csv rings.csv x\x1b[1m\x0ay_z.csv ' ]
+    [ "$(awk -F, 'NR == 2 { print $1 "," $2 "," $3 "," $4 }' "$out"/x*.csv)" = "outbound,4242,1,0" ]
+    # an error names the directory the same way
+    rm -r "$out"
+    mkdir "$out"
+    echo "the user's" > "$out/records.csv"
+    run --separate-stderr "$LATREC" convert -q -o "$out" "$d"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $BATS_TEST_TMPDIR/o\\x1b[2m\\x0aut/records.csv: exists and is not written by latrec (its directory's .latrec-output does not list it): left alone; move it away or write elsewhere" ]
+    # a trace.json's notes too
+    run --separate-stderr "$LATREC" convert --format chrome --max-events 1 -o "$out" "$d"
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == "latrec convert: $BATS_TEST_TMPDIR/o\\x1b[2m\\x0aut/trace.json: stopped at "* ]]
+    [[ "$stderr" != *$'\e'* ]]
+}
+
 @test "output: the component tables spool in \$TMPDIR; a spool that fails names \$TMPDIR, not only the table" {
     # b1's libe3 component has two legs: its rows are spooled until both are known
     run --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"

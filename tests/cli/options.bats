@@ -239,6 +239,15 @@ usage_error() {
     [ -z "$(ls -A)" ]
 }
 
+@test "report -o FILE: a name holding an ESC is escaped in its message, as every name is" {
+    mkdir "$BATS_TEST_TMPDIR/"$'q\e'
+    echo "the user's" > "$BATS_TEST_TMPDIR/"$'q\e/r.txt'
+    run --separate-stderr "$LATREC" report -q -o "$BATS_TEST_TMPDIR/"$'q\e/r.txt' "$D/A"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: $BATS_TEST_TMPDIR/q\\x1b/r.txt: exists and is not written by latrec (its directory's .latrec-output does not list it): left alone; move it away or write elsewhere" ]
+    [ "$(cat "$BATS_TEST_TMPDIR/"$'q\e/r.txt')" = "the user's" ]
+}
+
 @test "standard output: a write that fails is one line and exit 1 (report, hist), a reader gone with SIGPIPE ignored 141" {
     [ -w /dev/full ] || skip "no /dev/full here"
     for c in "report" "report --format json" "report --format csv" "hist" "hist --format json"; do

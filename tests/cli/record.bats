@@ -222,6 +222,28 @@ load record_helpers
     [ -e notarun/precious ]
 }
 
+@test "a run directory's name is escaped in every message: an ESC or a newline in -o stays one line of text" {
+    run --separate-stderr "$LATREC" record -o $'r\e[31mX' -- true
+    [ "$status" -eq 0 ]
+    [ -f $'r\e[31mX/run.json' ] # the name itself as given
+    [[ "$stderr" == *'; run in r\x1b[31mX; the command exited 0'* ]]
+    [[ "$stderr" != *$'\e'* ]]
+    run --separate-stderr "$LATREC" record -o $'r\e[31mX' -- true
+    [ "$status" -eq 0 ]
+    [[ "$stderr" == *'latrec record: kept the previous r\x1b[31mX as r\x1b[31mX.old'* ]]
+    [[ "$stderr" != *$'\e'* ]]
+    run --separate-stderr "$LATREC" record -o $'n\nl' -- true
+    [ "$status" -eq 0 ]
+    [ -f $'n\nl/run.json' ]
+    [ "${stderr_lines[-1]}" = 'latrec record: no rings (the command wrote none: not instrumented?); run in n\x0al; the command exited 0' ]
+    # a failure names it the same way
+    touch f
+    run --separate-stderr "$LATREC" record -o $'f/\e' -- touch ran
+    [ "$status" -eq 125 ]
+    [ "$stderr" = 'latrec record: f/\x1b: Not a directory' ]
+    [ ! -e ran ]
+}
+
 @test "the command's environment: LATREC_OUTPUT_DIR on tmpfs, sizing variables, --lib, the caller's" {
     mkdir lib
     MY_VAR=kept LD_LIBRARY_PATH=/old run "$LATREC" record -q -o r --entries-log2 13 \
