@@ -155,7 +155,7 @@ _latrec() {
             esac
             ;;
         convert)
-            opts="$input -o --outdir --format --window --max-events --watch --quiet-secs --timeout $common"
+            opts="$input -o --outdir -f --force --format --window --max-events --watch --quiet-secs --timeout $common"
             case $prev in
                 --format) _latrec_choice convert --format "csv chrome"; return ;;
                 -o|--outdir|-i|--input) _latrec_dirs; return ;;

@@ -37,11 +37,14 @@ struct convert_opts {
     latrec_timeline_opts timeline;
     int watch;
     double quiet_secs, timeout_secs;
+    int force; /* -f: remove the tables of an earlier conversion this one does not write */
 };
 
 static const struct argp_option convert_options[] = {
     { "outdir", 'o', "DIR", 0, "Write the files into DIR (default: <first DIR>/csv; with --format chrome, "
                                "<first DIR>)", 0 },
+    { "force", 'f', 0, 0, "Remove the CSV files an earlier conversion wrote into DIR that this one does not "
+                          "write (without -f they stop convert: DIR would mix two runs)", 0 },
     { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv; default) or "
                                       "chrome (trace.json for Perfetto / chrome://tracing); "
                                       "'--format=help' lists them", 0 },
@@ -76,6 +79,7 @@ static error_t parse_convert(int key, char *arg, struct argp_state *state)
     switch (key) {
     case ARGP_KEY_INIT: state->child_inputs[0] = &o->input; break;
     case 'o': o->outdir = latrec_arg_out_dir(state, "-o", arg); break;
+    case 'f': o->force = 1; break;
     case OPT_FORMAT: o->chrome = latrec_arg_choice(state, "--format", convert_formats, arg); break;
     case OPT_WINDOW: {
         /* FROM:TO, each in the one duration grammar; an empty TO: the end */
@@ -276,6 +280,8 @@ struct convert_pass {
     /* csv: every file, placed together once all are written (none when
      * any fails: the directory is left as it was; latrec-convert(1)) */
     latrec_outset set;
+    char *stale;    /* csv: the tables of an earlier conversion this one does not write (NUL-separated) */
+    size_t n_stale; /* -f removed them once the set was placed */
 };
 
 /* Every ended instance, before any warm-up or selection: convert shows
@@ -430,6 +436,9 @@ static int convert_restart(void *ctx, latrec_pass *fresh)
     latrec_outset_abort(&p->set);
     latrec_component_tables_free(p->tables);
     latrec_path_index_free(p->paths);
+    free(p->stale);
+    p->stale = NULL;
+    p->n_stale = 0;
     p->timeline = NULL;
     p->paths_csv = NULL;
     p->records = NULL;
@@ -444,6 +453,44 @@ static int convert_restart(void *ctx, latrec_pass *fresh)
     char path[4200], err[4400];
     if (outputs_open(p, p->o, p->in, p->outdir, path, sizeof(path), err, sizeof(err)) == 0) return 0;
     latrec_text_say(stderr, "latrec convert", err);
+    return -1;
+}
+
+/* "NAME, NAME..." of the n NUL-separated names (cut with "..." past len). */
+static const char *name_list(const char *names, size_t n, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < n && used < len; k++, names += strlen(names) + 1) {
+        const int w = snprintf(buf + used, len - used, "%s%s", k ? ", " : "", names);
+        if (w < 0 || (size_t)w >= len - used) {
+            snprintf(buf + (len > 4 ? len - 4 : 0), len > 4 ? 4 : len, "...");
+            break;
+        }
+        used += (size_t)w;
+    }
+    return buf;
+}
+
+/* The CSV files latrec wrote into outdir before that this conversion does
+ * not write (another run's components, a paths.csv this run has none of):
+ * kept in p for -f to remove once the set is in place, else an error, so
+ * that a directory never holds the tables of two conversions. 0, or -1 with
+ * one line in err. */
+static int check_stale(struct convert_pass *p, const struct convert_opts *o, const char *outdir, char *err,
+                       size_t errlen)
+{
+    p->stale = latrec_outset_stale(&p->set, ".csv", &p->n_stale);
+    if (!p->n_stale || o->force) return 0;
+    char others[256];
+    const char *first = p->stale;
+    name_list(first + strlen(first) + 1, p->n_stale - 1, others, sizeof(others));
+    const int one = p->n_stale == 1;
+    snprintf(err, errlen,
+             "%.3600s/%.240s%s%s: written there by latrec before (its %s lists %s), not by this conversion: "
+             "nothing placed, so that the directory does not mix two runs' tables; give -f to remove %s, or "
+             "write elsewhere",
+             outdir, first, one ? "" : ", ", others, LATREC_OUT_MARKER, one ? "it" : "them", one ? "it" : "them");
     return -1;
 }
 
@@ -475,7 +522,8 @@ static int outputs_close(struct convert_pass *p, const struct convert_opts *o, l
         snprintf(path, plen, "%s/rings.csv", outdir);
         if (write_rings_csv(in, path, &p->set, err, errlen) < 0 ||
             latrec_component_tables_write(p->tables, err, errlen) < 0 || close_paths_csv(p, err, errlen) < 0 ||
-            latrec_outset_place(&p->set, err, errlen) < 0) {
+            check_stale(p, o, outdir, err, errlen) < 0 || latrec_outset_place(&p->set, err, errlen) < 0 ||
+            latrec_outdir_remove(outdir, p->stale, p->n_stale, err, errlen) < 0) {
             latrec_text_say(stderr, "latrec convert", err);
             return -1;
         }
@@ -530,6 +578,12 @@ static int output_dir_name(const struct convert_opts *o, latrec_input *in, char 
 static void print_after(struct convert_pass *p, const struct convert_opts *o, latrec_input *in, const char *outdir)
 {
     if (!in->opts.quiet) print_summary(p, in, outdir);
+    if (p->n_stale && !in->opts.quiet) {
+        char names[1024], line[1200];
+        snprintf(line, sizeof(line), "-f: removed %s (an earlier conversion's, not written by this one)",
+                 name_list(p->stale, p->n_stale, names, sizeof(names)));
+        latrec_text_say(stderr, "latrec convert", line);
+    }
     if (!o->chrome) paths_csv_note(p);
     if (!in->opts.quiet) {
         latrec_pass_print_warnings(p->legs);
@@ -550,8 +604,9 @@ int latrec_cmd_convert(int argc, char **argv)
                          "Convert the rings of a run to CSV or to a trace-event timeline.\v"
                          "DIR is a run directory (default latrec.data) or any directory of .latrec "
                          "files; several DIRs (one per host) need --wall.\n\n"
-                         "Exit status: 0 every ring read cleanly; 1 nothing could be read, or an output "
-                         "could not be written (then none is placed); 2 usage; "
+                         "Exit status: 0 every ring read cleanly; 1 nothing could be read, an output "
+                         "could not be written, or an earlier conversion's tables would stay beside this "
+                         "one's without -f (then none is placed); 2 usage; "
                          "3 some rings were skipped (the rest was converted). See latrec-convert(1).",
                          children, 0, 0 };
     struct convert_opts o;
@@ -616,6 +671,7 @@ out:
     latrec_outset_abort(&p.set);
     latrec_component_tables_free(p.tables);
     latrec_path_index_free(p.paths);
+    free(p.stale);
     latrec_engine_close(e);
     return rc;
 }

@@ -432,6 +432,118 @@ void latrec_outfile_abort(latrec_outfile *o)
     o->dfd = -1;
 }
 
+char *latrec_outset_stale(const latrec_outset *s, const char *suffix, size_t *n)
+{
+    *n = 0;
+    if (!s->n) return NULL;
+    const int dfd = s->f[0]->dfd;
+    const size_t slen = strlen(suffix);
+    size_t len = 0;
+    char *buf = marker_read(dfd, &len), *out = NULL;
+    size_t used = 0;
+    for (size_t i = 0; buf && i < len; i += strlen(buf + i) + 1) {
+        const char *name = buf + i;
+        const size_t nl = strlen(name);
+        struct stat st;
+        if (name[0] == '#' || nl <= slen || strcmp(name + nl - slen, suffix) != 0) continue;
+        int ours = 0; /* written by this set */
+        for (size_t k = 0; k < s->n && !ours; k++) ours = strcmp(s->f[k]->name, name) == 0;
+        if (ours || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+        /* listed twice (a marker an older writer appended to twice): once */
+        int seen = 0;
+        for (size_t k = 0; k < used && !seen; k += strlen(out + k) + 1) seen = strcmp(out + k, name) == 0;
+        if (seen) continue;
+        char *grown = realloc(out, used + nl + 1);
+        if (!grown) {
+            free(out);
+            free(buf);
+            *n = 0;
+            return NULL;
+        }
+        out = grown;
+        memcpy(out + used, name, nl + 1);
+        used += nl + 1;
+        (*n)++;
+    }
+    free(buf);
+    return out;
+}
+
+/* 1 when name is one of the n NUL-separated names. */
+static int among(const char *names, size_t n, const char *name)
+{
+    for (size_t k = 0; k < n; k++, names += strlen(names) + 1)
+        if (strcmp(names, name) == 0) return 1;
+    return 0;
+}
+
+/* dfd's marker without the n names: written whole to a temporary beside it
+ * and renamed over it. 0, or -1 with errno (the marker as it was). */
+static int marker_drop(int dfd, const char *names, size_t n)
+{
+    size_t len = 0;
+    char *buf = marker_read(dfd, &len);
+    if (!buf) {
+        errno = errno ? errno : EINVAL;
+        return -1;
+    }
+    latrec_outfile reg = { .dfd = dfd }; /* the temporary, for the signal handler (latrec_outfile_unlink_on_signal) */
+    char *const tmp = reg.tmp;
+    int fd = -1;
+    for (int k = 0; k < 100 && fd < 0; k++) {
+        unsigned rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) rnd = (unsigned)getpid() + (unsigned)k;
+        snprintf(tmp, sizeof(reg.tmp), "%s.%06x", LATREC_OUT_MARKER, rnd & 0xffffff);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd >= 0) tmp_register(&reg);
+    int e = fd < 0 ? errno : 0;
+    for (size_t i = 0; !e && i < len; i += strlen(buf + i) + 1) {
+        const char *line = buf + i;
+        if (line[0] != '#' && among(names, n, line)) continue;
+        const size_t ll = strlen(line);
+        buf[i + ll] = '\n'; /* the line with its end, then back */
+        if (write(fd, line, ll + 1) != (ssize_t)(ll + 1)) e = errno ? errno : ENOSPC;
+        buf[i + ll] = '\0';
+    }
+    if (fd >= 0 && close(fd) != 0 && !e) e = errno;
+    if (!e && renameat(dfd, tmp, dfd, LATREC_OUT_MARKER) != 0) e = errno;
+    if (e && fd >= 0) unlinkat(dfd, tmp, 0);
+    if (fd >= 0) tmp_unregister(&reg);
+    free(buf);
+    errno = e;
+    return e ? -1 : 0;
+}
+
+int latrec_outdir_remove(const char *dir, const char *names, size_t n, char *err, size_t errlen)
+{
+    if (!n) return 0;
+    const int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    if (marker_drop(dfd, names, n) < 0) {
+        snprintf(err, errlen, "%s/%s: cannot take %s out of it: %s; not removed", dir, LATREC_OUT_MARKER, names,
+                 strerror(errno));
+        rc = -1;
+    }
+    const char *name = names;
+    for (size_t k = 0; k < n && rc == 0; k++, name += strlen(name) + 1) {
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue; /* gone, or not a file */
+        if (unlinkat(dfd, name, 0) != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "%s/%s: cannot remove: %s", dir, name, strerror(errno));
+            rc = -1;
+        }
+    }
+    close(dfd);
+    return rc;
+}
+
 int latrec_outdir_make(const char *dir, char *err, size_t errlen)
 {
     char buf[4096];

@@ -84,6 +84,21 @@ int  latrec_outset_place(latrec_outset *s, char *err, size_t errlen);
 /* Remove every temporary; the set is empty afterwards. */
 void latrec_outset_abort(latrec_outset *s);
 
+/* The files an earlier command left in the directory of set s (its first
+ * file's) that s does not write: each a regular file the directory's marker
+ * lists whose name ends in suffix (convert's ".csv": the tables of an
+ * earlier conversion, another run's components). Their names, NUL-separated
+ * in a malloc'd buffer, *n of them; NULL when there is none (*n 0: also out
+ * of memory). */
+char *latrec_outset_stale(const latrec_outset *s, const char *suffix, size_t *n);
+
+/* Remove the n files names lists (NUL-separated) from directory dir: their
+ * names are taken out of its marker first, so that a file that cannot be
+ * removed stays unlisted (no longer latrec's), never listed without its
+ * file; each is removed only while it is a regular file. 0, or -1 with err
+ * naming the first that stayed and why. */
+int latrec_outdir_remove(const char *dir, const char *names, size_t n, char *err, size_t errlen);
+
 /* Remove the temporaries of files still open when a signal ends the process
  * (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU,
  * SIGVTALRM, SIGPROF, SIGIO, SIGPWR, the real-time ones: every one whose

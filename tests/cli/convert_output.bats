@@ -212,6 +212,49 @@ out_state() {
     [ "$(out_state "$OUT")" = "$before" ]
 }
 
+@test "output: the tables of an earlier conversion this one does not write stop it (named, nothing placed); -f removes them, never a file latrec did not write" {
+    # b1 has dapp, libe3 and oai components; b4 libe3 only: dapp.csv and oai.csv would stay beside b4's tables
+    run "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    echo "the user's" > "$OUT/notes.csv" # not listed: never latrec's to remove
+    before="$(out_state "$OUT")"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/dapp.csv, oai.csv: written there by latrec before (its .latrec-output lists them), not by this conversion: nothing placed, so that the directory does not mix two runs' tables; give -f to remove them, or write elsewhere" ]
+    [ "$(out_state "$OUT")" = "$before" ]
+    # again with b1: the same files, nothing stale
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    [ -z "$stderr" ]
+    # -f: b4's tables in place, b1's others gone, their names out of the marker; notes.csv kept
+    run --separate-stderr "$LATREC" convert -f -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    printf '%s\n' "${stderr_lines[@]}" | grep -Fxq "latrec convert: -f: removed dapp.csv, oai.csv (an earlier conversion's, not written by this one)"
+    [ "$(cd "$OUT" && ls | sort | tr '\n' ' ')" = "libe3.csv notes.csv paths.csv records.csv rings.csv " ]
+    [ "$(grep -v '^#' "$OUT/.latrec-output" | sort | tr '\n' ' ')" = "libe3.csv paths.csv records.csv rings.csv " ]
+    [ "$(cat "$OUT/notes.csv")" = "the user's" ]
+    [ "$(tail -n +2 "$OUT/records.csv" | wc -l)" -eq 27 ] # b4's records
+    # a dapp.csv made now is the user's: b1 refuses to replace it, as any file latrec did not write
+    echo "the user's too" > "$OUT/dapp.csv"
+    run --separate-stderr "$LATREC" convert -q -f -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/dapp.csv: exists and is not written by latrec (its directory's .latrec-output does not list it): left alone; move it away or write elsewhere" ]
+    rm "$OUT/dapp.csv"
+    # a timeline beside the tables is not a table: neither stops the other
+    run --separate-stderr "$LATREC" convert -q --format chrome -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    [ -s "$OUT/trace.json" ]
+    # one stale file: "it"
+    run "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    rm "$OUT/oai.csv"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/dapp.csv: written there by latrec before (its .latrec-output lists it), not by this conversion: nothing placed, so that the directory does not mix two runs' tables; give -f to remove it, or write elsewhere" ]
+}
+
 @test "output: one rule on a full filesystem: whichever file fails, one line names it, exit 1, and DIR is left as it was" {
     [ "$(id -u)" -eq 0 ] || skip "not root: a small full filesystem needs mount -t tmpfs -o size="
     MNT="$BATS_TEST_TMPDIR/mnt"

@@ -252,6 +252,78 @@ static void test_outset(void **state)
     close(dfd);
 }
 
+/* Open name in dir, write text, add it to set s. */
+static void set_add(latrec_outset *s, const char *name, const char *text)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    latrec_outfile *o = malloc(sizeof(*o));
+    assert_non_null(o);
+    assert_int_equal(latrec_outfile_open(o, path, 0, err, sizeof(err)), 0);
+    fputs(text, o->f);
+    assert_int_equal(latrec_outset_add(s, o), 0);
+}
+
+/* The files an earlier set left that this one does not write: only those
+ * the marker lists, under the suffix, regular files, each once; removed
+ * with their names out of the marker, nothing else touched. */
+static void test_outset_stale(void **state)
+{
+    (void)state;
+    char path[600], buf[512], err[512];
+    snprintf(path, sizeof(path), "%s/" LATREC_OUT_MARKER, dir);
+    /* listed: kept.csv (written again), old.csv, again.csv (twice), r.txt,
+     * sub.csv (a directory), gone.csv (absent); unlisted: user.csv */
+    put_file(path, "# latrec output directory\nkept.csv\nold.csv\nagain.csv\nr.txt\nsub.csv\ngone.csv\nagain.csv\n");
+    const char *files[] = { "kept.csv", "old.csv", "again.csv", "r.txt", "user.csv" };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        char f[600];
+        snprintf(f, sizeof(f), "%s/%s", dir, files[i]);
+        put_file(f, "earlier");
+    }
+    snprintf(buf, sizeof(buf), "%s/sub.csv", dir);
+    assert_int_equal(mkdir(buf, 0755), 0);
+    latrec_outset set = { 0 };
+    size_t n = 99;
+    assert_null(latrec_outset_stale(&set, ".csv", &n)); /* an empty set: no directory */
+    assert_int_equal(n, 0);
+    set_add(&set, "kept.csv", "now");
+    set_add(&set, "new.csv", "now");
+    char *stale = latrec_outset_stale(&set, ".csv", &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(stale, "old.csv");
+    assert_string_equal(stale + strlen(stale) + 1, "again.csv");
+    assert_int_equal(latrec_outset_place(&set, err, sizeof(err)), 0);
+    assert_int_equal(latrec_outdir_remove(dir, stale, n, err, sizeof(err)), 0);
+    free(stale);
+    read_file(path, buf, sizeof(buf));
+    assert_string_equal(buf, "# latrec output directory\nkept.csv\nr.txt\nsub.csv\ngone.csv\nnew.csv\n");
+    struct stat st;
+    char f[600];
+    snprintf(f, sizeof(f), "%s/old.csv", dir);
+    assert_int_equal(stat(f, &st), -1);
+    snprintf(f, sizeof(f), "%s/again.csv", dir);
+    assert_int_equal(stat(f, &st), -1);
+    snprintf(f, sizeof(f), "%s/user.csv", dir);
+    read_file(f, buf, sizeof(buf));
+    assert_string_equal(buf, "earlier");
+    snprintf(f, sizeof(f), "%s/kept.csv", dir);
+    read_file(f, buf, sizeof(buf));
+    assert_string_equal(buf, "now");
+    /* kept.csv new.csv r.txt sub.csv user.csv and the marker */
+    assert_int_equal(count_entries(dir), 6);
+    snprintf(f, sizeof(f), "%s/sub.csv", dir);
+    assert_int_equal(rmdir(f), 0);
+    /* a marker that cannot be rewritten: nothing removed, the line names it */
+    snprintf(f, sizeof(f), "%s/r.txt", dir);
+    snprintf(buf, sizeof(buf), "%s/nowhere", dir);
+    assert_int_equal(latrec_outdir_remove(buf, "r.txt", 1, err, sizeof(err)), -1);
+    char want[700];
+    snprintf(want, sizeof(want), "%s: No such file or directory", buf);
+    assert_string_equal(err, want);
+    assert_int_equal(stat(f, &st), 0);
+}
+
 /* An empty directory name is said so (it was walked from past its end,
  * reading the bytes after the string: `convert -o ''`); a nested one is
  * made. */
@@ -282,6 +354,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_outfile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outfile_marker_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outset_stale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outdir_empty, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
