@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/component_table_impl.h"
 #include "cli/csv.h"
 #include "read/escape.h"
 
@@ -47,10 +48,9 @@ struct latrec_component_tables {
  *   value. The leg (so the number of hits and the keys) is the spool's.
  */
 #define SPOOL_BUF (64u << 10)
-#define MAX_HITS (LATREC_MAX_CHAIN + LATREC_MAX_EXTRAS)
 
 /* The most bytes a row takes: every varint 10 bytes long. */
-#define ROW_MOST (10 * (5 + MAX_HITS + LATREC_MAX_KEYS))
+#define ROW_MOST (10 * (5 + CT_MAX_HITS + LATREC_MAX_KEYS))
 
 static inline unsigned char *put_varint(unsigned char *p, uint64_t v)
 {
@@ -109,12 +109,7 @@ static inline uint64_t zigzag(int64_t d) { return ((uint64_t)d << 1) ^ (uint64_t
 static inline int64_t unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int64_t)(z & 1); }
 
 /* Index of the hit holding key k's stage in leg, or -1. */
-static int key_hit(const latrec_leg *leg, int k)
-{
-    int i = latrec_leg_chain_pos(leg, leg->keys[k].stage);
-    if (i < 0 && (i = latrec_leg_extra_pos(leg, leg->keys[k].stage)) >= 0) i += leg->n_chain;
-    return i;
-}
+static int key_hit(const latrec_leg *leg, int k) { return ct_stage_hit(leg, leg->keys[k].stage); }
 
 latrec_component_tables *latrec_component_tables_new(const latrec_input *in, const latrec_legs *legs,
                                                      const char *outdir, latrec_outset *set)
@@ -190,7 +185,7 @@ static void spool_add(latrec_component_tables *t, const latrec_instance *inst)
         return;
     }
     const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
-    const int n_hits = inst->n_hits < MAX_HITS ? inst->n_hits : MAX_HITS;
+    const int n_hits = inst->n_hits < CT_MAX_HITS ? inst->n_hits : CT_MAX_HITS;
     uint64_t mask = 0, base = 0;
     for (int i = n_hits; i-- > 0;)
         if (inst->hits[i].t_ns) {
@@ -221,110 +216,9 @@ static void spool_add(latrec_component_tables *t, const latrec_instance *inst)
     s->rows++; /* write errors show at latrec_component_tables_write() */
 }
 
-/* ---- columns of one component --------------------------------------------- */
-
-enum col_kind { COL_STAGE, COL_HOP, COL_TOTAL, COL_KEY };
-
-struct column {
-    char name[2 * LATREC_NAME_MAX + 8];
-    int kind;
-    uint8_t a, b;  /* stage, or hop from/to */
-    uint8_t field; /* key field */
-    int leg;       /* the leg of a total column */
-};
-
-struct columns {
-    struct column *c;
-    size_t n, cap;
-};
-
-static int add_column(struct columns *cols, const char *name, int kind, unsigned a, unsigned b, unsigned field,
-                      int leg)
-{
-    for (size_t i = 0; i < cols->n; i++)
-        if (strcmp(cols->c[i].name, name) == 0) return 0;
-    if (cols->n == cols->cap) {
-        size_t cap = cols->cap ? cols->cap * 2 : 64;
-        struct column *c = realloc(cols->c, cap * sizeof(*c));
-        if (!c) return -1;
-        cols->c = c;
-        cols->cap = cap;
-    }
-    struct column *c = &cols->c[cols->n++];
-    snprintf(c->name, sizeof(c->name), "%s", name);
-    c->kind = kind;
-    c->a = (uint8_t)a;
-    c->b = (uint8_t)b;
-    c->field = (uint8_t)field;
-    c->leg = leg;
-    return 0;
-}
-
-static int hop_name(const latrec_catalog *cat, unsigned a, unsigned b, char *out, size_t len)
-{
-    char ba[8], bb[8];
-    return snprintf(out, len, "%s__%s_us", latrec_catalog_stage_name(cat, a, ba),
-                    latrec_catalog_stage_name(cat, b, bb));
-}
-
-static int leg_columns(struct columns *stages, struct columns *hops, struct columns *keys,
-                       const latrec_catalog *cat, const latrec_leg *leg, int li)
-{
-    char name[2 * LATREC_NAME_MAX + 8], buf[8];
-    int rc = 0;
-    for (int i = 0; i < leg->n_chain + leg->n_extras; i++) {
-        unsigned s = i < leg->n_chain ? leg->chain[i] : leg->extras[i - leg->n_chain];
-        snprintf(name, sizeof(name), "%s_ns", latrec_catalog_stage_name(cat, s, buf));
-        rc |= add_column(stages, name, COL_STAGE, s, 0, 0, -1);
-    }
-    for (int i = 0; i + 1 < leg->n_chain; i++) {
-        hop_name(cat, leg->chain[i], leg->chain[i + 1], name, sizeof(name));
-        rc |= add_column(hops, name, COL_HOP, leg->chain[i], leg->chain[i + 1], 0, -1);
-    }
-    for (int i = 0; i < leg->n_extra_hops; i++) {
-        hop_name(cat, leg->extra_hops[i].from, leg->extra_hops[i].to, name, sizeof(name));
-        rc |= add_column(hops, name, COL_HOP, leg->extra_hops[i].from, leg->extra_hops[i].to, 0, -1);
-    }
-    if (leg->n_chain >= 2) {
-        snprintf(name, sizeof(name), "%s_total_us", leg->name);
-        rc |= add_column(hops, name, COL_TOTAL, leg->chain[0], leg->chain[leg->n_chain - 1], 0, li);
-    }
-    for (int i = 0; i < leg->n_keys; i++)
-        rc |= add_column(keys, leg->keys[i].column, COL_KEY, leg->keys[i].stage, 0, leg->keys[i].field, -1);
-    return rc;
-}
-
-/* Hit index of stage s in leg, or -1. */
-static int stage_hit(const latrec_leg *leg, unsigned s)
-{
-    int i = latrec_leg_chain_pos(leg, s);
-    if (i < 0 && (i = latrec_leg_extra_pos(leg, s)) >= 0) i += leg->n_chain;
-    return i;
-}
-
-/* What one column shows for the rows of one leg. */
-struct cell {
-    int kind; /* COL_*, or -1: always empty for this leg */
-    int a, b; /* hit indexes (stage, hop from/to); key: index into the leg's keys */
-};
-
-/* A component's columns: stages, hops, keys, each once, in leg order. */
-struct layout {
-    struct columns stages, hops, keys;
-    size_t n_cols;
-};
-
-static void layout_free(struct layout *lo)
-{
-    free(lo->stages.c);
-    free(lo->hops.c);
-    free(lo->keys.c);
-    memset(lo, 0, sizeof(*lo));
-}
-
 /* The columns of comp's legs that have spools, or of only_leg alone (>= 0).
  * 0, or -1 out of memory. */
-static int layout_make(const latrec_component_tables *t, int comp, int only_leg, struct layout *lo)
+static int layout_make(const latrec_component_tables *t, int comp, int only_leg, struct ct_layout *lo)
 {
     memset(lo, 0, sizeof(*lo));
     const int n_legs = latrec_legs_n_legs(t->legs);
@@ -332,123 +226,17 @@ static int layout_make(const latrec_component_tables *t, int comp, int only_leg,
         int has = l == only_leg;
         for (size_t i = 0; only_leg < 0 && !has && i < t->n; i++)
             has = t->spools[i].component == comp && t->spools[i].leg == l;
-        if (has && leg_columns(&lo->stages, &lo->hops, &lo->keys, latrec_legs_leg_catalog(t->legs, l),
-                               latrec_legs_leg(t->legs, l), l) < 0) {
-            layout_free(lo);
+        if (has && ct_layout_add_leg(lo, t->legs, l) < 0) {
+            ct_layout_free(lo);
             return -1;
         }
     }
-    lo->n_cols = lo->stages.n + lo->hops.n + lo->keys.n;
     return 0;
-}
-
-static void layout_header(latrec_csv *c, const struct layout *lo)
-{
-    latrec_csv_str(c, "leg");
-    latrec_csv_str(c, "pid");
-    latrec_csv_str(c, "seq");
-    latrec_csv_str(c, "complete");
-    const struct columns *all[3] = { &lo->stages, &lo->hops, &lo->keys };
-    for (int g = 0; g < 3; g++)
-        for (size_t i = 0; i < all[g]->n; i++) latrec_csv_str(c, all[g]->c[i].name);
-    latrec_csv_end(c);
-}
-
-/* How leg l's rows are written under a layout. */
-struct leg_out {
-    struct cell *plan; /* n_cols: the stage cells, the hop cells, the key cells */
-    size_t n_cols, n_stages, n_hops;
-    char field[2 * LATREC_NAME_MAX + 3]; /* the leg's name as a field */
-    size_t field_len;
-    latrec_fmt_hi stamp_hi; /* the stages' stamps share their leading digits */
-};
-
-/* 0, or -1 out of memory. */
-static int leg_out_make(struct leg_out *out, const struct layout *lo, const latrec_leg *leg, int l)
-{
-    memset(out, 0, sizeof(*out));
-    const latrec_fmt_hi hi0 = LATREC_FMT_HI_INIT;
-    out->stamp_hi = hi0;
-    out->n_cols = lo->n_cols;
-    out->n_stages = lo->stages.n;
-    out->n_hops = lo->hops.n;
-    out->field_len = latrec_csv_field(leg->name, out->field, sizeof(out->field));
-    if (lo->n_cols && !(out->plan = calloc(lo->n_cols, sizeof(*out->plan)))) return -1;
-    /* The column plan of this leg: which hit (or key) each column shows.
-     * A key column shared by name by several legs shows each leg's own key
-     * (msg_id is SEND_DONE.aux for outbound, DECODE_E3AP_DONE.aux for
-     * inbound). */
-    const struct columns *all[3] = { &lo->stages, &lo->hops, &lo->keys };
-    size_t ci = 0;
-    for (int g = 0; g < 3; g++)
-        for (size_t i = 0; i < all[g]->n; i++, ci++) {
-            const struct column *col = &all[g]->c[i];
-            struct cell *p = &out->plan[ci];
-            p->kind = -1;
-            p->a = p->b = g < 2 ? MAX_HITS : LATREC_MAX_KEYS; /* a row's slot that is always empty */
-            if (col->kind == COL_STAGE) {
-                const int a = stage_hit(leg, col->a);
-                if (a >= 0) *p = (struct cell){ COL_STAGE, a, 0 };
-            } else if (col->kind == COL_HOP || (col->kind == COL_TOTAL && col->leg == l)) {
-                const int a = stage_hit(leg, col->a), b = stage_hit(leg, col->b);
-                if (a >= 0 && b >= 0) *p = (struct cell){ COL_HOP, a, b };
-            } else if (col->kind == COL_KEY) {
-                for (int k = 0; k < leg->n_keys; k++)
-                    if (strcmp(leg->keys[k].column, col->name) == 0) {
-                        p->kind = COL_KEY;
-                        p->a = k;
-                        break;
-                    }
-            }
-        }
-    return 0;
-}
-
-/* One row's values: stamps by hit (0: absent), keys (kp: present); the
- * last of each is the empty slot of the cells a leg does not show. */
-struct row_vals {
-    uint64_t seq, complete;
-    uint32_t pid; /* 0: guessed, empty */
-    uint64_t ts[MAX_HITS + 1];
-    uint64_t kv[LATREC_MAX_KEYS + 1];
-    int kp[LATREC_MAX_KEYS + 1];
-};
-
-/* The row in place: the quoted leg name, then at most 26 bytes a cell. */
-static void put_row(latrec_csv *c, struct leg_out *out, const struct row_vals *v)
-{
-    char *o = latrec_csv_reserve(c, out->field_len + 4 + 26 * (out->n_cols + 3) + 8);
-    memcpy(o, out->field, out->field_len);
-    o += out->field_len;
-    *o++ = ',';
-    if (v->pid) o = latrec_fmt_u64(o, v->pid);
-    *o++ = ',';
-    o = latrec_fmt_u64(o, v->seq);
-    *o++ = ',';
-    o = latrec_fmt_u64(o, v->complete);
-    /* the plan's groups in turn, each cell one test (a cell this leg
-     * does not show reads the empty slot) */
-    const struct cell *p = out->plan, *const hops = p + out->n_stages, *const keys = hops + out->n_hops,
-                      *const end = p + out->n_cols;
-    for (; p < hops; p++) {
-        *o++ = ',';
-        if (v->ts[p->a]) o = latrec_fmt_u64_hi(o, v->ts[p->a], &out->stamp_hi);
-    }
-    for (; p < keys; p++) {
-        *o++ = ',';
-        if (v->ts[p->a] && v->ts[p->b]) o = latrec_fmt_us(o, (int64_t)(v->ts[p->b] - v->ts[p->a]));
-    }
-    for (; p < end; p++) {
-        *o++ = ',';
-        if (v->kp[p->a]) o = latrec_fmt_u64(o, v->kv[p->a]);
-    }
-    *o++ = '\n';
-    latrec_csv_commit(c, o);
 }
 
 /* The spool's rows of one leg as CSV rows. 0, or -1 with errno. */
 static int spool_rows(const latrec_component_tables *t, struct spool *s, struct spool_in *in, latrec_csv *c,
-                      struct leg_out *out)
+                      struct ct_leg_out *out)
 {
     const latrec_leg *leg = latrec_legs_leg(t->legs, s->leg);
     const int n_hits = leg->n_chain + leg->n_extras;
@@ -463,7 +251,7 @@ static int spool_rows(const latrec_component_tables *t, struct spool *s, struct 
     *in = (struct spool_in){ .f = f };
     uint64_t process, mask, base;
     while (spool_fill(in), in->pos < in->len) {
-        struct row_vals v;
+        struct ct_row_vals v;
         memset(v.ts, 0, sizeof(v.ts));
         memset(v.kp, 0, sizeof(v.kp));
         if (get_varint(in, &v.seq) != 1 || get_varint(in, &process) != 1 || get_varint(in, &v.complete) != 1 ||
@@ -486,7 +274,7 @@ static int spool_rows(const latrec_component_tables *t, struct spool *s, struct 
         }
         if (in->pos > in->len) goto bad; /* the spool ended inside the row */
         v.pid = latrec_legs_process(t->legs, (uint32_t)process)->pid;
-        put_row(c, out, &v);
+        ct_put_row(c, out, &v);
     }
     if (ferror(f)) goto bad;
     return 0;
@@ -514,8 +302,8 @@ struct stream {
     int state, leg;
     int text;              /* csv open: ON, or OFF with the rows streamed before */
     latrec_csv csv;
-    struct layout lo;      /* the columns of leg alone */
-    struct leg_out out;
+    struct ct_layout lo;      /* the columns of leg alone */
+    struct ct_leg_out out;
     int key_hits[LATREC_MAX_KEYS];
 };
 
@@ -523,7 +311,7 @@ static void stream_free(struct stream *st)
 {
     if (st->text) latrec_csv_abort(&st->csv);
     st->text = 0;
-    layout_free(&st->lo);
+    ct_layout_free(&st->lo);
     free(st->out.plan);
     st->out.plan = NULL;
 }
@@ -567,7 +355,7 @@ static void stream_start(latrec_component_tables *t, struct stream *st, const la
     st->leg = inst->leg;
     component_path(t, inst->component, path, sizeof(path));
     if (layout_make(t, inst->component, inst->leg, &st->lo) < 0 ||
-        leg_out_make(&st->out, &st->lo, leg, inst->leg) < 0 ||
+        ct_leg_out_make(&st->out, &st->lo, leg, inst->leg) < 0 ||
         latrec_csv_open(&st->csv, path, t->set, err, sizeof(err)) < 0) {
         stream_free(st);
         return;
@@ -575,7 +363,7 @@ static void stream_start(latrec_component_tables *t, struct stream *st, const la
     for (int k = 0; k < leg->n_keys && k < LATREC_MAX_KEYS; k++) st->key_hits[k] = key_hit(leg, k);
     st->text = 1;
     st->state = STREAM_ON;
-    layout_header(&st->csv, &st->lo);
+    ct_layout_header(&st->csv, &st->lo);
 }
 
 /* An instance of another leg: the rows so far stay in the file aside. */
@@ -593,14 +381,14 @@ static void stream_stop(latrec_component_tables *t, struct stream *st, int comp)
 static void stream_row(const latrec_component_tables *t, struct stream *st, const latrec_instance *inst)
 {
     const latrec_leg *leg = latrec_legs_leg(t->legs, inst->leg);
-    const int n_hits = inst->n_hits < MAX_HITS ? inst->n_hits : MAX_HITS;
-    struct row_vals v;
+    const int n_hits = inst->n_hits < CT_MAX_HITS ? inst->n_hits : CT_MAX_HITS;
+    struct ct_row_vals v;
     v.seq = inst->seq;
     v.complete = inst->complete != 0;
     v.pid = latrec_legs_process(t->legs, inst->process)->pid;
     const int leg_hits = leg->n_chain + leg->n_extras; /* what the plan shows */
-    for (int i = 0; i < leg_hits && i < MAX_HITS; i++) v.ts[i] = i < n_hits ? inst->hits[i].t_ns : 0;
-    v.ts[MAX_HITS] = 0;
+    for (int i = 0; i < leg_hits && i < CT_MAX_HITS; i++) v.ts[i] = i < n_hits ? inst->hits[i].t_ns : 0;
+    v.ts[CT_MAX_HITS] = 0;
     v.kp[LATREC_MAX_KEYS] = 0;
     for (int k = 0; k < leg->n_keys; k++) {
         const int h = st->key_hits[k];
@@ -610,7 +398,7 @@ static void stream_row(const latrec_component_tables *t, struct stream *st, cons
                   : leg->keys[k].field == LATREC_FIELD_AUX ? inst->hits[h].aux
                                                            : inst->hits[h].aux2;
     }
-    put_row(&st->csv, &st->out, &v);
+    ct_put_row(&st->csv, &st->out, &v);
 }
 
 /* A decimal number of a cell; 0 when empty; -1 when not digits. */
@@ -628,9 +416,9 @@ static int cell_u64(const char *s, size_t n, uint64_t *v)
 /* A streamed row read back into its values (the cells stream_row wrote:
  * the leg, pid, seq, complete, then the stamps and keys by the plan of
  * the leg alone; hops are derived again). 0, or -1 when it is not one. */
-static int stream_parse(const struct stream *st, const char *line, size_t len, struct row_vals *v)
+static int stream_parse(const struct stream *st, const char *line, size_t len, struct ct_row_vals *v)
 {
-    const struct leg_out *out = &st->out;
+    const struct ct_leg_out *out = &st->out;
     if (len < out->field_len + 1 || memcmp(line, out->field, out->field_len) != 0 || line[out->field_len] != ',')
         return -1;
     memset(v->ts, 0, sizeof(v->ts));
@@ -641,14 +429,14 @@ static int stream_parse(const struct stream *st, const char *line, size_t len, s
         while (end < len && line[end] != ',') end++;
         if ((end == len) != (i + 1 == 3 + out->n_cols)) return -1; /* one cell a column */
         uint64_t x = 0;
-        const struct cell *p = i >= 3 ? &out->plan[i - 3] : NULL;
-        const int number = !p || p->kind == COL_STAGE || p->kind == COL_KEY;
+        const struct ct_cell *p = i >= 3 ? &out->plan[i - 3] : NULL;
+        const int number = !p || p->kind == CT_COL_STAGE || p->kind == CT_COL_KEY;
         if (number && cell_u64(line + pos, end - pos, &x) < 0) return -1;
         if (i == 0) v->pid = (uint32_t)x;
         else if (i == 1) v->seq = x;
         else if (i == 2) v->complete = x;
-        else if (p->kind == COL_STAGE) v->ts[p->a] = x;
-        else if (p->kind == COL_KEY && end > pos) {
+        else if (p->kind == CT_COL_STAGE) v->ts[p->a] = x;
+        else if (p->kind == CT_COL_KEY && end > pos) {
             v->kp[p->a] = 1;
             v->kv[p->a] = x;
         }
@@ -658,7 +446,7 @@ static int stream_parse(const struct stream *st, const char *line, size_t len, s
 }
 
 /* The streamed rows, under the component's columns. 0, or -1 with errno. */
-static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
+static int stream_rows(struct stream *st, latrec_csv *c, struct ct_leg_out *out)
 {
     if (st->csv.error) {
         errno = st->csv.err_no;
@@ -677,7 +465,7 @@ static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
     ssize_t n;
     int rc = 0, header = 1;
     while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
-        struct row_vals v;
+        struct ct_row_vals v;
         if (header) {
             header = 0;
             continue;
@@ -687,7 +475,7 @@ static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
             rc = -1;
             break;
         }
-        put_row(c, out, &v);
+        ct_put_row(c, out, &v);
     }
     if (rc == 0 && ferror(f)) rc = -1;
     const int e = errno;
@@ -702,8 +490,8 @@ static int stream_rows(struct stream *st, latrec_csv *c, struct leg_out *out)
 /* 0, or -1 with err: "PATH: REASON" (or the marker's line). */
 static int write_component(latrec_component_tables *t, int comp, const char *path, char *err, size_t errlen)
 {
-    struct layout lo;
-    struct leg_out out = { 0 };
+    struct ct_layout lo;
+    struct ct_leg_out out = { 0 };
     struct spool_in *in = NULL;
     struct stream *st = comp < t->n_streams ? &t->streams[comp] : NULL;
     int rc = -1;
@@ -715,7 +503,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
     }
     if (latrec_csv_open(&c, path, t->set, err, errlen) < 0) goto out;
     opened = 1;
-    layout_header(&c, &lo);
+    ct_layout_header(&c, &lo);
     if (!(in = malloc(sizeof(*in)))) goto out;
     /* Legs of this component in leg order. */
     const int n_legs = latrec_legs_n_legs(t->legs);
@@ -725,7 +513,7 @@ static int write_component(latrec_component_tables *t, int comp, const char *pat
             if (t->spools[i].component == comp && t->spools[i].leg == l) s = &t->spools[i];
         if (!s) continue;
         free(out.plan);
-        if (leg_out_make(&out, &lo, latrec_legs_leg(t->legs, l), l) < 0) goto out;
+        if (ct_leg_out_make(&out, &lo, latrec_legs_leg(t->legs, l), l) < 0) goto out;
         if (st && st->text && st->leg == l && stream_rows(st, &c, &out) < 0) goto out;
         if (spool_rows(t, s, in, &c, &out) < 0) {
             snprintf(err, errlen, "%s: its rows spooled in %s: %s", path, t->spool_dir, strerror(errno));
@@ -744,7 +532,7 @@ out:
     }
     free(out.plan);
     free(in);
-    layout_free(&lo);
+    ct_layout_free(&lo);
     return rc;
 }
 
