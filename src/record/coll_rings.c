@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "read/escape.h"
 #include "read/ring.h"
 #include "read/ringset.h"
 #include "record/collector.h"
@@ -241,7 +242,8 @@ static int rings_stop(latrec_collector *c, uint64_t stop_ns, char *err, size_t e
         snprintf(row->name, sizeof(row->name), "%s", r->basename);
         if (r->status != LATREC_RING_OK) {
             snprintf(row->error, sizeof(row->error), "%s", r->error);
-            fprintf(stderr, "%s: %s: %s\n", latrec_prog, r->path, r->error);
+            char shown[4 * 4200 + 4]; /* a name the program chose */
+            fprintf(stderr, "%s: %s: %s\n", latrec_prog, latrec_text_safe(r->path, shown, sizeof(shown)), r->error);
             p->n_rejected++;
             continue;
         }

@@ -44,3 +44,11 @@ record_sh() {
     [ "$(jq -r .collectors.rings.failed_to_open r/run.json)" = 20000 ]
     [ "$(jq '.collectors.rings.failed_to_open_roles | length' r/run.json)" -le 256 ]
 }
+
+@test "a file the command names with an ESC in its ring directory: its rejection line escapes the name" {
+    run --separate-stderr timeout -s KILL 60 "$LATREC" record -q -o r -- \
+        sh -c 'printf junk > "$LATREC_OUTPUT_DIR/x$(printf "\033")y.1.latrec"'
+    [ "$status" -eq 0 ]
+    [ "$stderr" = 'latrec record: r/rings/x\x1by.1.latrec: shorter than a header: 4 bytes' ]
+    [ -f r/rings/x$'\e'y.1.latrec ] # the file itself as it was named
+}
