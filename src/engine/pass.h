@@ -114,6 +114,19 @@ typedef struct latrec_pass_sinks {
      * order could differ from the pass in time order's; 0: they depend on
      * no order at all (hist's counts). */
     int part_in_end_order;
+    /* Read by process on two threads or more, the first-stage stamps may
+     * be handed over in two parts: those before a cut on the calling
+     * thread to first_stage, those after it meanwhile on another to a part
+     * of the sink's: first_stage_part(ctx, t, prev) makes one (prev: the
+     * last stamp before the cut; NULL out of memory), part_first_stage
+     * takes them in time order, and first_stage_fold folds it into t's
+     * figures after the first part's stamps and frees it (0, or -1 out of
+     * memory). The cut leaves a multiple of first_stage_chunk gaps before
+     * it (0: any). NULL: every stamp to first_stage. */
+    size_t first_stage_chunk;
+    void *(*first_stage_part)(void *ctx, const latrec_leg_table *t, uint64_t prev);
+    void (*part_first_stage)(void *part, uint64_t t_ns);
+    int (*first_stage_fold)(void *ctx, latrec_leg_table *t, void *part);
 } latrec_pass_sinks;
 
 /* What convert takes from a pass besides the figures (latrec_pass_tap). */

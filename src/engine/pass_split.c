@@ -25,7 +25,8 @@
  * First-stage stamps (inter-arrival gaps need them in time order) are
  * logged per process and per (component of the stamping ring, leg), in time
  * order, each as the distance from the one before in a byte or two, and
- * handed to sinks.first_stage merged in time order at the end, to the table
+ * handed to sinks.first_stage merged in time order at the end (on two
+ * threads, pass_stamps.c), to the table
  * a pass in time order gives them (pass.c's routes: the component of the
  * first instance of theirs that ends): so it is when every process's first
  * such instance has the same component, few enough stamps came before it
@@ -254,8 +255,6 @@ static int share_out(struct split *sp, int n_threads, uint32_t *procs, uint64_t 
 
 /* ---- the first-stage stamps, in time order -------------------------------- */
 
-static uint64_t stamps_upto(const struct stamp_log *g, uint64_t t_ns);
-
 /* Where a pass in time order sends the stamps of (c0, leg) (pass.c's
  * routes): the component of the first instance of theirs that ends, the
  * same in every process that ended one, else c0's. 1 when a pass in time
@@ -290,7 +289,7 @@ static int stamps_hold(struct split *sp)
             for (int b = 0; b < sp->n_lanes && dest >= 0; b++)
                 for (int j = 0; j < sp->lane[b].n_logs; j++) {
                     const struct stamp_log *h = &sp->lane[b].logs[j];
-                    if (h->c0 == g->c0 && h->leg == g->leg) waiting += stamps_upto(h, settle_t);
+                    if (h->c0 == g->c0 && h->leg == g->leg) waiting += latrec_stamp_log_upto(h, settle_t);
                 }
             if (waiting >= ROUTE_PENDING_MAX) return 0;
             if (dest < 0) dest = g->c0;
@@ -306,52 +305,9 @@ static int stamps_hold(struct split *sp)
     return 1;
 }
 
-/* A log read from its start. */
-struct log_cursor {
-    const struct stamp_log *g;
-    size_t off;
-    uint64_t left, t;
-};
-
-static void cursor_next(struct log_cursor *c)
-{
-    uint64_t d = 0;
-    for (int shift = 0;; shift += 7) {
-        const uint8_t b = c->g->buf[c->off++];
-        d |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) break;
-    }
-    c->t += d;
-    c->left--;
-}
-
-/* The stamps of g at or before t_ns. */
-static uint64_t stamps_upto(const struct stamp_log *g, uint64_t t_ns)
-{
-    struct log_cursor c = { g, 0, g->n, 0 };
-    while (c.left) {
-        cursor_next(&c);
-        if (c.t > t_ns) return g->n - c.left - 1;
-    }
-    return g->n;
-}
-
-static void heap_down(struct log_cursor *h, size_t n, size_t i)
-{
-    for (;;) {
-        size_t m = i, a = 2 * i + 1, b = a + 1;
-        if (a < n && h[a].t < h[m].t) m = a;
-        if (b < n && h[b].t < h[m].t) m = b;
-        if (m == i) return;
-        struct log_cursor x = h[i];
-        h[i] = h[m];
-        h[m] = x;
-        i = m;
-    }
-}
-
 /* The stamps stamps_hold found a table for, to it in time order (every
- * process's log merged). 0, or -1 out of memory. */
+ * process's log merged, on two threads when the pass has two lanes). 0, or
+ * -1 out of memory. */
 static int stamps_replay(struct split *sp)
 {
     latrec_pass *p = sp->p;
@@ -360,24 +316,16 @@ static int stamps_replay(struct split *sp)
     if (!t) return p->failed ? -1 : 0;
     size_t n = 0, cap = 0;
     for (int a = 0; a < sp->n_lanes; a++) cap += (size_t)sp->lane[a].n_logs;
-    struct log_cursor *h = calloc(cap + 1, sizeof(*h));
-    if (!h) return -1;
+    const struct stamp_log **logs = calloc(cap + 1, sizeof(*logs));
+    if (!logs) return -1;
     for (int a = 0; a < sp->n_lanes; a++)
         for (int i = 0; i < sp->lane[a].n_logs; i++) {
             const struct stamp_log *g = &sp->lane[a].logs[i];
-            if (g->c0 != sp->gap_c0 || g->leg != sp->gap_leg || !g->n) continue;
-            h[n] = (struct log_cursor){ g, 0, g->n, 0 };
-            cursor_next(&h[n++]);
+            if (g->c0 == sp->gap_c0 && g->leg == sp->gap_leg && g->n) logs[n++] = g;
         }
-    for (size_t i = n / 2; i-- > 0;) heap_down(h, n, i);
-    while (n) {
-        p->sinks.first_stage(p->sinks.ctx, t, h[0].t);
-        if (h[0].left) cursor_next(&h[0]);
-        else h[0] = h[--n];
-        heap_down(h, n, 0);
-    }
-    free(h);
-    return 0;
+    const int rc = latrec_stamps_replay(p, t, logs, n, sp->n_lanes > 1);
+    free(logs);
+    return rc;
 }
 
 /* Every part read to its end: its figures to the tables, its counts to

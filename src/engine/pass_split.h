@@ -11,6 +11,7 @@
 
 #include "engine/pass_impl.h"
 #include "engine/pass_plog.h"
+#include "engine/pass_stamps.h"
 
 #define SPLIT_FILL 256 /* records taken from a part's merge at a time */
 #define SPLIT_MAX_LANES 64
@@ -22,20 +23,6 @@ struct split_part {
     latrec_leg_table *t;
     void *part;
     uint64_t instances, complete;
-};
-
-/* One process's first-stage stamps of (c0, leg): c0 the component of the
- * ring that stamped them. In time order, each the varint of its distance
- * from the one before (7 bits a byte). */
-struct stamp_log {
-    int c0, leg;
-    uint32_t proc;
-    int dest;          /* the component of the process's first ended instance of (c0, leg); -1: none */
-    uint64_t n;        /* stamps */
-    uint64_t settle_t; /* the newest record fed when dest was known */
-    uint64_t last;     /* the last stamp */
-    uint8_t *buf;
-    size_t len, cap;
 };
 
 struct split;

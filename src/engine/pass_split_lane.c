@@ -8,28 +8,10 @@
 
 #include "engine/pass_split.h"
 
-/* A first-stage stamp into g (the varint of its distance from the one
- * before). */
-static void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
+/* A first-stage stamp into g (engine/pass_stamps.h). */
+static inline void log_put(struct split_lane *l, struct stamp_log *g, uint64_t t_ns)
 {
-    if (g->len + 10 > g->cap) {
-        const size_t cap = g->cap ? 2 * g->cap : 4096;
-        uint8_t *nb = realloc(g->buf, cap);
-        if (!nb) {
-            stop_all(l->sp, 1);
-            return;
-        }
-        g->buf = nb;
-        g->cap = cap;
-    }
-    uint64_t d = t_ns - g->last; /* stamps in order: the lane stops at one that is not */
-    while (d >= 0x80) {
-        g->buf[g->len++] = (uint8_t)(d | 0x80);
-        d >>= 7;
-    }
-    g->buf[g->len++] = (uint8_t)d;
-    g->last = t_ns;
-    g->n++;
+    if (latrec_stamp_log_put(g, t_ns) < 0) stop_all(l->sp, 1);
 }
 
 /* Open process proc's feed: its rings (in `rings`, a copy of the set's)
@@ -194,7 +176,7 @@ void latrec_split_lane_free(struct split_lane *l)
         if (l->parts[i].part) p->sinks.part_free(l->parts[i].part);
     free(l->parts);
     latrec_legs_free(l->legs);
-    for (int i = 0; i < l->n_logs; i++) free(l->logs[i].buf);
+    for (int i = 0; i < l->n_logs; i++) latrec_stamp_log_free(&l->logs[i]);
     free(l->logs);
     free(l->rings);
     free(l->ring_component);

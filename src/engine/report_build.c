@@ -453,6 +453,52 @@ static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
     return rc;
 }
 
+/* The later part of the first-stage stamps, read by process on a second
+ * thread (engine/pass.h): their gaps in a column of their own, from the
+ * last stamp before them, in outlier chunks from the cut on. */
+struct gpart {
+    latrec_stats gaps_stats;
+    latrec_gaps gaps;
+};
+
+static void *gpart_new(void *ctx, const latrec_leg_table *t, uint64_t prev)
+{
+    (void)ctx;
+    (void)t;
+    struct gpart *g = calloc(1, sizeof(*g));
+    if (!g) return NULL;
+    if (latrec_stats_init(&g->gaps_stats) < 0) {
+        latrec_stats_free(&g->gaps_stats);
+        free(g);
+        return NULL;
+    }
+    latrec_gaps_init(&g->gaps, &g->gaps_stats);
+    g->gaps.prev = prev;
+    g->gaps.have_prev = 1;
+    return g;
+}
+
+static void gpart_stamp(void *part, uint64_t t_ns)
+{
+    struct gpart *g = part;
+    latrec_gaps_feed(&g->gaps, t_ns);
+}
+
+/* After the stamps before the cut, a whole number of chunks: the same
+ * column as every gap fed in turn. */
+static int gpart_fold(void *ctx, latrec_leg_table *t, void *part)
+{
+    (void)ctx;
+    struct rtable *rt = t->user;
+    struct gpart *g = part;
+    const int rc = latrec_stats_merge(&rt->gaps_stats, &g->gaps_stats);
+    rt->gaps.prev = g->gaps.prev;
+    rt->gaps.have_prev = 1;
+    latrec_stats_free(&g->gaps_stats);
+    free(g);
+    return rc;
+}
+
 static void on_path(void *ctx, const latrec_path_instance *pi)
 {
     struct report_run *r = ctx;
@@ -603,6 +649,10 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         sinks.part_fold = rpart_fold;
         sinks.part_free = rpart_free;
         sinks.part_in_end_order = 1; /* outlier chunks */
+        sinks.first_stage_chunk = LATREC_OUTLIER_CHUNK;
+        sinks.first_stage_part = gpart_new;
+        sinks.part_first_stage = gpart_stamp;
+        sinks.first_stage_fold = gpart_fold;
     }
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */

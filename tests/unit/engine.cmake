@@ -8,6 +8,8 @@
 #                      figures of the pass in time order, and when it gives up
 #   test_pass_paths    its path instances (engine/pass_plog.h): those of the
 #                      pass in time order, in its order
+#   test_pass_stamps   its first-stage stamps handed over in time order, on
+#                      one thread and two (engine/pass_stamps.c)
 latrec_unit_test(test_engine_live
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_engine_live.c ${CMAKE_CURRENT_LIST_DIR}/test_writer_util.c
   LIBS latrec latrec_engine)
@@ -27,6 +29,11 @@ latrec_unit_test(test_pass_paths
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_paths.c
   LIBS latrec_engine)
 target_include_directories(test_pass_paths PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+
+latrec_unit_test(test_pass_stamps
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_pass_stamps.c
+  LIBS latrec_engine)
+target_include_directories(test_pass_stamps PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 
 # top's queue of instances waiting for live scheduler data (src/cli/top_model.c,
 # compiled in) when the live view (engine/sched_view.c) gives up short of the run.
