@@ -331,3 +331,133 @@ bool latrec_loghist_iter_next(latrec_loghist_iter *it, latrec_loghist_bucket *ou
 	}
 	return false;
 }
+
+/* ---- sparse histograms ---------------------------------------------------- */
+
+/* The scalar figures and kept samples of a sum of two (a, then b). */
+static int sparse_head(latrec_loghist_sparse *out, uint64_t a_total, const int64_t *a_exact, uint64_t b_total,
+		       const int64_t *b_exact)
+{
+	out->total = a_total + b_total;
+	out->exact = NULL;
+	if (out->total > LATREC_LOGHIST_EXACT_MAX)
+		return 0;
+	out->exact = malloc((size_t)(out->total ? out->total : 1) * sizeof(int64_t));
+	if (!out->exact)
+		return -1;
+	if (a_total)
+		memcpy(out->exact, a_exact, (size_t)a_total * sizeof(int64_t));
+	if (b_total)
+		memcpy(out->exact + a_total, b_exact, (size_t)b_total * sizeof(int64_t));
+	return 0;
+}
+
+/* dst's buckets and src's (m of them, at si / sc) merged in index order. */
+static int sparse_merge_buckets(latrec_loghist_sparse *out, const latrec_loghist_sparse *dst, const uint32_t *si,
+				const uint64_t *sc, uint32_t m)
+{
+	const size_t cap = (size_t)dst->n + m + 1;
+	out->idx = malloc(cap * sizeof(*out->idx));
+	out->count = malloc(cap * sizeof(*out->count));
+	if (!out->idx || !out->count)
+		return -1;
+	uint32_t i = 0, j = 0, n = 0;
+	while (i < dst->n || j < m) {
+		if (j == m || (i < dst->n && dst->idx[i] < si[j])) {
+			out->idx[n] = dst->idx[i];
+			out->count[n++] = dst->count[i++];
+		} else if (i == dst->n || si[j] < dst->idx[i]) {
+			out->idx[n] = si[j];
+			out->count[n++] = sc[j++];
+		} else {
+			out->idx[n] = si[j];
+			out->count[n++] = dst->count[i++] + sc[j++];
+		}
+	}
+	out->n = n;
+	return 0;
+}
+
+/* dst += (the figures of a histogram: total, overflow, below_zero, min,
+ * max, kept samples, m buckets). */
+static int sparse_sum(latrec_loghist_sparse *dst, const latrec_loghist *fig, const int64_t *exact, const uint32_t *si,
+		      const uint64_t *sc, uint32_t m)
+{
+	latrec_loghist_sparse out = { 0 };
+	if (sparse_head(&out, dst->total, dst->exact, fig->total, exact) < 0 ||
+	    sparse_merge_buckets(&out, dst, si, sc, m) < 0) {
+		latrec_loghist_sparse_free(&out);
+		errno = ENOMEM;
+		return -1;
+	}
+	out.overflow = dst->overflow + fig->overflow;
+	out.below_zero = dst->below_zero + fig->below_zero;
+	out.min = dst->min;
+	out.max = dst->max;
+	if (fig->total && (!dst->total || fig->min < out.min))
+		out.min = fig->min;
+	if (fig->total && (!dst->total || fig->max > out.max))
+		out.max = fig->max;
+	latrec_loghist_sparse_free(dst);
+	*dst = out;
+	return 0;
+}
+
+int latrec_loghist_sparse_add(latrec_loghist_sparse *dst, const latrec_loghist *src)
+{
+	uint32_t first, end, m = 0;
+	bucket_span(src, &first, &end);
+	for (uint32_t i = first; i < end; i++)
+		m += src->counts[i] != 0;
+	uint32_t *si = malloc(((size_t)m + 1) * sizeof(*si));
+	uint64_t *sc = malloc(((size_t)m + 1) * sizeof(*sc));
+	int rc = -1;
+	if (si && sc) {
+		m = 0;
+		for (uint32_t i = first; i < end; i++)
+			if (src->counts[i]) {
+				si[m] = i;
+				sc[m++] = src->counts[i];
+			}
+		rc = sparse_sum(dst, src, src->exact, si, sc, m);
+	} else {
+		errno = ENOMEM;
+	}
+	free(si);
+	free(sc);
+	return rc;
+}
+
+int latrec_loghist_sparse_merge(latrec_loghist_sparse *dst, const latrec_loghist_sparse *src)
+{
+	latrec_loghist fig = { .total = src->total, .overflow = src->overflow, .below_zero = src->below_zero,
+			       .min = src->min, .max = src->max };
+	return sparse_sum(dst, &fig, src->exact, src->idx, src->count, src->n);
+}
+
+void latrec_loghist_add_sparse(latrec_loghist *h, const latrec_loghist_sparse *s)
+{
+	if (s->total == 0) {
+		h->below_zero += s->below_zero;
+		return;
+	}
+	if (h->total + s->total <= LATREC_LOGHIST_EXACT_MAX)
+		memcpy(h->exact + h->total, s->exact, (size_t)s->total * sizeof(int64_t));
+	for (uint32_t i = 0; i < s->n; i++)
+		h->counts[s->idx[i]] += s->count[i];
+	h->total += s->total;
+	h->overflow += s->overflow;
+	h->below_zero += s->below_zero;
+	if (s->min < h->min)
+		h->min = s->min;
+	if (s->max > h->max)
+		h->max = s->max;
+}
+
+void latrec_loghist_sparse_free(latrec_loghist_sparse *s)
+{
+	free(s->idx);
+	free(s->count);
+	free(s->exact);
+	memset(s, 0, sizeof(*s));
+}

@@ -212,6 +212,30 @@ bool latrec_loghist_count_above(const latrec_loghist *h, int64_t t, uint64_t *lo
  * false for v < 0. */
 bool latrec_loghist_bucket_of(int64_t v, int64_t *lower, int64_t *upper);
 
+/* A histogram's figures without its 272 KiB: the buckets in use, in index
+ * order, and the kept samples while there are at most EXACT_MAX of them.
+ * What fills a few buckets (an interval of a time series) costs a few KiB
+ * to keep. Start zeroed. */
+typedef struct latrec_loghist_sparse {
+	uint64_t total, overflow, below_zero;
+	int64_t min, max;   /* valid when total > 0 */
+	uint32_t *idx;      /* non-empty buckets, ascending */
+	uint64_t *count;    /* their counts */
+	uint32_t n;
+	int64_t *exact;     /* the total samples while total <= EXACT_MAX, else NULL */
+} latrec_loghist_sparse;
+
+/* dst += src's samples (src unchanged): what latrec_loghist_merge gives a
+ * histogram. 0, or -1 with errno = ENOMEM (dst is then unchanged). */
+int latrec_loghist_sparse_add(latrec_loghist_sparse *dst, const latrec_loghist *src);
+/* dst += src: 0, or -1 with errno = ENOMEM (dst is then unchanged). */
+int latrec_loghist_sparse_merge(latrec_loghist_sparse *dst, const latrec_loghist_sparse *src);
+/* h += s, as latrec_loghist_merge of the histogram s holds: h then
+ * answers every query as if it had recorded s's samples. */
+void latrec_loghist_add_sparse(latrec_loghist *h, const latrec_loghist_sparse *s);
+/* Release s's memory; s becomes empty. */
+void latrec_loghist_sparse_free(latrec_loghist_sparse *s);
+
 /* Iterate non-empty buckets in ascending order, the overflow bucket last:
  *   latrec_loghist_iter it; latrec_loghist_bucket b;
  *   latrec_loghist_iter_init(&it, h);

@@ -114,6 +114,13 @@ typedef struct latrec_pass_sinks {
      * order could differ from the pass in time order's; 0: they depend on
      * no order at all (hist's counts). */
     int part_in_end_order;
+    /* The parts' figures are those of the pass in time order only while
+     * no instance ends later than this after its first stamp (report's
+     * time series, whose intervals close as the stream goes on): a pass by
+     * process gives up when one does, in time order's stream time (an
+     * instance still open at a process's end ends at the stream's end).
+     * 0: any. */
+    uint64_t part_age_max;
     /* Read by process on two threads or more, the first-stage stamps may
      * be handed over in two parts: those before a cut on the calling
      * thread to first_stage, those after it meanwhile on another to a part

@@ -177,6 +177,14 @@ void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
         stop_all(l->sp, 0);
         return;
     }
+    /* Ended later than the sinks allow after its first stamp: in time
+     * order it ends at the stream's clock when due, no later than here
+     * (or, still open at the process's end, at the stream's end). */
+    if (p->sinks.part_age_max && inst->first_t <= l->now && l->now - inst->first_t > p->sinks.part_age_max) {
+        stop_all(l->sp, 0);
+        return;
+    }
+    if (l->phase == LATREC_PLOG_FINISH && inst->first_t < l->finish_first) l->finish_first = inst->first_t;
     if (l->want_first && inst->n_hits > 0 && inst->hits[0].t_ns)
         log_settle(l, l->ring_component[inst->hits[0].ring], inst->leg, inst->component);
     if (inst->first_t < p->begin + p->opts.warmup_ns) {
@@ -398,6 +406,7 @@ static int split_go(struct split *sp, int n_threads)
         sp->lane[k].sp = sp;
         sp->lane[k].id = k;
         sp->lane[k].next_cut = UINT64_MAX;
+        sp->lane[k].finish_first = UINT64_MAX;
         sp->lane[k].disorder = UINT32_MAX;
     }
     size_t n_parts = 0;
@@ -425,6 +434,8 @@ static int split_go(struct split *sp, int n_threads)
         if (sp->lane[k].next_cut < next_cut) next_cut = sp->lane[k].next_cut;
     }
     if (next_cut < end_t) sp->lost = 1;
+    for (int k = 0; k < sp->n_lanes && p->sinks.part_age_max; k++)
+        if (sp->lane[k].finish_first < end_t && end_t - sp->lane[k].finish_first > p->sinks.part_age_max) sp->lost = 1;
     if (!sp->failed && !sp->lost && p->sinks.first_stage && !stamps_hold(sp)) sp->lost = 1;
     if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
     for (int k = 0; k < sp->n_lanes; k++) /* a guessed ring out of order: scanned before it is read again */

@@ -54,6 +54,7 @@ struct split_lane {
     uint64_t fed, last_t, warm_skipped;
     uint64_t now, horizon; /* the newest record fed (a lazy feed's ends come after it); the leg horizon */
     uint64_t next_cut;     /* the earliest latrec_legs_next_cut() at a process's end */
+    uint64_t finish_first; /* the earliest first stamp of an instance ended at a process's end */
     uint32_t disorder;     /* the ring whose stamps went down (UINT32_MAX: none) */
     struct split_part *parts;
     int n_parts, cap_parts, last_part;

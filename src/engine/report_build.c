@@ -51,6 +51,7 @@ static void rt_free(latrec_leg_table *t)
     free(rt->rows);
     latrec_stats_free(&rt->gaps_stats);
     for (int i = 0; i < rt->series.n_open; i++) latrec_stats_free(&rt->series.open[i].total);
+    latrec_kept_series_free(&rt->kept);
     free(rt->top);
     free(rt);
     t->user = NULL;
@@ -267,21 +268,28 @@ static void add_top(const struct report_run *r, const latrec_leg_table *t, const
     keep_top(top, n_top, top_cap(r->o), &e);
 }
 
-static void close_interval(struct report_run *r, struct series *s, int i)
+struct interval_row *latrec_report_row_new(struct report_run *r)
 {
-    struct interval *iv = &s->open[i];
     if (r->n_rows == r->cap_rows) {
         size_t cap = r->cap_rows ? r->cap_rows * 2 : 256;
         struct interval_row *rows = realloc(r->rows, cap * sizeof(*rows));
         if (!rows) {
             r->oom = 1;
-            return;
+            return NULL;
         }
         r->rows = rows;
         r->cap_rows = cap;
     }
     struct interval_row *row = &r->rows[r->n_rows++];
     memset(row, 0, sizeof(*row));
+    return row;
+}
+
+static void close_interval(struct report_run *r, struct series *s, int i)
+{
+    struct interval *iv = &s->open[i];
+    struct interval_row *row = latrec_report_row_new(r);
+    if (!row) return;
     row->table = s->table;
     row->path = s->path;
     row->idx = iv->idx;
@@ -351,18 +359,28 @@ static struct interval *series_slot(struct report_run *r, struct series *s, uint
     return &s->open[slot];
 }
 
+int latrec_report_interval_values(const latrec_leg_table *t, const latrec_instance *inst, uint64_t *bytes, int64_t *v)
+{
+    const latrec_leg *leg = &t->legdef;
+    *bytes = leg->has_bytes ? instance_bytes(leg, inst) : 0;
+    int n = 0;
+    for (int h = 0; h < t->n_hops; h++) {
+        uint32_t ring;
+        if (t->hops[h].total && latrec_hop_value(leg, inst, &t->hops[h], &v[n], &ring)) n++;
+    }
+    return n;
+}
+
 static void add_interval(struct report_run *r, latrec_leg_table *t, struct rtable *rt, const latrec_instance *inst)
 {
     struct interval *iv = series_slot(r, &rt->series, inst->first_t);
     if (!iv) return;
     iv->count++;
-    const latrec_leg *leg = &t->legdef;
-    if (leg->has_bytes) iv->bytes += instance_bytes(leg, inst);
-    for (int h = 0; h < t->n_hops; h++) {
-        int64_t v;
-        uint32_t ring;
-        if (t->hops[h].total && latrec_hop_value(leg, inst, &t->hops[h], &v, &ring)) latrec_stats_add(&iv->total, v);
-    }
+    uint64_t bytes;
+    int64_t v[LATREC_MAX_HOPS];
+    const int n = latrec_report_interval_values(t, inst, &bytes, v);
+    iv->bytes += bytes;
+    for (int k = 0; k < n; k++) latrec_stats_add(&iv->total, v[k]);
 }
 
 static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *inst)
@@ -376,9 +394,8 @@ static void on_instance(void *ctx, latrec_leg_table *t, const latrec_instance *i
 
 /* ---- read by process (engine/pass.h): a thread's part of a table ---------- */
 
-/* What the first pass gathers per table apart from the time series, the
- * scheduler's split and the inter-arrival gaps (those come in time order
- * at the end). */
+/* What the first pass gathers per table apart from the scheduler's split
+ * and the inter-arrival gaps (those come in time order at the end). */
 struct rpart {
     const struct report_run *r;
     const latrec_leg_table *t;
@@ -388,12 +405,14 @@ struct rpart {
     struct top_entry *top;
     int n_top;
     struct value_rows rows;
+    struct part_series *series; /* --interval (report_series.c) */
 };
 
 static void rpart_free(void *part)
 {
     struct rpart *pt = part;
     for (int h = 0; h < pt->n_hops; h++) latrec_stats_free(&pt->col[h]);
+    latrec_part_series_free(pt->series);
     free(pt->top);
     free(pt);
 }
@@ -409,6 +428,7 @@ static void *rpart_new(void *ctx, const latrec_leg_table *t)
     pt->n_hops = t->n_hops;
     pt->rows.have_all = UINT32_MAX;
     int ok = !top_cap(r->o) || (pt->top = calloc((size_t)top_cap(r->o), sizeof(*pt->top))) != NULL;
+    ok &= !r->interval_ns || (pt->series = latrec_part_series_new()) != NULL;
     for (int h = 0; h < t->n_hops; h++) ok &= latrec_stats_init(&pt->col[h]) == 0;
     if (!ok) {
         rpart_free(pt);
@@ -431,15 +451,17 @@ static void rpart_values(void *part, uint32_t have, const int64_t *v, const latr
     if (rows_put(&pt->rows, pt->n_hops, have, v)) rpart_flush(pt);
 }
 
-/* on_instance's, without --interval (its intervals close in stream order). */
+/* on_instance's. */
 static void rpart_instance(void *part, const latrec_instance *inst)
 {
     struct rpart *pt = part;
     if (pt->top) add_top(pt->r, pt->t, pt->rt, inst, pt->top, &pt->n_top);
+    if (pt->series) latrec_part_series_add(pt->series, pt->r, pt->t, inst);
 }
 
-/* Exact sums, per-process outlier chunks (a process is in one part only)
- * and a total order of the slowest: the same figures in any order. */
+/* Exact sums, per-process outlier chunks (a process is in one part only),
+ * a total order of the slowest and the intervals' sums: the same figures
+ * in any order. */
 static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
 {
     struct report_run *r = ctx;
@@ -449,6 +471,8 @@ static int rpart_fold(void *ctx, latrec_leg_table *t, void *part)
     rpart_flush(pt);
     for (int h = 0; h < t->n_hops && rc == 0; h++) rc = latrec_stats_merge(&rt->col[h], &pt->col[h]);
     for (int k = 0; k < pt->n_top; k++) keep_top(rt->top, &rt->n_top, top_cap(r->o), &pt->top[k]);
+    if (pt->series && latrec_part_series_fold(&rt->kept, pt->series) < 0) rc = -1;
+    pt->series = NULL;
     rpart_free(pt);
     return rc;
 }
@@ -645,7 +669,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
     if (!r->sv.model) { /* the scheduler's view reads along with a pass in time order */
         sinks.part_new = rpart_new;
         sinks.part_values = rpart_values;
-        sinks.part_instance = r->interval_ns || !top_cap(o) ? NULL : rpart_instance;
+        sinks.part_instance = r->interval_ns || top_cap(o) ? rpart_instance : NULL;
         sinks.part_fold = rpart_fold;
         sinks.part_free = rpart_free;
         sinks.part_in_end_order = 1; /* outlier chunks */
@@ -653,6 +677,18 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
         sinks.first_stage_part = gpart_new;
         sinks.part_first_stage = gpart_stamp;
         sinks.first_stage_fold = gpart_fold;
+        /* --interval: no instance is counted late in time order (its
+         * interval closed by a later one, or more than its series' open
+         * intervals opened after it) while none ends later than this after
+         * its first stamp (an instance I ends no earlier than any J before
+         * it, which started before J's end: J starts at most an age after
+         * I) */
+        if (r->interval_ns) {
+            const uint64_t span = (MAX_OPEN_INTERVALS - 2) * r->interval_ns;
+            sinks.part_age_max = r->interval_ns < UINT64_MAX / MAX_OPEN_INTERVALS && span < INTERVAL_LATENESS_NS
+                                     ? span
+                                     : INTERVAL_LATENESS_NS;
+        }
     }
     /* The callbacks run inside the engine's steps, before r->pass is set:
      * they take the run's beginning from here (pass.c's rule). */
@@ -677,6 +713,7 @@ int latrec_report_analyse(struct report_run *r, const latrec_input_opts *input_o
             if (h < tables[i]->n_hops) latrec_stats_signed_sum(col, &rt->sum[h]); /* before an outlier pass empties it */
         }
         close_series(r, &rt->series);
+        if (latrec_kept_series_rows(r, tables[i], &rt->kept) < 0) r->oom = 1;
     }
     for (int k = 0; k < r->n_path_series; k++) close_series(r, &r->path_series[k]);
     if (r->paths) need_second |= latrec_rpaths_close_first(r->paths);

@@ -13,6 +13,7 @@
 #include "engine/sched_view.h"
 
 #define MAX_OPEN_INTERVALS 16
+#define PART_OPEN_INTERVALS 4 /* a part's (report_series.c): a process's instances start about in order */
 #define INTERVAL_LATENESS_NS 1000000000ull
 
 /* ---- per-table state ------------------------------------------------------ */
@@ -74,6 +75,51 @@ struct series {
     uint64_t late; /* instances after their interval closed */
 };
 
+struct report_run;
+
+/* A table's time series read by process (report_series.c): each thread's
+ * part keeps up to PART_OPEN_INTERVALS intervals whole, and the others
+ * small (their histogram sparse), to be folded across the parts and made
+ * rows at the end. An instance counts in the interval its first stamp
+ * falls in, whatever the order instances end in: so the rows are those of
+ * the pass in time order while none of its instances is counted late
+ * there, which the pass by process sees to (sinks.part_age_max). */
+struct kept_interval {
+    uint64_t idx, count, bytes;
+    latrec_loghist_sparse total;
+};
+
+struct kept_series {
+    struct kept_interval *iv; /* by idx */
+    size_t n, cap;
+};
+
+struct part_interval {
+    uint64_t idx, count, bytes;
+    uint64_t used; /* the part's tick when it was last given an instance */
+    latrec_loghist total;
+};
+
+struct part_series {
+    struct part_interval open[PART_OPEN_INTERVALS];
+    int n_open, last;
+    uint64_t tick;
+    struct kept_series kept;
+    int oom;
+};
+
+/* A part's series (NULL: out of memory); an instance of table t into it
+ * (r's beginning and interval); folded into a table's kept series (0, or
+ * -1 out of memory; freed either way); freed unfolded. */
+struct part_series *latrec_part_series_new(void);
+void latrec_part_series_add(struct part_series *ps, const struct report_run *r, const latrec_leg_table *t,
+                            const latrec_instance *inst);
+int latrec_part_series_fold(struct kept_series *dst, struct part_series *ps);
+void latrec_part_series_free(struct part_series *ps);
+/* A table's kept series to r's rows, then emptied: 0, or -1 out of memory. */
+int latrec_kept_series_rows(struct report_run *r, const latrec_leg_table *t, struct kept_series *ks);
+void latrec_kept_series_free(struct kept_series *ks);
+
 struct interval_row {
     const latrec_leg_table *table; /* NULL: the path's */
     int path;                      /* -1: a leg's */
@@ -108,6 +154,7 @@ struct rtable {
     struct top_entry *top;
     int n_top;
     struct series series; /* --interval */
+    struct kept_series kept; /* --interval read by process */
 };
 
 struct report_run {
@@ -128,6 +175,12 @@ struct report_run {
     int n_path_series;
     int oom;
 };
+
+/* A new row of r's time series (NULL: out of memory, r->oom set). */
+struct interval_row *latrec_report_row_new(struct report_run *r);
+/* What an instance of t brings to its interval: the bytes it carried
+ * (*bytes) and the values of t's total hops (v[0..n), n returned). */
+int latrec_report_interval_values(const latrec_leg_table *t, const latrec_instance *inst, uint64_t *bytes, int64_t *v);
 
 /* Instances kept per leg for --top and --explain. */
 /* Open the input, run the passes, compute the figures. 0 or an exit code. */

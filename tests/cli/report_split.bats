@@ -28,6 +28,11 @@
 # unless i is a multiple of 11 (no EMIT_ENTER), 17 (no SEND_DONE), 13 (a
 # DROP), 19 (never received), 29 (no CREATE_OUTPUT) or 31 (no control
 # applied): 7711 of 11000.
+# Runs X and Y: 2 processes, message i of process p at T0 + i ms + p *
+# 300 us to 2.5 s; in X process 0's message 2 has its SEND_DONE 1.5 s
+# late; in Y process 1 ends at 1 s, its last message without SEND_DONE
+# (open at its process's end, ended at the stream's): with --interval
+# 100ms each comes after its interval was closed.
 
 bats_require_minimum_version 1.5.0
 
@@ -107,17 +112,42 @@ AWK
     mkdir -p "$D/L"
     { grep '^ring' "$D/spec_raw"; grep '^rec' "$D/spec_raw" | sort -s -k2,2 -k5,5n; } > "$D/spec_L"
     "$GEN" "$D/L" < "$D/spec_L"
+    for run in X Y; do
+        awk -v run="$run" -f - > "$D/spec_raw" <<'AWK'
+BEGIN {
+    for (p = 0; p < 2; p++) {
+        b = 200 + 10 * p
+        printf "ring oai.%d pid=%d tid=%d\n", b, 7000 + p, b
+        printf "ring libe3.outbound.%d pid=%d tid=%d\n", b + 1, 7000 + p, b + 1
+    }
+    for (p = 0; p < 2; p++) {
+        b = 200 + 10 * p; n = run == "Y" && p ? 1000 : 2500
+        for (i = 1; i <= n; i++) {
+            t = 2000000000 + i * 1000000 + p * 300000; s = 10000 * p + i; d = t + 2000; e = d + 900
+            printf "rec oai.%d ENQUEUE %d %.0f\n", b, s, t
+            printf "rec libe3.outbound.%d DEQUEUE %d %.0f\n", b + 1, s, d
+            printf "rec libe3.outbound.%d ENCODE_E3AP_DONE %d %.0f 64\n", b + 1, s, e
+            if (run == "X" && p == 0 && i == 2) printf "rec libe3.outbound.%d SEND_DONE %d %.0f\n", b + 1, s, t + 1500000000
+            else if (!(run == "Y" && p == 1 && i == n)) printf "rec libe3.outbound.%d SEND_DONE %d %.0f\n", b + 1, s, e + 1500
+        }
+    }
+}
+AWK
+        mkdir -p "$D/$run"
+        { grep '^ring' "$D/spec_raw"; grep '^rec' "$D/spec_raw" | sort -s -k2,2 -k5,5n; } | "$GEN" "$D/$run"
+    done
 }
 
 # The leg tables and header of report --format json ARGS, read by process,
-# and those of the same report read in time order (--interval: its series
-# close in stream order, so that report is read in time order): equal.
+# and those of the same report read in time order (--interval 500us: the
+# instances with a DROP wait 10 ms in grace, longer than 14 of its
+# intervals, so that report is read in time order): equal.
 same_as_in_time_order() {
     run --separate-stderr "$LATREC" report --format json "$@"
     [ "$status" -eq 0 ] || { echo "report $*: status $status: $stderr"; return 1; }
     echo "$output" > "$D/split.json"
-    run --separate-stderr "$LATREC" report --format json --interval 1s "$@"
-    [ "$status" -eq 0 ] || { echo "report --interval 1s $*: status $status"; return 1; }
+    run --separate-stderr "$LATREC" report --format json --interval 500us "$@"
+    [ "$status" -eq 0 ] || { echo "report --interval 500us $*: status $status"; return 1; }
     echo "$output" > "$D/ordered.json"
     "$PY" - "$D/split.json" "$D/ordered.json" <<'PYEOF'
 import json, sys
@@ -130,14 +160,15 @@ PYEOF
 
 # The header and path tables of report --format json ARGS (paths only:
 # read by process, path instances and all) and those of the same report
-# read in time order (--interval): equal; and the lines on stderr.
+# read in time order (--interval 500us, as above: the source instances
+# with a late WAIT_ENTER wait in grace): equal; and the lines on stderr.
 same_paths_as_in_time_order() {
     run --separate-stderr "$LATREC" report --format json "$@"
     [ "$status" -eq 0 ] || { echo "report $*: status $status: $stderr"; return 1; }
     echo "$output" > "$D/split.json"
     local err=$stderr
-    run --separate-stderr "$LATREC" report --format json --interval 1s "$@"
-    [ "$status" -eq 0 ] || { echo "report --interval 1s $*: status $status"; return 1; }
+    run --separate-stderr "$LATREC" report --format json --interval 500us "$@"
+    [ "$status" -eq 0 ] || { echo "report --interval 500us $*: status $status"; return 1; }
     echo "$output" > "$D/ordered.json"
     [ "$err" = "$stderr" ] || { echo "report $*: stderr differs"; diff <(echo "$err") <(echo "$stderr") | head; return 1; }
     "$PY" - "$D/split.json" "$D/ordered.json" <<'PYEOF'
@@ -255,4 +286,56 @@ late, handoff = cols["ENCODE_E3SM_BEGIN->ENCODE_E3SM_DONE"], cols["ENCODE_E3SM_D
 assert late["over"] == 154 and handoff["count"] == 7711 - 154 and handoff["regressions"] == 154, (late, handoff)
 assert all(c["count"] == 7711 for n, c in cols.items() if n != "ENCODE_E3SM_DONE->ENQUEUE"), cols
 PYEOF
+}
+
+@test "report --interval read by process: the time series of the pass in time order" {
+    # run P's instances are run Q's (only the route of process 1's
+    # first-stage stamps differs, which Q reads in time order for): P read
+    # by process (its instances end within 14 intervals of 5 ms and of 1 s
+    # of their start) gives Q's rows
+    for threads in 1 2; do
+        for iv in 5ms 1s; do
+            run --separate-stderr "$LATREC" report --threads "$threads" --leg outbound --format json --interval "$iv" "$D/P"
+            [ "$status" -eq 0 ]
+            p=$(jq -c .intervals <<< "$output")
+            run --separate-stderr "$LATREC" report --threads "$threads" --leg outbound --format json --interval "$iv" "$D/Q"
+            [ "$status" -eq 0 ]
+            [ "$p" = "$(jq -c .intervals <<< "$output")" ] || { echo "P and Q: other rows with --interval $iv"; return 1; }
+        done
+        # counted from the spec: 4 x 4000 instances, 20 us apart from T0 +
+        # 20 us: one row of 1 s, 16 of 5 ms, 64 bytes each
+        "$PY" - "$p" <<'PYEOF'
+import json, sys
+rows = json.loads(sys.argv[1])
+assert sum(r["count"] for r in rows) == 16000 and len(rows) == 1, rows
+PYEOF
+        run --separate-stderr "$LATREC" report --threads "$threads" --leg outbound --format json --interval 5ms "$D/P"
+        "$PY" - "$output" <<'PYEOF'
+import json, sys
+rows = json.loads(sys.argv[1])["intervals"]
+assert len(rows) == 16 and sum(r["count"] for r in rows) == 16000, [r["count"] for r in rows]
+assert all(r["bytes"] == 64 * r["count"] for r in rows), rows
+PYEOF
+    done
+}
+
+@test "report --interval: an instance ended long after its start makes the pass read in time order (counted late there)" {
+    # run X's instance ended 1.5 s after its start, run Y's open at its
+    # process's end 1.5 s before the stream's: late in time order, not read
+    # by process
+    for threads in 1 2; do
+        for run in X Y; do
+            run --separate-stderr "$LATREC" report --threads "$threads" --leg outbound --interval 100ms "$D/$run"
+            [ "$status" -eq 0 ]
+            [[ "$output" == *"  1 instances came after their interval was closed (not in the time series)"* ]] || {
+                echo "$run --threads $threads: $output" | grep -E 'instances'; return 1; }
+            run --separate-stderr "$LATREC" report --threads "$threads" --leg outbound --format json --interval 100ms "$D/$run"
+            "$PY" - "$output" "$run" <<'PYEOF'
+import json, sys
+rows = json.loads(sys.argv[1])["intervals"]
+n = {"X": 5000, "Y": 3500}[sys.argv[2]]
+assert len(rows) == 25 and sum(r["count"] for r in rows) == n - 1, [r["count"] for r in rows]
+PYEOF
+        done
+    done
 }

@@ -424,6 +424,45 @@ static void test_merge_equals_feeding_both(void **state)
 	latrec_loghist_free(&c);
 }
 
+/* Histograms kept sparse (a part's interval of a time series), summed in
+ * turn and merged, then put into an empty histogram: the same buckets,
+ * figures and percentiles as one histogram fed every sample, in exact mode
+ * and not (the parts' sums crossing 2048 samples between them or not). */
+static void test_sparse_equals_feeding_all(void **state)
+{
+	(void)state;
+	const uint64_t sizes[][3] = {{700, 900, 300}, {1500, 1400, 10}, {30000, 4321, 0}, {0, 0, 50}, {0, 0, 0}, {2047, 1, 0}};
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		latrec_loghist part, all, out;
+		assert_int_equal(latrec_loghist_init(&part), 0);
+		assert_int_equal(latrec_loghist_init(&all), 0);
+		assert_int_equal(latrec_loghist_init(&out), 0);
+		latrec_loghist_sparse s1 = { 0 }, s2 = { 0 };
+		rng_state = 91 + k;
+		fill_random(&part, NULL, sizes[k][0]); /* two parts into s1 */
+		assert_int_equal(latrec_loghist_sparse_add(&s1, &part), 0);
+		latrec_loghist_reset(&part);
+		fill_random(&part, NULL, sizes[k][1]);
+		assert_int_equal(latrec_loghist_sparse_add(&s1, &part), 0);
+		latrec_loghist_reset(&part);
+		fill_random(&part, NULL, sizes[k][2]); /* one into s2, merged */
+		assert_int_equal(latrec_loghist_sparse_add(&s2, &part), 0);
+		assert_int_equal(latrec_loghist_sparse_merge(&s1, &s2), 0);
+		assert_int_equal(s1.total, sizes[k][0] + sizes[k][1] + sizes[k][2] - s1.below_zero);
+		assert_true((s1.exact != NULL) == (s1.total <= LATREC_LOGHIST_EXACT_MAX));
+		latrec_loghist_add_sparse(&out, &s1);
+		rng_state = 91 + k;
+		for (int i = 0; i < 3; i++)
+			fill_random(&all, NULL, sizes[k][i]);
+		assert_same_hist(&out, &all);
+		latrec_loghist_sparse_free(&s1);
+		latrec_loghist_sparse_free(&s2);
+		latrec_loghist_free(&part);
+		latrec_loghist_free(&all);
+		latrec_loghist_free(&out);
+	}
+}
+
 static void test_record_n(void **state)
 {
 	(void)state;
@@ -514,6 +553,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_negatives_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_property_within_min_max, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_equals_feeding_both, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sparse_equals_feeding_all, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_n, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_count_above, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset_reuse, setup, teardown),
