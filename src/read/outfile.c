@@ -446,6 +446,10 @@ char *latrec_outset_stale(const latrec_outset *s, const char *suffix, size_t *n)
         const size_t nl = strlen(name);
         struct stat st;
         if (name[0] == '#' || nl <= slen || strcmp(name + nl - slen, suffix) != 0) continue;
+        /* a name latrec gives its files has no '/': one that has (../x.csv,
+         * /abs/x.csv, sub/x.csv, through a link) names a file outside the
+         * directory or in a subdirectory, never one of its files */
+        if (strchr(name, '/')) continue;
         int ours = 0; /* written by this set */
         for (size_t k = 0; k < s->n && !ours; k++) ours = strcmp(s->f[k]->name, name) == 0;
         if (ours || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;

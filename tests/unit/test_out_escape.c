@@ -267,6 +267,46 @@ static void set_add(latrec_outset *s, const char *name, const char *text)
 /* The files an earlier set left that this one does not write: only those
  * the marker lists, under the suffix, regular files, each once; removed
  * with their names out of the marker, nothing else touched. */
+/* A listed name with a '/' in it is never stale: ../out.csv (beside the
+ * directory), an absolute path, sub/in.csv (a subdirectory) and lnk/x.csv
+ * (a link to another directory) would be removed by convert -f. */
+static void stale_names_with_slash(void)
+{
+    char path[600], f[600], inside[600];
+    const char *const base = strrchr(dir, '/') + 1;
+    snprintf(path, sizeof(path), "%s/" LATREC_OUT_MARKER, dir);
+    snprintf(f, sizeof(f), "%s/sub", dir);
+    assert_int_equal(mkdir(f, 0755), 0);
+    snprintf(inside, sizeof(inside), "%s/sub/in.csv", dir);
+    put_file(inside, "user's");
+    snprintf(f, sizeof(f), "%s/lnk", dir);
+    assert_int_equal(symlink("sub", f), 0);
+    char marker[2400];
+    snprintf(marker, sizeof(marker),
+             "# latrec output directory\n../%s/old.csv\n%s/old.csv\nsub/in.csv\nlnk/in.csv\nold.csv\n", base, dir);
+    put_file(path, marker);
+    snprintf(f, sizeof(f), "%s/old.csv", dir);
+    put_file(f, "earlier");
+    latrec_outset set = { 0 };
+    set_add(&set, "fresh.csv", "now");
+    size_t n = 99;
+    char *stale = latrec_outset_stale(&set, ".csv", &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(stale, "old.csv");
+    free(stale);
+    latrec_outset_abort(&set);
+    char buf[64];
+    read_file(inside, buf, sizeof(buf));
+    assert_string_equal(buf, "user's");
+    snprintf(f, sizeof(f), "%s/lnk", dir);
+    assert_int_equal(unlink(f), 0);
+    assert_int_equal(unlink(inside), 0);
+    snprintf(f, sizeof(f), "%s/sub", dir);
+    assert_int_equal(rmdir(f), 0);
+    snprintf(f, sizeof(f), "%s/old.csv", dir);
+    assert_int_equal(unlink(f), 0);
+}
+
 static void test_outset_stale(void **state)
 {
     (void)state;
@@ -314,6 +354,7 @@ static void test_outset_stale(void **state)
     assert_int_equal(count_entries(dir), 6);
     snprintf(f, sizeof(f), "%s/sub.csv", dir);
     assert_int_equal(rmdir(f), 0);
+    stale_names_with_slash();
     /* a marker that cannot be rewritten: nothing removed, the line names it */
     snprintf(f, sizeof(f), "%s/r.txt", dir);
     snprintf(buf, sizeof(buf), "%s/nowhere", dir);
