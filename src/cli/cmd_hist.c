@@ -116,12 +116,38 @@ struct column {
     uint64_t log2[LOG2_SLOTS];
     uint64_t count, regressions;
     int64_t min, max; /* ns */
+    /* The sum of the values: usum while it stays below 2^64 (exact, and so
+     * what a long double sum holds then), from the add that would pass it
+     * on (big set) sum, a long double, as it always was (col_sum). */
+    uint64_t usum;
+    int big;
     long double sum;
 };
 
-struct hist_run {
-    struct hist_opts *o;
-    const latrec_path_index *paths; /* the run's (--path) */
+/* A column's min and max before its first value (see add_value). */
+static void column_empty(struct column *c)
+{
+    c->min = INT64_MAX;
+    c->max = INT64_MIN;
+}
+
+static long double col_sum(const struct column *c)
+{
+    return c->big ? c->sum : (long double)c->usum;
+}
+
+/* u added to c's sum past 2^64: a long double sum from then on. */
+static __attribute__((noinline)) void add_big(struct column *c, uint64_t u)
+{
+    if (!c->big) c->sum = (long double)c->usum;
+    c->big = 1;
+    c->sum += (long double)u;
+}
+
+/* How a value lands in a column: what add_value reads of the run, passed
+ * by value (read through a pointer, every store to a column could change
+ * it, to the compiler). */
+struct scale {
     uint64_t bucket_ns; /* bucket size in ns */
     /* Dividing a value below 2^32 ns by a divisor d < 2^32 as a product
      * (hi 64 bits of v * ceil(2^64 / d)), exact there: the product's error
@@ -130,6 +156,14 @@ struct hist_run {
      * division gives too: its rounding error, below 2^32 / div * 2^-53, is
      * also under 1 / div. 1: d is 1; 0: divide (not an integer, too big). */
     uint64_t bucket_mul, unit_mul;
+    uint64_t entries; /* o->entries */
+    double div;       /* o->out.units.div */
+};
+
+struct hist_run {
+    struct hist_opts *o;
+    const latrec_path_index *paths; /* the run's (--path) */
+    struct scale sc;
     struct column *cols;
     int n_cols, cap_cols;
     latrec_segment segs[LATREC_MAX_SEGS]; /* --path: column i is segment i */
@@ -162,6 +196,7 @@ static int add_column(struct hist_run *h, const char *label)
     memset(c, 0, sizeof(*c));
     snprintf(c->label, sizeof(c->label), "%s", label);
     latrec_text_safe(c->label, c->text, sizeof(c->text));
+    column_empty(c);
     if (!(c->bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) return -1;
     return h->n_cols++;
 }
@@ -195,7 +230,7 @@ static int hist_table_new(void *ctx, latrec_leg_table *t)
 
 static unsigned log2_slot(uint64_t v)
 {
-    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+    return 64u - (unsigned)__builtin_clzll(v | 1) - (v == 0); /* v ? 64 - clz(v) : 0, without a branch */
 }
 
 /* The multiplier of an integer divisor d in [2, 2^32]: 2^64 / d rounded
@@ -213,7 +248,9 @@ static inline uint64_t div_by(uint64_t u, uint64_t mul)
     return mul == 1 ? u : (uint64_t)(((unsigned __int128)u * mul) >> 64);
 }
 
-static void add_value(struct hist_run *h, struct column *c, int64_t ns)
+/* ns into column c (emptied by column_empty first: min and max need no
+ * look at its count). */
+static inline __attribute__((always_inline)) void add_value(const struct scale sc, struct column *c, int64_t ns)
 {
     if (ns < 0) {
         c->regressions++;
@@ -221,18 +258,20 @@ static void add_value(struct hist_run *h, struct column *c, int64_t ns)
     }
     const uint64_t u = (uint64_t)ns;
     uint64_t b, v;
-    if (u >> 32 == 0 && h->bucket_mul && h->unit_mul) {
-        b = div_by(u, h->bucket_mul);
-        v = div_by(u, h->unit_mul);
+    if (__builtin_expect(u >> 32 == 0 && sc.bucket_mul && sc.unit_mul, 1)) {
+        b = div_by(u, sc.bucket_mul);
+        v = sc.unit_mul == sc.bucket_mul ? b : div_by(u, sc.unit_mul); /* a bucket of one unit */
     } else {
-        b = u / h->bucket_ns;
-        v = (uint64_t)((double)ns / h->o->out.units.div);
+        b = u / sc.bucket_ns;
+        v = (uint64_t)((double)ns / sc.div);
     }
-    c->bucket[b < h->o->entries ? b : h->o->entries]++;
+    c->bucket[b < sc.entries ? b : sc.entries]++;
     c->log2[log2_slot(v)]++;
-    if (!c->count || ns < c->min) c->min = ns;
-    if (!c->count || ns > c->max) c->max = ns;
-    c->sum += ns;
+    c->min = ns < c->min ? ns : c->min;
+    c->max = ns > c->max ? ns : c->max;
+    uint64_t s;
+    if (__builtin_expect(c->big || __builtin_add_overflow(c->usum, u, &s), 0)) add_big(c, u);
+    else c->usum = s;
     c->count++;
 }
 
@@ -241,7 +280,7 @@ static void hist_value(void *ctx, latrec_leg_table *t, int hop, int64_t ns, cons
     (void)inst;
     struct hist_run *h = ctx;
     struct hist_table *ht = t->user;
-    if (ht->col[hop] >= 0) add_value(h, &h->cols[ht->col[hop]], ns);
+    if (ht->col[hop] >= 0) add_value(h->sc, &h->cols[ht->col[hop]], ns);
 }
 
 /* The pass starts over (engine/pass.h): hist's figures are counts and sums,
@@ -280,11 +319,13 @@ static void *hist_part_new(void *ctx, const latrec_leg_table *t)
     if (!hp) return NULL;
     hp->h = h;
     hp->ht = t->user;
-    for (int k = 0; k < t->n_hops; k++)
+    for (int k = 0; k < t->n_hops; k++) {
+        column_empty(&hp->col[k]);
         if (hp->ht->col[k] >= 0 && !(hp->col[k].bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) {
             hist_part_free(hp);
             return NULL;
         }
+    }
     return hp;
 }
 
@@ -292,7 +333,18 @@ static void hist_part_value(void *part, int hop, int64_t ns, const latrec_instan
 {
     (void)inst;
     struct hist_part *hp = part;
-    if (hp->col[hop].bucket) add_value(hp->h, &hp->col[hop], ns);
+    if (hp->col[hop].bucket) add_value(hp->h->sc, &hp->col[hop], ns);
+}
+
+static void hist_part_values(void *part, uint32_t have, const int64_t *v, const latrec_instance *inst)
+{
+    (void)inst;
+    struct hist_part *hp = part;
+    const struct scale sc = hp->h->sc;
+    for (uint32_t m = have; m; m &= m - 1) {
+        const int h = __builtin_ctz(m);
+        if (hp->col[h].bucket) add_value(sc, &hp->col[h], v[h]);
+    }
 }
 
 /* Counts and sums: the same in any order of the parts. */
@@ -308,7 +360,13 @@ static int hist_part_fold(void *ctx, latrec_leg_table *t, void *part)
         for (int b = 0; b < LOG2_SLOTS; b++) c->log2[b] += from->log2[b];
         if (from->count && (!c->count || from->min < c->min)) c->min = from->min;
         if (from->count && (!c->count || from->max > c->max)) c->max = from->max;
-        c->sum += from->sum;
+        uint64_t s;
+        if (c->big || from->big || __builtin_add_overflow(c->usum, from->usum, &s)) {
+            c->sum = col_sum(c) + col_sum(from); /* as long doubles, as ever */
+            c->big = 1;
+        } else {
+            c->usum = s;
+        }
         c->count += from->count;
         c->regressions += from->regressions;
     }
@@ -328,7 +386,7 @@ static void hist_path(void *ctx, const latrec_path_instance *pi)
     for (int s = 0; s < h->n_segs; s++) {
         int64_t v;
         const latrec_hit *a, *b;
-        if (latrec_path_index_segment_value(h->paths, pi, &h->segs[s], &v, &a, &b)) add_value(h, &h->cols[s], v);
+        if (latrec_path_index_segment_value(h->paths, pi, &h->segs[s], &v, &a, &b)) add_value(h->sc, &h->cols[s], v);
     }
 }
 
@@ -373,7 +431,7 @@ static int runqlat_wait(void *ctx, const latrec_sched_wait *w)
     struct runqlat_ctx *rc = ctx;
     int col = rc->h->o->per_thread ? runqlat_column(rc, w->tid, w->gen) : 0;
     if (col < 0) return 1;
-    add_value(rc->h, &rc->h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
+    add_value(rc->h->sc, &rc->h->cols[col], w->wait_ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)w->wait_ns);
     return 0;
 }
 
@@ -470,7 +528,7 @@ static void print_text(struct hist_run *h, const latrec_input *in, FILE *out)
             case 2: summary_value(out, col, col->count > 0, (uint64_t)((double)col->min / o->out.units.div)); break;
             case 3:
                 summary_value(out, col, col->count > 0,
-                              col->count ? (uint64_t)(col->sum / col->count / o->out.units.div) : 0);
+                              col->count ? (uint64_t)(col_sum(col) / col->count / o->out.units.div) : 0);
                 break;
             default: summary_value(out, col, col->count > 0, (uint64_t)((double)col->max / o->out.units.div)); break;
             }
@@ -560,7 +618,8 @@ static void print_json(struct hist_run *h, FILE *out)
         json_object_set_new(cj, "count", json_integer((json_int_t)col->count));
         json_object_set_new(cj, "regressions", json_integer((json_int_t)col->regressions));
         json_object_set_new(cj, "min", col->count ? json_real((double)col->min / o->out.units.div) : json_null());
-        json_object_set_new(cj, "avg", col->count ? json_real((double)(col->sum / col->count) / o->out.units.div) : json_null());
+        json_object_set_new(
+            cj, "avg", col->count ? json_real((double)(col_sum(col) / col->count) / o->out.units.div) : json_null());
         json_object_set_new(cj, "max", col->count ? json_real((double)col->max / o->out.units.div) : json_null());
         json_t *l2 = json_array();
         for (int s = 0; s < LOG2_SLOTS; s++)
@@ -647,9 +706,11 @@ int latrec_cmd_hist(int argc, char **argv)
     struct hist_run h;
     memset(&h, 0, sizeof(h));
     h.o = &o;
-    h.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
-    h.bucket_mul = div_mul((double)h.bucket_ns);
-    h.unit_mul = div_mul(o.out.units.div);
+    h.sc.bucket_ns = (uint64_t)((double)o.bucket_size * o.out.units.div);
+    h.sc.bucket_mul = div_mul((double)h.sc.bucket_ns);
+    h.sc.unit_mul = div_mul(o.out.units.div);
+    h.sc.entries = o.entries;
+    h.sc.div = o.out.units.div;
     h.paths = in->paths;
     latrec_pass_sinks sinks = { .ctx = &h,
                                 .table_new = hist_table_new,
@@ -658,6 +719,7 @@ int latrec_cmd_hist(int argc, char **argv)
                                 .restart = hist_restart,
                                 .part_new = hist_part_new,
                                 .part_value = hist_part_value,
+                                .part_values = hist_part_values,
                                 .part_fold = hist_part_fold,
                                 .part_free = hist_part_free };
     latrec_pass *p = NULL;
