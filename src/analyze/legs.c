@@ -88,6 +88,24 @@ static int new_slab(latrec_legs *b, struct node_class *c, size_t bytes)
     return 0;
 }
 
+/* Zero the hits of a node: whole lines (two hits each; the node ends on a
+ * line boundary), spelled out for the usual sizes so that no loop branch
+ * is left to guess. A node waiting on a free list has its hits zeroed (an
+ * instance shows absent stages as zero hits): a new one here, an ended
+ * one by end_node, so that opening one writes none of them. */
+static inline void zero_hits(struct node *n, int n_slots)
+{
+    char *h = (char *)NODE_INST(n)->hits;
+    switch ((n_slots + 1) / 2) {
+    case 4: memset(h + 192, 0, 64); /* fall through */
+    case 3: memset(h + 128, 0, 64); /* fall through */
+    case 2: memset(h + 64, 0, 64);  /* fall through */
+    case 1: memset(h, 0, 64);       /* fall through */
+    case 0: break;
+    default: memset(h, 0, (size_t)n_slots * sizeof(latrec_hit));
+    }
+}
+
 /* new_node() with an empty free list: the next node of a slab. */
 static __attribute__((noinline)) struct node *slab_node(latrec_legs *b, int n_slots)
 {
@@ -97,6 +115,7 @@ static __attribute__((noinline)) struct node *slab_node(latrec_legs *b, int n_sl
     struct node *n = (struct node *)c->slab;
     c->slab += bytes;
     c->slab_left--;
+    zero_hits(n, n_slots);
     return n;
 }
 
@@ -169,22 +188,6 @@ static __attribute__((noinline)) int open_room(latrec_legs *b)
     b->oq = q;
     b->oq_cap = cap;
     return 0;
-}
-
-/* Zero the hits of a catalog leg's node opening: whole lines (two hits
- * each; the node ends on a line boundary), spelled out for the usual
- * sizes so that no loop branch is left to guess. */
-static inline void zero_hits(struct node *n, int n_slots)
-{
-    char *h = (char *)NODE_INST(n)->hits;
-    switch ((n_slots + 1) / 2) {
-    case 4: memset(h + 192, 0, 64); /* fall through */
-    case 3: memset(h + 128, 0, 64); /* fall through */
-    case 2: memset(h + 64, 0, 64);  /* fall through */
-    case 1: memset(h, 0, 64);       /* fall through */
-    case 0: break;
-    default: memset(h, 0, (size_t)n_slots * sizeof(latrec_hit));
-    }
 }
 
 /* ---- ending instances ----------------------------------------------------- */
@@ -280,6 +283,7 @@ static __attribute__((noinline)) void end_node(latrec_legs *b, struct node *n)
     }
     b->oq[n->opos & (b->oq_cap - 1)] = NULL;
     b->n_open--; /* hdue stays a lower bound of the front's (open_front) */
+    zero_hits(n, n_slots);
     n->next = b->classes[n_slots].free;
     b->classes[n_slots].free = n;
 }
@@ -337,8 +341,7 @@ static inline __attribute__((always_inline)) struct node *open_node(latrec_legs 
     inst->first_t = t;
     inst->n_hits = n_slots;
     if (legkey < 0) NODE_DISC(n)->n = 0;
-    else zero_hits(n, n_slots);
-    open_queued(b, n, t);
+    open_queued(b, n, t); /* its hits zeroed on the free list (zero_hits) */
     return n;
 }
 
@@ -668,7 +671,6 @@ static __attribute__((noinline)) int feed_new(latrec_legs *b, uint32_t ring, con
     inst->complete = 0;
     inst->first_t = rec->t_ns;
     inst->n_hits = c->n_slots;
-    zero_hits(n, c->n_slots);
     open_queued(b, n, rec->t_ns);
     *u->role = 1;
     return place(b, n, c, ring, rec, 0);
