@@ -379,13 +379,15 @@ static inline __attribute__((always_inline)) void evict(latrec_legs *b, uint64_t
 {
     while (b->gq_len) {
         const struct grace *g = &b->gq[b->gq_head & (b->gq_cap - 1)];
-        if (g->node) {
+        struct node *n = g->node;
+        if (n) {
             if (due_after(g->done_t, b->grace) >= now) break;
-            end_node(b, g->node);
+            n->have &= ~NODE_GRACE; /* its entry leaves the queue here, not as a hole */
+            end_node(b, n);
         }
-        b->gq_head++; /* a hole now (end_node) */
+        b->gq_head++;
         b->gq_len--;
-        b->gq_holes--;
+        b->gq_holes -= n == NULL;
         fetch_ahead(b);
     }
     while (b->hdue < now) { /* the open queue's front may be past the horizon */
@@ -573,16 +575,23 @@ static __attribute__((noinline)) void earlier_first(latrec_legs *b, struct node 
  * deadline already, which comes no later than this one (stamps come in
  * time order; a stamp of 0 comes here only behind the front, where the
  * front ends first anyway). */
-static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, struct node *n, const struct cand *c,
-                                                                uint64_t t)
+static inline __attribute__((always_inline)) int grace_have(latrec_legs *b, struct node *n, const struct cand *c,
+                                                            uint64_t t, uint32_t have)
 {
     const uint32_t last = c->last;
     const uint64_t pos = b->gq_head + b->gq_len;
     b->gq[pos & (b->gq_cap - 1)] = (struct grace){ n, t };
     n->gpos = (uint32_t)pos;
-    n->have |= last << 31; /* NODE_GRACE */
+    n->have = have | last << 31; /* NODE_GRACE */
     b->gq_len += last;
     return c->leg;
+}
+
+/* grace_have with have n's own. */
+static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, struct node *n, const struct cand *c,
+                                                               uint64_t t)
+{
+    return grace_have(b, n, c, t, n->have);
 }
 
 /* 1 when placing c in n needs more than grace_if_last: n in grace (when
@@ -591,7 +600,7 @@ static inline __attribute__((always_inline)) int grace_if_last(latrec_legs *b, s
 static inline __attribute__((always_inline)) int place_slow(const latrec_legs *b, const struct node *n,
                                                             const struct cand *c, const int may_grace)
 {
-    return (may_grace && (n->have & NODE_GRACE)) | c->no_extras | (b->gq_len == b->gq_cap) | (b->gq_len == 0);
+    return (may_grace && (n->have & NODE_GRACE)) | c->no_extras | (b->gq_len - 1 >= b->gq_cap - 1); /* full or empty */
 }
 
 /* The ends a lazy feed put off (latrec_legs_feed_lazy), before anything
@@ -623,10 +632,13 @@ static inline __attribute__((always_inline)) int place(latrec_legs *b, struct no
 {
     const uint64_t t = rec->t_ns;
     latrec_instance *inst = NODE_INST(n);
-    n->have |= (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
+    const uint32_t have = n->have | (uint32_t)(t != 0) << c->idx; /* stamped 0: written, yet absent */
     set_hit(&inst->hits[c->idx], ring, rec);
-    if (LATREC_UNLIKELY_((t < inst->first_t) | place_slow(b, n, c, may_grace))) return placed_rare(b, n, c, t);
-    return grace_if_last(b, n, c, t);
+    if (LATREC_UNLIKELY_((t < inst->first_t) | place_slow(b, n, c, may_grace))) {
+        n->have = have;
+        return placed_rare(b, n, c, t);
+    }
+    return grace_have(b, n, c, t, have);
 }
 
 /* A new instance for rec (none open for its key). */

@@ -302,6 +302,7 @@ static void hist_restart(void *ctx, latrec_leg_table **tables, int n)
 struct hist_part {
     struct hist_run *h;
     const struct hist_table *ht;
+    uint32_t shown;                     /* bit h: hop h is shown */
     struct column col[LATREC_MAX_HOPS]; /* the shown hops' (bucket set) */
 };
 
@@ -321,10 +322,12 @@ static void *hist_part_new(void *ctx, const latrec_leg_table *t)
     hp->ht = t->user;
     for (int k = 0; k < t->n_hops; k++) {
         column_empty(&hp->col[k]);
-        if (hp->ht->col[k] >= 0 && !(hp->col[k].bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) {
+        if (hp->ht->col[k] < 0) continue;
+        if (!(hp->col[k].bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) {
             hist_part_free(hp);
             return NULL;
         }
+        hp->shown |= 1u << k;
     }
     return hp;
 }
@@ -341,9 +344,9 @@ static void hist_part_values(void *part, uint32_t have, const int64_t *v, const 
     (void)inst;
     struct hist_part *hp = part;
     const struct scale sc = hp->h->sc;
-    for (uint32_t m = have; m; m &= m - 1) {
+    for (uint32_t m = have & hp->shown; m; m &= m - 1) {
         const int h = __builtin_ctz(m);
-        if (hp->col[h].bucket) add_value(sc, &hp->col[h], v[h]);
+        add_value(sc, &hp->col[h], v[h]);
     }
 }
 

@@ -158,36 +158,39 @@ void latrec_split_lane_instance(void *ctx, const latrec_instance *inst)
 {
     struct split_lane *l = ctx;
     const latrec_pass *p = l->sp->p;
-    if (l->sp->plogs) {
-        if (path_log(l, inst) < 0) return;
-        if (p->opts.no_legs) { /* paths only: what on_instance does then */
-            l->warm_skipped += inst->first_t < p->begin + p->opts.warmup_ns;
+    if (!l->plain) {
+        if (l->sp->plogs) {
+            if (path_log(l, inst) < 0) return;
+            if (p->opts.no_legs) { /* paths only: what on_instance does then */
+                l->warm_skipped += inst->first_t < p->begin + p->opts.warmup_ns;
+                return;
+            }
+        } else if (l->sp->anchor && inst->leg >= 0 && inst->leg < l->n_catalog_legs && l->sp->anchor[inst->leg]) {
+            stop_all(l->sp, 0); /* a path instance would be made */
             return;
         }
-    } else if (l->sp->anchor && inst->leg >= 0 && inst->leg < l->n_catalog_legs && l->sp->anchor[inst->leg]) {
-        stop_all(l->sp, 0); /* a path instance would be made */
-        return;
-    }
-    /* Open a horizon or more: perhaps cut by it. In time order another
-     * process's record between a cut's and a grace end's deadline ends the
-     * two in another order than here, where the process's next record ends
-     * both (grace ends first): the process's instances would not end in the
-     * order of the pass in time order (outlier chunks follow it). */
-    if (p->sinks.part_in_end_order && l->now - inst->first_t >= l->horizon && inst->first_t <= l->now) {
-        stop_all(l->sp, 0);
-        return;
-    }
-    /* Ended later than the sinks allow after its first stamp: in time
-     * order it ends at the stream's clock when due, no later than here
-     * (or, still open at the process's end, at the stream's end). */
-    if (p->sinks.part_age_max && inst->first_t <= l->now && l->now - inst->first_t > p->sinks.part_age_max) {
-        stop_all(l->sp, 0);
-        return;
+        /* Open a horizon or more: perhaps cut by it. In time order another
+         * process's record between a cut's and a grace end's deadline ends
+         * the two in another order than here, where the process's next
+         * record ends both (grace ends first): the process's instances
+         * would not end in the order of the pass in time order (outlier
+         * chunks follow it). */
+        if (p->sinks.part_in_end_order && l->now - inst->first_t >= l->horizon && inst->first_t <= l->now) {
+            stop_all(l->sp, 0);
+            return;
+        }
+        /* Ended later than the sinks allow after its first stamp: in time
+         * order it ends at the stream's clock when due, no later than here
+         * (or, still open at the process's end, at the stream's end). */
+        if (p->sinks.part_age_max && inst->first_t <= l->now && l->now - inst->first_t > p->sinks.part_age_max) {
+            stop_all(l->sp, 0);
+            return;
+        }
+        if (l->want_first && inst->n_hits > 0 && inst->hits[0].t_ns)
+            log_settle(l, l->ring_component[inst->hits[0].ring], inst->leg, inst->component);
     }
     if (l->phase == LATREC_PLOG_FINISH && inst->first_t < l->finish_first) l->finish_first = inst->first_t;
-    if (l->want_first && inst->n_hits > 0 && inst->hits[0].t_ns)
-        log_settle(l, l->ring_component[inst->hits[0].ring], inst->leg, inst->component);
-    if (inst->first_t < p->begin + p->opts.warmup_ns) {
+    if (inst->first_t < l->warm_from) {
         l->warm_skipped++;
         return;
     }

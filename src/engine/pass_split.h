@@ -53,6 +53,8 @@ struct split_lane {
     latrec_input_counts c;
     uint64_t fed, last_t, warm_skipped;
     uint64_t now, horizon; /* the newest record fed (a lazy feed's ends come after it); the leg horizon */
+    uint64_t warm_from;    /* the pass's warm-up bound (p->begin + p->opts.warmup_ns) */
+    int plain;             /* no paths, no first-stage stamps, figures in no end order: the emit's checks */
     uint64_t next_cut;     /* the earliest latrec_legs_next_cut() at a process's end */
     uint64_t finish_first; /* the earliest first stamp of an instance ended at a process's end */
     uint32_t disorder;     /* the ring whose stamps went down (UINT32_MAX: none) */

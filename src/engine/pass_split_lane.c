@@ -165,6 +165,9 @@ static int lane_init(struct split_lane *l)
     l->n_catalog_legs = latrec_legs_n_catalog_legs(l->legs);
     l->want_first = p->sinks.first_stage && !p->opts.no_legs; /* no tables: their stamps go nowhere */
     l->horizon = latrec_legs_horizon(l->legs);
+    l->warm_from = p->begin + p->opts.warmup_ns;
+    l->plain = !l->sp->plogs && !l->sp->anchor && !p->sinks.part_in_end_order && !p->sinks.part_age_max &&
+               !l->want_first;
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }
