@@ -767,6 +767,19 @@ int latrec_legs_feed_lazy(latrec_legs *b, uint32_t ring, const latrec_rec *rec)
     return feed_usual(b, ring, rec);
 }
 
+int latrec_legs_feed_lazy_merged(latrec_legs *b, const latrec_merged *ev, size_t n)
+{
+    int bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        const latrec_rec *rec = &ev[k].rec;
+        const uint32_t ring = ev[k].ring;
+        const int leg = LATREC_UNLIKELY_(rec->t_ns > b->hdue) ? feed_due(b, ring, rec) : feed_usual(b, ring, rec);
+        if (LATREC_UNLIKELY_(leg == -2)) bad = 1;
+    }
+    if (n) b->lazy_t = ev[n - 1].rec.t_ns;
+    return bad ? -2 : 0;
+}
+
 void latrec_legs_settle(latrec_legs *b)
 {
     catch_up(b, b->lazy_t);

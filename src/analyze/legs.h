@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "analyze/catalog.h"
+#include "read/merge.h"
 #include "read/ringset.h"
 
 /* How long a complete instance of a leg with extras stays open for them. */
@@ -136,6 +137,11 @@ int latrec_legs_feed(latrec_legs *b, uint32_t ring, const latrec_rec *rec);
  * ends is not a branch per record to guess. Do not mix with
  * latrec_legs_feed between two settles. */
 int latrec_legs_feed_lazy(latrec_legs *b, uint32_t ring, const latrec_rec *rec);
+
+/* latrec_legs_feed_lazy for each of ev[0..n) in turn (their rec.t_ns the
+ * stamps fed), for a caller that needs no record's leg: -2 when a record
+ * was dropped (out of memory), else 0. One call, not one per record. */
+int latrec_legs_feed_lazy_merged(latrec_legs *b, const latrec_merged *ev, size_t n);
 
 /* End what the lazy feed put off up to the last record it fed. */
 void latrec_legs_settle(latrec_legs *b);

@@ -52,6 +52,24 @@ static int pfeed_open(struct split_lane *l, struct pfeed *f, uint32_t proc, int 
     return 0;
 }
 
+/* A block of records in the merge's order into f's builder, with no look
+ * at any record's leg (pfeed_step, for a plain lane without scheduler
+ * records or a path log): their order checked first, then the builder fed
+ * in one call. */
+static void feed_block_plain(struct split_lane *l, struct pfeed *f, latrec_merged *ev, size_t got)
+{
+    size_t k = 0;
+    uint64_t t = f->last;
+    for (; k < got && ev[k].t_ns >= t; k++) t = ev[k].rec.t_ns = ev[k].t_ns; /* the merge's clock (pass.c) */
+    if (k < got) {                /* out of time order: the instances could differ */
+        l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
+        stop_all(l->sp, 0);
+    }
+    f->last = l->now = t;
+    if (latrec_legs_feed_lazy_merged(f->legs, ev, k) == -2) stop_all(l->sp, 1);
+    l->fed += k;
+}
+
 /* The next records of f's process into its builder: 1, 0 at their end,
  * or -1 (stopped: lost or failed). logged: f's instances go to a path log
  * (a constant in each of pfeed_step's calls: the usual loop stores nothing
@@ -73,7 +91,12 @@ static inline __attribute__((always_inline)) int step(struct split_lane *l, stru
     latrec_legs *const legs = f->legs; /* in registers through the loop */
     uint64_t last = f->last;
     const int want_first = l->want_first, sched = in->sched_ring;
-    for (size_t k = 0; k < got; k++) {
+    const int plain = l->plain && !logged && !(f->with_sched && sched >= 0);
+    if (plain) {
+        feed_block_plain(l, f, ev, got);
+        last = f->last;
+    }
+    for (size_t k = 0; k < got && !plain; k++) {
         if ((int)ev[k].ring == sched) {
             if (f->sched_guessed && ev[k].t_ns < f->last_sched) {
                 l->disorder = ev[k].ring;
@@ -166,8 +189,8 @@ static int lane_init(struct split_lane *l)
     l->want_first = p->sinks.first_stage && !p->opts.no_legs; /* no tables: their stamps go nowhere */
     l->horizon = latrec_legs_horizon(l->legs);
     l->warm_from = p->begin + p->opts.warmup_ns;
-    l->plain = !l->sp->plogs && !l->sp->anchor && !p->sinks.part_in_end_order && !p->sinks.part_age_max &&
-               !l->want_first;
+    l->plain =
+        !l->sp->plogs && !l->sp->anchor && !p->sinks.part_in_end_order && !p->sinks.part_age_max && !l->want_first;
     memcpy(l->rings, p->in->set.rings, n * sizeof(*l->rings));
     return 0;
 }

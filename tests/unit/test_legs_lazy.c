@@ -140,6 +140,7 @@ struct fed {
 
 enum { MSGS = 6000, MAX_RECS = MSGS * 10 };
 static struct fed recs[MAX_RECS];
+static latrec_merged block[MAX_RECS]; /* the records a lane feeds in one call */
 
 static int fed_by_t(const void *a, const void *b)
 {
@@ -199,29 +200,12 @@ static void same_counts(const struct run *a, const struct run *b)
     assert_int_equal(latrec_legs_cross_process(a->legs), latrec_legs_cross_process(b->legs));
 }
 
-/* One stream fed both ways, the lazy builder settled every `every`
- * records: returns the instances emitted. */
-static size_t both_ways(uint64_t seed, uint64_t horizon, size_t max_open, size_t every)
+/* The instances of b, emitted as a's were. */
+static void same_instances(const struct run *a, const struct run *b)
 {
-    const size_t n = make_stream(seed);
-    struct run exact, lazy;
-    open_two(&exact, "exact", horizon, max_open);
-    open_two(&lazy, "lazy", horizon, max_open);
-    for (size_t k = 0; k < n; k++) {
-        const int a = latrec_legs_feed(exact.legs, recs[k].ring, &recs[k].rec);
-        const int b = latrec_legs_feed_lazy(lazy.legs, recs[k].ring, &recs[k].rec);
-        assert_int_equal(a, b);
-        assert_true(lazy.n_inst <= exact.n_inst);
-        if ((k + 1) % every == 0) {
-            latrec_legs_settle(lazy.legs);
-            same_counts(&exact, &lazy);
-        }
-    }
-    latrec_legs_finish(exact.legs);
-    latrec_legs_finish(lazy.legs); /* settles first */
-    same_counts(&exact, &lazy);
-    for (size_t i = 0; i < exact.n_inst; i++) {
-        const latrec_instance *x = exact.inst[i], *y = lazy.inst[i];
+    assert_int_equal(a->n_inst, b->n_inst);
+    for (size_t i = 0; i < a->n_inst; i++) {
+        const latrec_instance *x = a->inst[i], *y = b->inst[i];
         assert_int_equal(x->leg, y->leg);
         assert_int_equal(x->process, y->process);
         assert_int_equal(x->seq, y->seq);
@@ -231,9 +215,48 @@ static size_t both_ways(uint64_t seed, uint64_t horizon, size_t max_open, size_t
         assert_int_equal(x->n_hits, y->n_hits);
         assert_memory_equal(x->hits, y->hits, (size_t)x->n_hits * sizeof(latrec_hit)); /* no padding */
     }
+}
+
+/* One stream fed three ways: record by record, lazily record by record,
+ * and lazily a block of `every` records per call (as a lane feeds them,
+ * latrec_legs_feed_lazy_merged), the lazy builders settled every `every`
+ * records: returns the instances emitted. */
+static size_t both_ways(uint64_t seed, uint64_t horizon, size_t max_open, size_t every)
+{
+    const size_t n = make_stream(seed);
+    struct run exact, lazy, blocks;
+    open_two(&exact, "exact", horizon, max_open);
+    open_two(&lazy, "lazy", horizon, max_open);
+    open_two(&blocks, "blocks", horizon, max_open);
+    size_t from = 0; /* the first record the block feed has not had */
+    for (size_t k = 0; k < n; k++) {
+        const int a = latrec_legs_feed(exact.legs, recs[k].ring, &recs[k].rec);
+        const int b = latrec_legs_feed_lazy(lazy.legs, recs[k].ring, &recs[k].rec);
+        assert_int_equal(a, b);
+        assert_true(lazy.n_inst <= exact.n_inst);
+        block[k] = (latrec_merged){ .t_ns = recs[k].rec.t_ns, .ring = recs[k].ring, .pos = k, .rec = recs[k].rec };
+        if ((k + 1) % every == 0 || k + 1 == n) {
+            assert_int_equal(latrec_legs_feed_lazy_merged(blocks.legs, &block[from], k + 1 - from), 0);
+            from = k + 1;
+        }
+        if ((k + 1) % every == 0) {
+            latrec_legs_settle(lazy.legs);
+            latrec_legs_settle(blocks.legs);
+            same_counts(&exact, &lazy);
+            same_counts(&exact, &blocks);
+        }
+    }
+    latrec_legs_finish(exact.legs);
+    latrec_legs_finish(lazy.legs); /* settles first */
+    latrec_legs_finish(blocks.legs);
+    same_counts(&exact, &lazy);
+    same_counts(&exact, &blocks);
+    same_instances(&exact, &lazy);
+    same_instances(&exact, &blocks);
     const size_t got = exact.n_inst;
     run_close(&exact);
     run_close(&lazy);
+    run_close(&blocks);
     return got;
 }
 
