@@ -105,13 +105,13 @@ static inline __attribute__((always_inline)) int step(struct split_lane *l, stru
             if (ev[k].t_ns > f->last_sched) f->last_sched = ev[k].t_ns;
             continue;
         }
-        if (ev[k].t_ns < last) {   /* out of time order: the instances could differ */
+        if (ev[k].t_ns < last) {      /* out of time order: the instances could differ */
             l->disorder = ev[k].ring; /* that ring's stamps went down (input.c, check_order) */
             stop_all(sp, 0);
             break;
         }
         last = l->now = ev[k].rec.t_ns = ev[k].t_ns; /* the builder runs on the merge's clock (pass.c) */
-        if (logged) l->cur_ring = ev[k].ring; /* where the builder is when it ends an instance */
+        if (logged) l->cur_ring = ev[k].ring;        /* where the builder is when it ends an instance */
         const int leg = latrec_legs_feed_lazy(legs, ev[k].ring, &ev[k].rec);
         if (leg == -2) stop_all(sp, 1);
         l->fed++;
@@ -221,14 +221,21 @@ static void plog_pause(void)
     nanosleep(&ts, NULL);
 }
 
-/* Until g's backlog is merged, or the merge stands still for a while (it
- * may wait for this thread's other processes): the first thread merges
- * meanwhile. */
+/* Pauses without the merge moving before a thread whose every log is
+ * full gives the run by process up (about 0.1 s or more): the merge may
+ * wait for an item none of those processes can log before it takes from
+ * theirs. The pass in time order then gives the same figures. */
+#define PLOG_STILL_MAX 5000
+
+/* Until g's backlog is merged (every log of this thread's processes is
+ * full): the first thread merges meanwhile. A merge that stands still
+ * gives up. */
 static void plog_wait(struct split_lane *l, const latrec_plog *g)
 {
     struct split *sp = l->sp;
     uint64_t seen = latrec_plogs_progress(sp->plogs);
-    for (int still = 0; latrec_plog_backlog(g) > PLOG_BACKLOG && !stopped(sp) && still < 500;) {
+    int still = 0;
+    for (; latrec_plog_backlog(g) > PLOG_BACKLOG && !stopped(sp) && still < PLOG_STILL_MAX;) {
         const long r = l->id == 0 ? latrec_plogs_drain(sp->plogs) : 0;
         if (r < 0) stop_all(sp, 1);
         if (r) continue;
@@ -237,6 +244,7 @@ static void plog_wait(struct split_lane *l, const latrec_plog *g)
         still = now == seen ? still + 1 : 0;
         seen = now;
     }
+    if (still == PLOG_STILL_MAX) stop_all(sp, 0);
 }
 
 /* With paths logged: the lane's processes read side by side, the one
@@ -256,11 +264,18 @@ static void lane_run_paths(struct split_lane *l)
         if (pfeed_open(l, &f[k], l->procs[k], l->id == sp->first_reader && k == 0, rings + (size_t)k * n) < 0) break;
     }
     while (left == l->n_procs && !stopped(sp)) {
-        struct pfeed *b = NULL;
-        for (int k = 0; k < l->n_procs; k++)
-            if (f[k].open && (!b || f[k].last < b->last)) b = &f[k];
-        if (!b) break;
-        if (latrec_plog_backlog(b->log) > PLOG_BACKLOG) plog_wait(l, b->log);
+        /* The one furthest behind whose log has room: a full log may hold
+         * items the merge takes only once another process of this lane
+         * went past them (an instance's grace ends after its last record),
+         * so stepping the full one alone would wait on itself. */
+        struct pfeed *b = NULL, *full = NULL;
+        for (int k = 0; k < l->n_procs; k++) {
+            if (!f[k].open) continue;
+            struct pfeed **to = latrec_plog_backlog(f[k].log) > PLOG_BACKLOG ? &full : &b;
+            if (!*to || f[k].last < (*to)->last) *to = &f[k];
+        }
+        if (!b && !full) break;
+        if (!b) plog_wait(l, (b = full)->log); /* every log full: the merge can take from each */
         const int rc = pfeed_step(l, b);
         if (rc == 0) pfeed_close(l, b);
         if (rc < 0 || (l->id == 0 && latrec_plogs_drain(sp->plogs) < 0)) break;
