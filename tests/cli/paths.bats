@@ -11,7 +11,7 @@ bats_require_minimum_version 1.5.0
 # --path=help.
 #
 # Needs: LATREC and E3LOOP (ctest sets both), jq. Root only for the
-# scheduler split test (skipped otherwise, with latrec's reason).
+# tests with scheduler data (skipped otherwise, with the reason).
 
 setup_file() {
     : "${LATREC:?set LATREC to the latrec binary}"
@@ -212,4 +212,34 @@ planted_only() {
           and $d.count > $t.count' "$BATS_TEST_TMPDIR/l.json"
     # The rows of paths.csv say the same.
     [ "$(awk -F, '$1 == "e3/loop" && $3 == "outbound" && $4 == "drop"' "$BATS_TEST_TMPDIR/csv/paths.csv" | wc -l)" -eq "$at_queue" ]
+}
+
+@test "hist --path on two threads over a wrapped run beside a killed writer's rings: it ends, with the histogram of one thread" {
+    # A run with scheduler data whose rings wrapped (2^14 slots, 2 source
+    # threads at 4000 a second for 4 s) read with the rings of an e3loop
+    # killed with SIGKILL (no run.json), started after it: the processes'
+    # path logs fill while the merge of the logs waits on the scheduler
+    # ring's records. Reading by process once waited on itself for ever
+    # here (not without the scheduler ring).
+    [ "$(id -u)" -eq 0 ] || skip "not root: loading the BPF program needs root"
+    local wrapped="$BATS_TEST_TMPDIR/wrapped" killed="$BATS_TEST_TMPDIR/killed" st=0
+    LATREC_ENTRIES_LOG2=14 "$LATREC" record -q --require-sched -o "$wrapped" -- "$E3LOOP" --duration 4 --rate 4000 \
+        --threads 2 2>"$BATS_TEST_TMPDIR/rec.err" || st=$?
+    [ "$st" -eq 0 ] || skip "scheduler collector unavailable: $(head -1 "$BATS_TEST_TMPDIR/rec.err")"
+    mkdir "$killed"
+    LATREC_ENTRIES_LOG2=12 LATREC_OUTPUT_DIR="$killed" "$E3LOOP" --duration 0 --rate 2000 &
+    local pid=$!
+    sleep 1.5
+    kill -KILL "$pid"
+    wait "$pid" || true
+    run --separate-stderr "$LATREC" report "$wrapped" "$killed"
+    [[ "$output" =~ \#\ rings:\ 11\ \(0\ skipped,\ ([0-9]+)\ wrapped\) ]] && [ "${BASH_REMATCH[1]}" -ge 6 ] || {
+        echo "not a wrapped run: $(grep '# rings' <<< "$output")"; return 1; }
+    run --separate-stderr "$LATREC" hist --path e3/loop --threads 1 --format json "$wrapped" "$killed"
+    [ "$status" -eq 0 ]
+    local one=$output
+    jq -e '[.columns[] | .count] | max > 1000' <<< "$one"
+    run --separate-stderr timeout 30 "$LATREC" hist --path e3/loop --threads 2 --format json "$wrapped" "$killed"
+    [ "$status" -eq 0 ] || { echo "hist --threads 2: status $status (124: it did not end in 30 s)"; return 1; }
+    [ "$output" = "$one" ]
 }
