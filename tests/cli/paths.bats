@@ -217,10 +217,11 @@ planted_only() {
 @test "hist --path on two threads over a wrapped run beside a killed writer's rings: it ends, with the histogram of one thread" {
     # A run with scheduler data whose rings wrapped (2^14 slots, 2 source
     # threads at 4000 a second for 4 s) read with the rings of an e3loop
-    # killed with SIGKILL (no run.json), started after it: the processes'
-    # path logs fill while the merge of the logs waits on the scheduler
-    # ring's records. Reading by process once waited on itself for ever
-    # here (not without the scheduler ring).
+    # killed with SIGKILL (no run.json), started after it: every path log
+    # of a thread's processes fills while the merge of the logs stands
+    # still, and reading by process once waited on itself for ever here
+    # (not without the scheduler ring); now it gives up and reads in time
+    # order.
     [ "$(id -u)" -eq 0 ] || skip "not root: loading the BPF program needs root"
     local wrapped="$BATS_TEST_TMPDIR/wrapped" killed="$BATS_TEST_TMPDIR/killed" st=0
     LATREC_ENTRIES_LOG2=14 "$LATREC" record -q --require-sched -o "$wrapped" -- "$E3LOOP" --duration 4 --rate 4000 \
