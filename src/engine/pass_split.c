@@ -415,6 +415,9 @@ static int split_go(struct split *sp, int n_threads)
     size_t n_parts = 0;
     for (int k = 0; k < sp->n_lanes; k++) n_parts += (size_t)sp->lane[k].n_procs;
     sp->open_share = (latrec_legs_max_open(p->legs) - 1) / n_parts;
+    sp->readers = 0;
+    for (int k = 0; k < sp->n_lanes; k++) sp->readers += sp->lane[k].n_procs > 0;
+    sp->full_waits = 0;
     p->split = 1;
     for (int k = 1; k < sp->n_lanes; k++) {
         if (pthread_create(&sp->lane[k].thread, NULL, latrec_split_lane_run, &sp->lane[k]) != 0) {

@@ -80,6 +80,7 @@ struct split {
     const uint8_t *path_leg; /* [builder leg]: a leg a path uses; non-NULL: paths by their logs */
     latrec_plogs *plogs;     /* paths assembled from each process's log (NULL: an anchor's instance gives up) */
     int first_reader;        /* the first lane that reads processes (1: the first merges the logs only) */
+    int readers, full_waits; /* atomics: lanes still reading processes; of those, waiting on full logs */
     struct split_lane lane[SPLIT_MAX_LANES];
     pthread_mutex_t mu;                      /* the tables: one thread at a time */
     int stop, lost, failed;                  /* atomics: every lane stops at its next fill */

@@ -227,6 +227,31 @@ static void plog_pause(void)
  * theirs. The pass in time order then gives the same figures. */
 #define PLOG_STILL_MAX 5000
 
+/* Drains in a row that took nothing while every lane still reading
+ * processes waited on full logs (or none read any more) before the first
+ * lane gives the run by process up at once: nothing can be logged that
+ * the merge would take. A few, for a lane seen waiting as it leaves. */
+#define PLOG_STUCK_MAX 20
+
+/* The first lane's drain of the logs into the paths (items taken, -1
+ * when out of memory); *stuck counts the drains in a row that took
+ * nothing while no lane could log more. */
+static long plogs_drain_watch(struct split *sp, int *stuck)
+{
+    /* the waits' count before the drain: what a lane logged before it
+     * began to wait is seen by the drain (release there, acquire here) */
+    const int all_wait =
+        __atomic_load_n(&sp->full_waits, __ATOMIC_ACQUIRE) == __atomic_load_n(&sp->readers, __ATOMIC_ACQUIRE);
+    const long r = latrec_plogs_drain(sp->plogs);
+    if (r < 0) {
+        stop_all(sp, 1);
+        return r;
+    }
+    *stuck = r == 0 && all_wait ? *stuck + 1 : 0;
+    if (*stuck >= PLOG_STUCK_MAX) stop_all(sp, 0);
+    return r;
+}
+
 /* Until g's backlog is merged (every log of this thread's processes is
  * full): the first thread merges meanwhile. A merge that stands still
  * gives up. */
@@ -234,16 +259,16 @@ static void plog_wait(struct split_lane *l, const latrec_plog *g)
 {
     struct split *sp = l->sp;
     uint64_t seen = latrec_plogs_progress(sp->plogs);
-    int still = 0;
+    int still = 0, stuck = 0;
+    __atomic_add_fetch(&sp->full_waits, 1, __ATOMIC_RELEASE);
     for (; latrec_plog_backlog(g) > PLOG_BACKLOG && !stopped(sp) && still < PLOG_STILL_MAX;) {
-        const long r = l->id == 0 ? latrec_plogs_drain(sp->plogs) : 0;
-        if (r < 0) stop_all(sp, 1);
-        if (r) continue;
+        if (l->id == 0 && plogs_drain_watch(sp, &stuck)) continue;
         plog_pause();
         const uint64_t now = latrec_plogs_progress(sp->plogs);
         still = now == seen ? still + 1 : 0;
         seen = now;
     }
+    __atomic_sub_fetch(&sp->full_waits, 1, __ATOMIC_RELEASE);
     if (still == PLOG_STILL_MAX) stop_all(sp, 0);
 }
 
@@ -280,11 +305,9 @@ static void lane_run_paths(struct split_lane *l)
         if (rc == 0) pfeed_close(l, b);
         if (rc < 0 || (l->id == 0 && latrec_plogs_drain(sp->plogs) < 0)) break;
     }
-    while (l->id == 0 && !stopped(sp) && !latrec_plogs_finished(sp->plogs)) {
-        const long r = latrec_plogs_drain(sp->plogs);
-        if (r < 0) stop_all(sp, 1);
-        else if (r == 0) plog_pause(); /* the other threads' processes are behind */
-    }
+    if (l->n_procs) __atomic_sub_fetch(&sp->readers, 1, __ATOMIC_RELEASE);
+    for (int stuck = 0; l->id == 0 && !stopped(sp) && !latrec_plogs_finished(sp->plogs);)
+        if (plogs_drain_watch(sp, &stuck) == 0) plog_pause(); /* the other threads' processes are behind */
     if (!stopped(sp) && l->id == 0 && sp->p->failed) stop_all(sp, 1);
     for (int k = 0; f && k < left; k++)
         if (f[k].open) pfeed_close(l, &f[k]);
