@@ -21,7 +21,10 @@
 # libe3.outbound, apply_ctrl on oai.ctrl) and one dApp (pid 7200: inbound,
 # consume); message i = 1..3000 of RAN p (1..2000 of the first, whose
 # records end 20 ms before the others') at T0 + i * 20 us + p * 3 us + a
-# jitter (every 97th at the same stamp in every RAN process), every 3rd with
+# jitter (every 97th at the same stamp in every RAN process, received by
+# the dApp p ns apart: two graces of its inbound ring started at one stamp
+# and open at its end are what a pass by process cannot order, and gives
+# up on), every 3rd with
 # a WAIT_ENTER up to 9 ms late (its source instance waits in grace, ended
 # there by another process's records), every 50th ENCODE_E3SM_DONE 3 ms
 # late, every 61st 2 ms late at the dApp's PROCESS_DONE; a loop completes
@@ -95,7 +98,7 @@ BEGIN {
             if (i % 17) printf "rec libe3.outbound.%d SEND_DONE %d %d %d\n", b + 1, m, d + 1500, m
             if (i % 13 == 0) { printf "rec libe3.outbound.%d DROP %d %d\n", b + 1, m, d + 1700; continue }
             if (i % 17 == 0 || i % 19 == 0) continue
-            r = d + 4000 + (i % 23) * 100; k = 4 * i + p; c = 900000 + s; late = i % 61 == 0 ? 2000000 : 0
+            r = d + 4000 + (i % 23) * 100 + (i % 97 ? 0 : p); k = 4 * i + p; c = 900000 + s; late = i % 61 == 0 ? 2000000 : 0
             printf "rec libe3.inbound.300 RECV %d %d\n", k, r
             printf "rec libe3.inbound.300 DECODE_E3AP_DONE %d %d %d\n", k, r + 200, m
             printf "rec dapp.301 DECODE_E3SM_BEGIN %d %d\n", k, r + 900
