@@ -638,9 +638,12 @@ int latrec_cmd_convert(int argc, char **argv)
         return LATREC_EXIT_ERROR;
     }
     struct convert_pass p = { .in = in, .o = &o };
+    latrec_outlock lock = { -1, -1 };
     char path[4200];
     char err[4400];
-    if (latrec_outdir_make(outdir, err, sizeof(err)) < 0) {
+    /* the directory held until every file is placed: a second convert into
+     * it at once is refused, never placed over this one's half */
+    if (latrec_outdir_make(outdir, err, sizeof(err)) < 0 || latrec_outdir_lock(outdir, &lock, err, sizeof(err)) < 0) {
         say_before_pass(in, err);
         goto out;
     }
@@ -672,6 +675,7 @@ out:
     latrec_component_tables_free(p.tables);
     latrec_path_index_free(p.paths);
     free(p.stale);
+    latrec_outdir_unlock(&lock);
     latrec_engine_close(e);
     return rc;
 }

@@ -224,8 +224,15 @@ static int write_report(const latrec_report *m, const latrec_report_format *f, c
         return 0;
     }
     latrec_outfile of;
-    char err[4400];
-    if (latrec_outfile_open(&of, path, 0, err, sizeof(err)) < 0) {
+    latrec_outlock lock;
+    char err[4400], dir[4200];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    /* FILE's directory held while it is written: another latrec placing
+     * files there at once is refused, never mixed with this one */
+    if (latrec_outdir_lock(dir, &lock, err, sizeof(err)) < 0 ||
+        latrec_outfile_open(&of, path, 0, err, sizeof(err)) < 0) {
+        latrec_outdir_unlock(&lock);
         latrec_text_say(stderr, "latrec report", err);
         return -1;
     }
@@ -237,13 +244,13 @@ static int write_report(const latrec_report *m, const latrec_report_format *f, c
         snprintf(line, sizeof(line), "%s: %s", path, e ? strerror(e) : "write error");
         latrec_text_say(stderr, "latrec report", line);
         latrec_outfile_abort(&of);
+        latrec_outdir_unlock(&lock);
         return -1;
     }
-    if (latrec_outfile_commit(&of, err, sizeof(err)) < 0) {
-        latrec_text_say(stderr, "latrec report", err);
-        return -1;
-    }
-    return 0;
+    const int rc = latrec_outfile_commit(&of, err, sizeof(err));
+    latrec_outdir_unlock(&lock);
+    if (rc < 0) latrec_text_say(stderr, "latrec report", err);
+    return rc < 0 ? -1 : 0;
 }
 
 /* ---- main ------------------------------------------------------------------------ */

@@ -181,6 +181,7 @@ static void unlink_tmps_and_die(int sig)
 {
     for (int i = 0; i < LATREC_OUT_TMP_SLOTS; i++)
         if (tmp_slots[i].used) unlinkat(tmp_slots[i].dfd, tmp_slots[i].tmp, 0);
+    latrec_outdir_unlock_on_signal();
     signal(sig, SIG_DFL);
     raise(sig);
 }

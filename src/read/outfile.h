@@ -114,6 +114,28 @@ void latrec_outfile_unlink_on_signal(void);
  * (a regular file listed in dfd's .latrec-output), else 0. */
 int latrec_outdir_lists(int dfd, const char *name);
 
+/* One command at a time writes into an output directory: two conversions
+ * at once would each check the directory, then place their files over the
+ * other's (the loser's undo taking the winner's names out of the marker).
+ * latrec_outdir_lock holds dir with an flock (LOCK_EX, not waiting) on
+ * dir/.latrec-lock, opened with O_CREAT|O_NOFOLLOW and never written; a
+ * command that finds it held fails at once, "DIR: another latrec is writing
+ * into it (it holds DIR/.latrec-lock); ...". A directory no file can be
+ * created in is not locked (the output says why it cannot be written).
+ * latrec_outdir_unlock removes the lock file (when it is an empty file of
+ * one name) and lets it go, as a signal that ends the command does
+ * (latrec_outfile_unlink_on_signal); SIGKILL leaves the file, not the lock.
+ * 0, or -1 with err naming the directory or the lock file. */
+#define LATREC_OUT_LOCK ".latrec-lock"
+typedef struct latrec_outlock {
+    int fd, dfd; /* the lock file and its directory (-1: none) */
+} latrec_outlock;
+int  latrec_outdir_lock(const char *dir, latrec_outlock *l, char *err, size_t errlen);
+void latrec_outdir_unlock(latrec_outlock *l);
+/* The lock file of the lock held now removed, as unlock would (for the
+ * handler of latrec_outfile_unlink_on_signal; async-signal-safe). */
+void latrec_outdir_unlock_on_signal(void);
+
 /* Create directory `dir` and its missing parents (0755). 0, or -1 with err
  * (a component that exists and is not a directory). */
 int latrec_outdir_make(const char *dir, char *err, size_t errlen);

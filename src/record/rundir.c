@@ -62,6 +62,14 @@ static int io_fail(struct walk *w, const char *path)
     return -1;
 }
 
+/* The files of an output directory (marked: it has a marker) that its
+ * marker does not list: the marker itself, and the empty lock file a
+ * convert killed while writing leaves (read/outfile.h). */
+static int out_meta(const char *name, const struct stat *st, int marked)
+{
+    return marked && (!strcmp(name, LATREC_OUT_MARKER) || (!strcmp(name, LATREC_OUT_LOCK) && st->st_size == 0));
+}
+
 /* A subdirectory of DIR: rings/ (ring files only) or a directory latrec
  * convert made (every entry listed in its marker). */
 static int walk_sub(struct walk *w, const char *path, int rings)
@@ -90,7 +98,7 @@ static int walk_sub(struct walk *w, const char *path, int rings)
             rc = walk_fail(w, sub, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
         else if (rings && !ends_with(e->d_name, ".latrec") && !ends_with(e->d_name, ".part"))
             rc = walk_fail(w, sub, "not a ring");
-        else if (!rings && strcmp(e->d_name, LATREC_OUT_MARKER) != 0 && !latrec_outdir_lists(dfd, e->d_name))
+        else if (!rings && !out_meta(e->d_name, &st, 1) && !latrec_outdir_lists(dfd, e->d_name))
             rc = walk_fail(w, sub, "not written by latrec (not listed in " LATREC_OUT_MARKER ")");
     }
     closedir(d);
@@ -131,8 +139,7 @@ static int walk_top(struct walk *w)
             continue; /* the link to the ring directory of a run (its target is left) */
         } else if (!S_ISREG(st.st_mode)) {
             rc = walk_fail(w, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
-        } else if (!known_top(e->d_name) && !latrec_outdir_lists(dfd, e->d_name) &&
-                   !(marked && strcmp(e->d_name, LATREC_OUT_MARKER) == 0)) {
+        } else if (!known_top(e->d_name) && !latrec_outdir_lists(dfd, e->d_name) && !out_meta(e->d_name, &st, marked)) {
             rc = walk_fail(w, path, "not written by latrec");
         }
     }

@@ -255,6 +255,74 @@ out_state() {
     [ "$stderr" = "latrec convert: $OUT/dapp.csv: written there by latrec before (its .latrec-output lists it), not by this conversion: nothing placed, so that the directory does not mix two runs' tables; give -f to remove it, or write elsewhere" ]
 }
 
+@test "output: a convert (or report -o) into DIR while another latrec writes there is refused in one line; DIR keeps the other's files" {
+    run "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    before="$(out_state "$OUT")"
+    # the lock held (flock(1) on DIR/.latrec-lock) as a convert running there holds it
+    lock_msg="another latrec is writing into it (it holds $OUT/.latrec-lock); wait for it to end, or write elsewhere"
+    run --separate-stderr flock -n "$OUT/.latrec-lock" "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT: $lock_msg" ]
+    run --separate-stderr flock -n "$OUT/.latrec-lock" "$LATREC" report -q -o "$OUT/r.txt" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: $OUT: $lock_msg" ]
+    rm "$OUT/.latrec-lock"
+    [ "$(out_state "$OUT")" = "$before" ]
+    # let go (a killed holder's empty lock file left): written, the lock file gone
+    : > "$OUT/.latrec-lock"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b1_loop_clean"
+    [ "$status" -eq 0 ]
+    [ "$(cd "$OUT" && ls -A | sort | tr '\n' ' ')" = ".latrec-output dapp.csv libe3.csv oai.csv paths.csv records.csv rings.csv " ]
+}
+
+@test "output: a second convert while one writes into DIR is refused in one line, not placed over its half; a SIGTERM lets the lock go" {
+    command -v strace >/dev/null || skip "strace is not installed (it slows the first convert's writes down here)"
+    # (both saw the names free; the second's rename failed 'File exists' and
+    # its undo took the first's names out of the marker: the next convert
+    # refused every file as not latrec's)
+    d="$(scenario_copy b1_loop_clean)"
+    strace -f -qq -o /dev/null -e trace=write -e inject=write:delay_enter=300000 \
+        "$LATREC" convert -q "$d" -o "$OUT" &
+    BG_PID=$!
+    for _ in $(seq 1 200); do
+        compgen -G "$OUT/.records.csv.??????" >/dev/null && break
+        sleep 0.05
+    done
+    compgen -G "$OUT/.records.csv.??????" >/dev/null || { echo "no temporary file appeared"; false; }
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT: another latrec is writing into it (it holds $OUT/.latrec-lock); wait for it to end, or write elsewhere" ]
+    kill -TERM "$(pgrep -P "$BG_PID")" # the traced latrec, strace's child
+    wait "$BG_PID" || true
+    BG_PID=
+    [ -z "$(ls -A "$OUT")" ] # its temporaries and its lock file gone with it
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    [ "$(grep -v '^#' "$OUT/.latrec-output" | sort | tr '\n' ' ')" = "libe3.csv paths.csv records.csv rings.csv " ]
+}
+
+@test "output: a .latrec-lock that is a link or not latrec's is never followed, written or removed" {
+    mkdir -p "$OUT"
+    echo precious > "$BATS_TEST_TMPDIR/precious"
+    ln -s "$BATS_TEST_TMPDIR/precious" "$OUT/.latrec-lock"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/.latrec-lock: cannot lock the directory with it: a symbolic link, not followed" ]
+    [ "$(ls -A "$OUT")" = .latrec-lock ] && [ -L "$OUT/.latrec-lock" ]
+    rm "$OUT/.latrec-lock"
+    mkfifo "$OUT/.latrec-lock"
+    run --separate-stderr timeout 20 "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec convert: $OUT/.latrec-lock: cannot lock the directory with it: not a regular file" ]
+    rm "$OUT/.latrec-lock"
+    # a second name of another file: locked through, left as it was
+    ln "$BATS_TEST_TMPDIR/precious" "$OUT/.latrec-lock"
+    run --separate-stderr "$LATREC" convert -q -o "$OUT" "$RINGS/b4_limits"
+    [ "$status" -eq 0 ]
+    [ "$(cat "$OUT/.latrec-lock")" = precious ] && [ "$(cat "$BATS_TEST_TMPDIR/precious")" = precious ]
+}
+
 @test "output: one rule on a full filesystem: whichever file fails, one line names it, exit 1, and DIR is left as it was" {
     [ "$(id -u)" -eq 0 ] || skip "not root: a small full filesystem needs mount -t tmpfs -o size="
     MNT="$BATS_TEST_TMPDIR/mnt"

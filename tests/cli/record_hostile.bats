@@ -52,3 +52,23 @@ record_sh() {
     [ "$stderr" = 'latrec record: r/rings/x\x1by.1.latrec: shorter than a header: 4 bytes' ]
     [ -f r/rings/x$'\e'y.1.latrec ] # the file itself as it was named
 }
+
+@test "record -f over a run whose convert was killed (its empty .latrec-lock left in csv/): replaced; a lock file with data in it stops it" {
+    for _ in 1 2; do
+        run timeout -s KILL 60 "$LATREC" record -q -o r -- true
+        [ "$status" -eq 0 ]
+    done
+    mkdir r/csv
+    echo "# latrec output directory" > r/csv/.latrec-output
+    : > r/csv/.latrec-lock
+    run timeout -s KILL 60 "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 0 ]
+    [ ! -e r/csv ]
+    mkdir r/csv
+    echo "# latrec output directory" > r/csv/.latrec-output
+    echo "someone's" > r/csv/.latrec-lock
+    run --separate-stderr timeout -s KILL 60 "$LATREC" record -q -f -o r -- true
+    [ "$status" -eq 125 ]
+    [ "$stderr" = "latrec record: r/csv/.latrec-lock: not written by latrec (not listed in .latrec-output); -f deleted nothing and leaves r alone" ]
+    [ "$(cat r/csv/.latrec-lock)" = "someone's" ]
+}
