@@ -24,26 +24,41 @@ int latrec_pass_selected(const latrec_pass *p, int component, int leg)
     return 1;
 }
 
+enum { SHOWN_YES = 1, SHOWN_NO = 2 };
+
 latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
 {
     if (component >= p->index_comps || leg >= p->index_legs) {
         /* (asked here only: on threads the builder writes beside them) */
         int nc = latrec_legs_n_components(p->legs), nl = latrec_legs_n_legs(p->legs) + 16;
         latrec_leg_table **idx = calloc((size_t)nc * (size_t)nl, sizeof(*idx));
-        if (!idx) {
+        uint8_t *shown = calloc((size_t)nc * (size_t)nl, 1);
+        if (!idx || !shown) {
+            free(idx);
+            free(shown);
             p->failed = 1;
             return NULL;
         }
         for (int c = 0; c < p->index_comps; c++)
-            for (int l = 0; l < p->index_legs; l++) idx[c * nl + l] = p->index[c * p->index_legs + l];
+            for (int l = 0; l < p->index_legs; l++) {
+                idx[c * nl + l] = p->index[c * p->index_legs + l];
+                shown[c * nl + l] = p->shown[c * p->index_legs + l];
+            }
         free(p->index);
+        free(p->shown);
         p->index = idx;
+        p->shown = shown;
         p->index_comps = nc;
         p->index_legs = nl;
     }
     latrec_leg_table **slot = &p->index[component * p->index_legs + leg];
     if (*slot) return *slot;
-    if (!latrec_pass_selected(p, component, leg)) return NULL;
+    /* not shown: asked once (the selection compares names; the instances
+     * of a leg not shown come here one by one) */
+    uint8_t *shown = &p->shown[component * p->index_legs + leg];
+    if (*shown == SHOWN_NO) return NULL;
+    if (!*shown) *shown = latrec_pass_selected(p, component, leg) ? SHOWN_YES : SHOWN_NO;
+    if (*shown == SHOWN_NO) return NULL;
     if (p->split && p->n_tables) { /* pass_split.c: a second table's order is the stream's */
         p->split_lost = 1;
         return NULL;
@@ -61,6 +76,7 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
     t->n_hops = latrec_leg_hops(latrec_legs_leg_catalog(p->legs, leg), def, &p->opts.hops, t->hops);
     if (p->opts.hops.n && t->n_hops == 0) {
         free(t);
+        *shown = SHOWN_NO;
         return NULL; /* the selection names no hop of this leg: not shown */
     }
     if (p->n_tables == p->cap_tables) {
@@ -715,6 +731,7 @@ void latrec_pass_free(latrec_pass *p)
     for (int i = 0; i < p->n_tables; i++) free(p->tables[i]);
     free(p->tables);
     free(p->index);
+    free(p->shown);
     for (int i = 0; i < p->n_routes; i++) free(p->routes[i].pending);
     free(p->routes);
     free(p->disc);

@@ -71,6 +71,7 @@ struct latrec_pass {
     latrec_leg_table **tables;
     int n_tables, cap_tables;
     latrec_leg_table **index; /* [component * index_legs + leg], grown on demand */
+    uint8_t *shown;           /* the same shape: 0 not asked yet, SHOWN_YES, SHOWN_NO (the selection's answer) */
     int index_comps, index_legs;
     uint64_t begin, warm_skipped;
     struct route *routes;
