@@ -259,7 +259,9 @@ static void open_tracefs(latrec_run *r)
             fprintf(stderr, "%s: %s\n", latrec_prog, line);
     if (!r->tfs) {
         snprintf(r->tfs_reason, sizeof(r->tfs_reason), "%s", err);
-        fprintf(stderr, "%s: no start stamp: %s; recording the rings without one\n", latrec_prog, err);
+        /* a note under -q (run.json keeps the reason), unless -t or -e asked for the instance */
+        if (!o->quiet || o->trace || o->n_events)
+            fprintf(stderr, "%s: no start stamp: %s; recording the rings without one\n", latrec_prog, err);
     } else {
         latrec_guard_set_instance(latrec_tracefs_dir(r->tfs));
     }
