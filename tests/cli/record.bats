@@ -7,7 +7,8 @@ load nobody
 #
 # Needs: LATREC (the latrec binary) and E3LOOP (tests/workloads/e3loop) in
 # the environment (ctest sets both), jq, root for tracefs. Tests that need
-# tracefs are skipped, with the reason, only where the kernel has no tracefs.
+# tracefs, a real-time policy or another user are skipped, with the reason,
+# where the kernel has no tracefs or the user is not root.
 
 setup_file() {
     : "${LATREC:?set LATREC to the latrec binary}"
@@ -238,7 +239,8 @@ load record_helpers
     [ "${stderr_lines[-1]}" = 'latrec record: no rings (the command wrote none: not instrumented?); run in n\x0al; the command exited 0' ]
     # a failure names it the same way
     touch f
-    run --separate-stderr "$LATREC" record -o $'f/\e' -- touch ran
+    # (--no-sched: a normal user's note that there is no scheduler data would come first)
+    run --separate-stderr "$LATREC" record --no-sched -o $'f/\e' -- touch ran
     [ "$status" -eq 125 ]
     [ "$stderr" = 'latrec record: f/\x1b: Not a directory' ]
     [ ! -e ran ]
@@ -335,6 +337,7 @@ load record_helpers
 }
 
 @test "-c and -P apply to the command" {
+    chrt -f 10 true 2>/dev/null || skip "SCHED_FIFO needs root (or CAP_SYS_NICE, RLIMIT_RTPRIO)"
     run "$LATREC" record -q -o r -c 0 -P f:10 -- sh -c 'grep Cpus_allowed_list /proc/self/status; chrt -p $$'
     [ "$status" -eq 0 ]
     [[ "$output" == *"Cpus_allowed_list:"*"0"* ]]
