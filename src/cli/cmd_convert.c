@@ -1,4 +1,4 @@
-/* latrec convert: rings to rings.csv, records.csv, <component>.csv, or a
+/* latrec convert: rings to rings.csv, records.csv, <component>.csv, paths.csv, or a
  * trace-event timeline (trace.json). */
 #include <argp.h>
 #include <errno.h>
@@ -45,7 +45,7 @@ static const struct argp_option convert_options[] = {
                                "<first DIR>)", 0 },
     { "force", 'f', 0, 0, "Remove the CSV files an earlier conversion wrote into DIR that this one does not "
                           "write (without -f they stop convert: DIR would mix two runs)", 0 },
-    { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv; default) or "
+    { "format", OPT_FORMAT, "FMT", 0, "csv (rings.csv, records.csv, <component>.csv, paths.csv; default) or "
                                       "chrome (trace.json for Perfetto / chrome://tracing); "
                                       "'--format=help' lists them", 0 },
     { "window", OPT_WINDOW, "FROM:TO", 0, "With --format chrome: only instances that begin in [FROM, TO) from "
@@ -61,7 +61,7 @@ static const struct argp_option convert_options[] = {
 
 /* --format's table (value: chrome or not). */
 static const latrec_choice convert_formats[] = {
-    { "csv", 0, "rings.csv, records.csv, <component>.csv" },
+    { "csv", 0, "rings.csv, records.csv, <component>.csv, paths.csv (when the catalog has paths)" },
     { "chrome", 1, "trace.json for Perfetto / chrome://tracing" },
     { NULL, 0, NULL },
 };

@@ -307,6 +307,8 @@ sys.exit(p.returncode)' "$LATREC" report "$D/A"
     [ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "text csv json " ]
     run "$LATREC" convert --format=help
     [ "$(cut -f1 <<<"$output" | tr '\n' ' ')" = "csv chrome " ]
+    # the files csv writes, as latrec-convert(1) lists them
+    [[ "$(grep '^csv' <<<"$output")" == *"rings.csv, records.csv, <component>.csv, paths.csv"* ]]
     usage_error "--unit must be ns, us or ms, not 's'" hist "$D/A" --unit s
     usage_error "--format must be text, csv or json, not 'xml'" hist "$D/A" --format xml
     usage_error "--format must be csv or chrome, not 'xml'" convert "$D/A" --format xml
