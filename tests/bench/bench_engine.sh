@@ -31,7 +31,9 @@
 #                run (run.json "finished": shown once, as report reads it)
 #   top_sched    latrec top -q DIR.sched: the same with the split on
 # so every command runs between two reference passes under the same load
-# (COMMANDS picks some, e.g. COMMANDS="hist report").
+# (COMMANDS picks some, e.g. COMMANDS="hist report"). Last, the same rows
+# on a recorded run of the bundled E3 workload (E3_SECONDS, default 4, of
+# 4 source threads at 20 kHz; E3=0 leaves it out): see the end.
 # gen_rings writes the outbound leg only: with paths on, every instance
 # goes through path assembly and none completes a path (the rows show what
 # assembling costs, not what a complete path's figures cost). Its
@@ -82,6 +84,50 @@ shape() { # RINGS -> "PROCS THREADS"
     case $1 in 1) echo "1 1" ;; 16) echo "4 4" ;; 64) echo "16 4" ;; *) echo "$(( $1 / 4 )) 4" ;; esac
 }
 
+# measure_shape D N L RECORDS CMDS: every command of CMDS over run D (and
+# D.sched beside it) after a reference pass, REPEAT times; a row each, the
+# best of the repeats. N rings, L the shape's log2 (0: a recorded run).
+measure_shape() {
+    local d=$1 n=$2 l=$3 records=$4 cmds=$5
+    declare -A best=() wall=() rss=()
+    for _ in $(seq "$repeat"); do
+        for cmd in $cmds; do
+            for c in bare "$cmd"; do
+                case $c in
+                    bare) measure "$work/bench_bare" "$d" ;;
+                    hist) measure "$latrec" hist -q --threads=1 "$d" ;;
+                    hist_paths) measure "$latrec" hist -q --threads=1 --path e3/loop "$d" ;;
+                    report_legs) measure "$latrec" report -q --threads=1 --leg outbound "$d" ;;
+                    report) measure "$latrec" report -q --threads=1 "$d" ;;
+                    hist_t2) measure "$latrec" hist -q --threads=2 "$d" ;;
+                    report_t2) measure "$latrec" report -q --threads=2 "$d" ;;
+                    convert) rm -rf "$work/csv"; measure "$latrec" convert -q "$d" -o "$work/csv" ;;
+                    report_sched) measure "$latrec" report -q --threads=1 "$d.sched" ;;
+                    top) measure "$latrec" top -q "$d" ;;
+                    top_sched) measure "$latrec" top -q "$d.sched" ;;
+                    *) echo "bench_engine: unknown command $c" >&2; exit 2 ;;
+                esac
+                if [ -z "${best[$c]:-}" ] || awk -v a="$SECS" -v b="${best[$c]}" 'BEGIN { exit !(a < b) }'; then
+                    best[$c]=$SECS
+                fi
+                if [ -z "${wall[$c]:-}" ] || awk -v a="$WALL" -v b="${wall[$c]}" 'BEGIN { exit !(a < b) }'; then
+                    wall[$c]=$WALL
+                fi
+                [ "$RSS_KB" -gt "${rss[$c]:-0}" ] && rss[$c]=$RSS_KB
+            done
+        done
+    done
+    for cmd in bare $cmds; do
+        awk -v c="$cmd" -v n="$n" -v l="$l" -v r="$records" -v s="${best[$cmd]}" -v w="${wall[$cmd]}" \
+            -v b="${best[bare]}" -v k="${rss[$cmd]}" \
+            'BEGIN { s = s > 0 ? s : 0.005; b = b > 0 ? b : 0.005; w = w > 0 ? w : 0.005;
+                     printf "%-12s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB %7.2fMB %7.2f\n",
+                            c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024, k / 1024 / n,
+                            k / 1024 / (64 + n) }'
+    done
+    unset best wall rss
+}
+
 printf '%-12s %5s %5s %11s %8s %12s %12s %7s %10s %9s %7s\n' command rings log2 records cpu_s rec/s_cpu rec/s_wall ratio \
     peak_RSS RSS/ring budget
 for l in $log2_list; do
@@ -119,44 +165,43 @@ for l in $log2_list; do
             echo "bench_engine: report splits $got outbound instances in $d.sched, built $want" >&2
             exit 1
         fi
-        declare -A best=() wall=() rss=()
-        for _ in $(seq "$repeat"); do
-            for cmd in $cmds; do
-                for c in bare "$cmd"; do
-                    case $c in
-                        bare) measure "$work/bench_bare" "$d" ;;
-                        hist) measure "$latrec" hist -q --threads=1 "$d" ;;
-                        hist_paths) measure "$latrec" hist -q --threads=1 --path e3/loop "$d" ;;
-                        report_legs) measure "$latrec" report -q --threads=1 --leg outbound "$d" ;;
-                        report) measure "$latrec" report -q --threads=1 "$d" ;;
-                        hist_t2) measure "$latrec" hist -q --threads=2 "$d" ;;
-                        report_t2) measure "$latrec" report -q --threads=2 "$d" ;;
-                        convert) rm -rf "$work/csv"; measure "$latrec" convert -q "$d" -o "$work/csv" ;;
-                        report_sched) measure "$latrec" report -q --threads=1 "$d.sched" ;;
-                        top) measure "$latrec" top -q "$d" ;;
-                        top_sched) measure "$latrec" top -q "$d.sched" ;;
-                        *) echo "bench_engine: unknown command $c" >&2; exit 2 ;;
-                    esac
-                    if [ -z "${best[$c]:-}" ] || awk -v a="$SECS" -v b="${best[$c]}" 'BEGIN { exit !(a < b) }'; then
-                        best[$c]=$SECS
-                    fi
-                    if [ -z "${wall[$c]:-}" ] || awk -v a="$WALL" -v b="${wall[$c]}" 'BEGIN { exit !(a < b) }'; then
-                        wall[$c]=$WALL
-                    fi
-                    [ "$RSS_KB" -gt "${rss[$c]:-0}" ] && rss[$c]=$RSS_KB
-                done
-            done
-        done
         sed -n 's/^gen_rings: .*: \([0-9]*\) scheduler records$/# sched.latrec beside them: \1 scheduler records/p' "$work/gen.txt"
-        for cmd in bare $cmds; do
-            awk -v c="$cmd" -v n="$n" -v l="$l" -v r="$records" -v s="${best[$cmd]}" -v w="${wall[$cmd]}" \
-                -v b="${best[bare]}" -v k="${rss[$cmd]}" \
-                'BEGIN { s = s > 0 ? s : 0.005; b = b > 0 ? b : 0.005; w = w > 0 ? w : 0.005;
-                         printf "%-12s %5d %5d %11d %8.2f %11.1fM %11.1fM %7.3f %8.1fMB %7.2fMB %7.2f\n",
-                                c, n, l, r, s, r / s / 1e6, r / w / 1e6, b / s, k / 1024, k / 1024 / n,
-                                k / 1024 / (64 + n) }'
-        done
-        unset best wall rss
+        measure_shape "$d" "$n" "$l" "$records" "$cmds"
         rm -rf "$d" "$d.sched" "$work/csv"
     done
 done
+
+# A recorded run of the bundled E3 workload (E3=0 leaves it out): every leg
+# of the e3 catalog, its paths complete end to end, its own scheduler data
+# when the collector runs (root), rings of 2^21 records that do not wrap;
+# users' runs look like this. Several legs make several tables, which a pass
+# by process does not read (engine/pass_split.c): these rows are the pass
+# in time order. The bare pass files the stages of the outbound chain only
+# (its stage table): on these rings its ratio is a yardstick, not the same
+# work.
+e3loop=$build/tests/workloads/e3loop
+if [ "${E3:-1}" = 1 ] && [ -x "$e3loop" ]; then
+    rec=$work/e3.run d=$work/e3
+    record_e3() {
+        rm -rf "$rec"
+        LATREC_ENTRIES_LOG2=21 "$latrec" record -q "$1" -o "$rec" -- "$e3loop" --duration "${E3_SECONDS:-4}" \
+            --rate 20000 --threads 4 > /dev/null 2> "$work/e3.err"
+    }
+    record_e3 --require-sched || record_e3 --no-sched || { cat "$work/e3.err" >&2; exit 1; }
+    mkdir "$d" "$d.sched"
+    ln "$rec"/rings/*.latrec "$d/"
+    ln "$rec"/rings/*.latrec "$d.sched/"
+    cmds=$commands
+    if [ -f "$rec/sched.latrec" ]; then
+        ln "$rec/sched.latrec" "$d.sched/"
+    else
+        cmds=$(tr ' ' '\n' <<< "$commands" | grep -v '_sched$' | tr '\n' ' ')
+        echo "# e3loop: no scheduler data ($(head -1 "$work/e3.err")): no *_sched rows"
+    fi
+    echo '{"state": "finished"}' | tee "$d/run.json" > "$d.sched/run.json"
+    summary=$("$latrec" report "$d" | grep '^# rings:')
+    records=$(sed -n 's/.*records: \([0-9]*\).*/\1/p' <<< "$summary")
+    [[ "$summary" == *" 0 wrapped)"*"lost: 0 "* ]] || { echo "bench_engine: the e3loop run lost records: $summary" >&2; exit 1; }
+    echo "# e3loop recorded (4 source threads at 20 kHz, e3 catalog, paths on by default): $summary"
+    measure_shape "$d" "$(find "$d" -name '*.latrec' | wc -l)" 21 "$records" "$cmds"
+fi
