@@ -32,8 +32,13 @@ deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-	    echo "installing: $$missing"; \
+	    missing=$$(echo $$missing); \
 	    if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+	    if [ -n "$$SUDO" ] && ! command -v sudo >/dev/null 2>&1; then \
+	        echo "make deps: missing $$missing; not root and no sudo: run 'make deps' as root (or apt-get install $$missing), then make again" >&2; \
+	        exit 1; \
+	    fi; \
+	    echo "installing: $$missing"; \
 	    $$SUDO apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
@@ -41,6 +46,10 @@ deps:
 	@# installed at all (a Node.js that brings its own npm must not be replaced).
 	@if ! command -v npm >/dev/null 2>&1; then \
 	    if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; fi; \
+	    if [ -n "$$SUDO" ] && ! command -v sudo >/dev/null 2>&1; then \
+	        echo "make deps: npm is missing, not root and no sudo: run 'make deps' as root (or apt-get install npm)" >&2; \
+	        exit 1; \
+	    fi; \
 	    echo "installing: npm"; \
 	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq npm >/dev/null; \
 	fi
