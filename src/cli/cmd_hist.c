@@ -122,6 +122,8 @@ struct column {
     uint64_t usum;
     int big;
     long double sum;
+    const latrec_leg_table *t; /* a leg's columns: its table (sort_columns); NULL: a segment's, runqlat */
+    int order;                 /* made as the order-th column */
 };
 
 /* A column's min and max before its first value (see add_value). */
@@ -195,6 +197,7 @@ static int add_column(struct hist_run *h, const char *label)
     struct column *c = &h->cols[h->n_cols];
     memset(c, 0, sizeof(*c));
     snprintf(c->label, sizeof(c->label), "%s", label);
+    c->order = h->n_cols;
     latrec_text_safe(c->label, c->text, sizeof(c->text));
     column_empty(c);
     if (!(c->bucket = calloc(h->o->entries + 1, sizeof(uint64_t)))) return -1;
@@ -224,8 +227,28 @@ static int hist_table_new(void *ctx, latrec_leg_table *t)
             snprintf(label, sizeof(label), "%s/%s:%s", t->component_name, t->legdef.name, t->hops[k].name);
         }
         if ((ht->col[k] = add_column(h, label)) < 0) return -1;
+        h->cols[ht->col[k]].t = t;
     }
     return 0;
+}
+
+static int cmp_columns(const void *a, const void *b)
+{
+    const struct column *x = a, *y = b;
+    if (x->t && y->t && x->t != y->t) {
+        const int c = strcmp(x->t->component_name, y->t->component_name);
+        if (c || x->t->leg != y->t->leg) return c ? c : x->t->leg - y->t->leg;
+    }
+    return x->order - y->order;
+}
+
+/* The legs' columns by component, then leg (as report's tables), each
+ * leg's hops in their order: the same whichever order the tables were
+ * made in (a pass by process makes them in another than in time order).
+ * Once the pass is done: the tables' column indices are stale after. */
+static void sort_columns(struct hist_run *h)
+{
+    if (h->n_cols > 1) qsort(h->cols, (size_t)h->n_cols, sizeof(*h->cols), cmp_columns);
 }
 
 static unsigned log2_slot(uint64_t v)
@@ -666,6 +689,7 @@ static int hist_finish(struct hist_run *h, latrec_input *in, latrec_pass *p)
     if (h->n_cols == 0 && o->sel.pass.path) fprintf(stderr, "latrec hist: no instance of path %s\n", o->sel.pass.path);
     else if (h->n_cols == 0) no_instances_note(&o->sel, p);
     if (h->oom) fprintf(stderr, "latrec hist: out of memory\n");
+    sort_columns(h);
     print_output(h, in);
     if (latrec_legs_evicted(latrec_pass_legs(p))) {
         char cuts[256];

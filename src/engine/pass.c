@@ -59,10 +59,6 @@ latrec_leg_table *latrec_pass_table_for(latrec_pass *p, int component, int leg)
     if (*shown == SHOWN_NO) return NULL;
     if (!*shown) *shown = latrec_pass_selected(p, component, leg) ? SHOWN_YES : SHOWN_NO;
     if (*shown == SHOWN_NO) return NULL;
-    if (p->split && p->n_tables) { /* pass_split.c: a second table's order is the stream's */
-        p->split_lost = 1;
-        return NULL;
-    }
     const latrec_leg *def = latrec_legs_leg(p->legs, leg);
     latrec_leg_table *t = calloc(1, sizeof(*t));
     if (!t) {

@@ -86,8 +86,9 @@ typedef struct latrec_pass_sinks {
      * process (engine/pass_split.c), and starts over in time order, after
      * this call, when a pass by process could give other figures than one
      * in time order. Its first_stage calls come, at the end, in time order
-     * as ever; with paths, it is read by process only while no path
-     * instance is made (none of the paths' first legs ends an instance).
+     * as ever. Read by process, tables are made (table_new, on the thread
+     * that first sees an instance, one at a time) in another order than in
+     * time order: such sinks show them in an order of their own.
      * NULL: always in time order. */
     void (*restart)(void *ctx, latrec_leg_table **tables, int n);
     /* Read by process, each thread gathers the values of a table in a part

@@ -86,7 +86,7 @@ struct latrec_pass {
     latrec_merged batch[PASS_BATCH]; /* records taken from it at a time */
     int have_merge, ended, failed;
     int began;             /* the first step decided how the guessed rings are read (pass_begin) */
-    int split, split_lost; /* read by process (pass_split.c); it cannot give one thread's figures */
+    int split;             /* read by process (pass_split.c) */
     int by_process;        /* the stream was read by process to its end */
     struct pass_feeder f; /* last: its lines are its own */
 };

@@ -11,40 +11,49 @@
 /* Records the look reads: few enough to cost little beside the pass. */
 #define SPLIT_PEEK (1u << 16)
 
+#define PEEK_ROUTES 64 /* routes the look tells apart (more: as if two met) */
+
 struct peek {
     const latrec_pass *p;
-    int component, leg, tables; /* the first selected (component, leg); distinct ones seen */
-    int c0, first_leg, routes;  /* the first route of first-stage stamps (stamps_hold); distinct ones seen */
+    int n_routes, two_routes; /* routes of first-stage stamps seen; two of one leg (stamps_hold) */
+    struct {
+        int c0, leg;
+    } route[PEEK_ROUTES];
 };
 
+/* The look's instances: not needed (what they end is the pass's). */
 static void peek_instance(void *ctx, const latrec_instance *inst)
 {
-    struct peek *k = ctx;
-    if (inst->leg < 0 || !latrec_pass_selected(k->p, inst->component, inst->leg)) return;
-    if (k->tables && inst->component == k->component && inst->leg == k->leg) return;
-    k->component = inst->component;
-    k->leg = inst->leg;
-    k->tables++;
+    (void)ctx;
+    (void)inst;
 }
 
-/* A first-stage stamp of (c0, leg): two routes of a leg some component
- * selects make the pass by process give up (stamps_hold). */
+/* A first-stage stamp of (c0, leg) a component selects: a leg's stamps by
+ * two routes may reach one table, which makes the pass by process give up
+ * (stamps_hold). */
 static void peek_route(struct peek *k, int c0, int leg)
 {
-    if (k->routes && c0 == k->c0 && leg == k->first_leg) return;
+    for (int i = 0; i < k->n_routes; i++)
+        if (k->route[i].leg == leg) {
+            if (k->route[i].c0 != c0) k->two_routes = 1;
+            return;
+        }
     for (int c = 0; c < latrec_legs_n_components(k->p->legs); c++)
         if (latrec_pass_selected(k->p, c, leg)) {
-            k->c0 = c0;
-            k->first_leg = leg;
-            k->routes++;
+            if (k->n_routes == PEEK_ROUTES) {
+                k->two_routes = 1;
+                return;
+            }
+            k->route[k->n_routes].c0 = c0;
+            k->route[k->n_routes++].leg = leg;
             return;
         }
 }
 
 /* The first records in time order through a builder of their own: 1 when
- * nothing there makes a run by process give up (a second table, two
- * routes of first-stage stamps, a cross-process decision, a record out of
- * order), so that a run whose
+ * nothing there makes a run by process give up (first-stage stamps of
+ * a leg by two routes, a cross-process decision, a record out of order),
+ * so that a run whose
  * start already says so is read in time order at once instead of twice.
  * What the look cannot see makes the run by process give up later.
  * *anchored set when a record went to a leg anchor[] marks (a path's first
@@ -52,8 +61,8 @@ static void peek_route(struct peek *k, int c0, int leg)
 int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchored)
 {
     const latrec_input *in = p->in;
-    struct peek k = { p, -1, -1, 0, -1, -1, 0 };
-    latrec_legs *legs = latrec_input_legs_new(in, peek_instance, &k);
+    struct peek k = { .p = p };
+    latrec_legs *legs = latrec_input_legs_new(in, peek_instance, NULL);
     latrec_merged *ev = malloc(PEEK_FILL * sizeof(*ev));
     latrec_merge m;
     memset(&m, 0, sizeof(m));
@@ -74,7 +83,7 @@ int latrec_pass_peek_ok(const latrec_pass *p, const uint8_t *anchor, int *anchor
             if (leg >= 0 && p->sinks.first_stage && latrec_legs_first_stage(legs, leg) == latrec_rec_stage(ev[i].rec.sc))
                 peek_route(&k, latrec_legs_ring_component(legs, ev[i].ring), leg);
         }
-    ok = ok && k.tables <= 1 && k.routes <= 1 && !latrec_legs_cross_process(legs);
+    ok = ok && !k.two_routes && !latrec_legs_cross_process(legs);
     latrec_merge_free(&m);
     latrec_legs_free(legs); /* its open instances are not emitted: they have not ended */
     free(ev);

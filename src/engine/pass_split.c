@@ -11,11 +11,12 @@
  * (latrec_legs_cross_process(), analyze/legs.h); the open instances of
  * every process stay under max_open when each part stays under its share.
  * Instances end in another order, so this runs only for sinks that said
- * their figures do not depend on it (sinks.restart, engine/pass.h), and
- * only with one table at most (tables are made in the order their first
- * instance ends). When a part finds a record out of time order, a
- * cross-process decision, a part over its share of max_open, or a second
- * table, every thread stops, the sinks are told to restart, and the pass
+ * their figures do not depend on it (sinks.restart, engine/pass.h); tables
+ * are made in another order too (as each thread first sees one of their
+ * instances), which the sinks do not show (report sorts its tables, hist
+ * its columns). When a part finds a record out of time order, a
+ * cross-process decision, or a part over its share of max_open, every
+ * thread stops, the sinks are told to restart, and the pass
  * reads the stream in time order from its start (pass.c); so it does, once
  * every part has ended, when a process ended with an instance open that
  * the leg horizon cuts before another process's last record. A look at the
@@ -62,7 +63,7 @@
 /* ---- each thread: its processes' instances ---------------------------------- */
 
 /* The lane's part of (component, leg), made with its table on first use;
- * NULL when the lane must stop (a second table, out of memory). */
+ * NULL when the lane must stop (out of memory). */
 static struct split_part *part_of(struct split_lane *l, int component, int leg)
 {
     struct split_part *sp_ = l->parts;
@@ -87,9 +88,9 @@ static struct split_part *part_of(struct split_lane *l, int component, int leg)
     }
     pthread_mutex_lock(&sp->mu);
     latrec_leg_table *t = stopped(sp) ? NULL : latrec_pass_table_for(p, component, leg);
-    const int lost = p->split_lost, failed = p->failed;
+    const int failed = p->failed;
     pthread_mutex_unlock(&sp->mu);
-    if (lost || failed || stopped(sp)) {
+    if (failed || stopped(sp)) {
         stop_all(sp, failed);
         return NULL;
     }
@@ -269,17 +270,24 @@ static int share_out(struct split *sp, int n_threads, uint32_t *procs, uint64_t 
 /* Where a pass in time order sends the stamps of (c0, leg) (pass.c's
  * routes): the component of the first instance of theirs that ends, the
  * same in every process that ended one, else c0's. 1 when a pass in time
- * order gives the stamps to the table sp->gap_* names, in time order, and
- * to no other (no route's stamps wait past ROUTE_PENDING_MAX: in time
- * order the first such instance ends no later than the earliest a
- * process's first one ended here, so the stamps of every process up to
- * that time bound those that wait; with none ended, all go to c0's table
- * in time order anyway; the stamps of one table come from one route; no
- * table but the one made already, if any); 0: give up. */
+ * order gives each route's stamps to the table sp->gaps names for it, in
+ * time order, and to no other (no route's stamps wait past
+ * ROUTE_PENDING_MAX: in time order the first such instance ends no later
+ * than the earliest a process's first one ended here, so the stamps of
+ * every process up to that time bound those that wait; with none ended,
+ * all go to c0's table in time order anyway; the stamps of one table come
+ * from one route: two would reach it in the order their routes settle);
+ * 0: give up, or -1 out of memory. Tables are made in another order than
+ * in time order; every sink shows them in an order of its own (report
+ * sorts them, hist its columns). */
 static int stamps_hold(struct split *sp)
 {
     latrec_pass *p = sp->p;
-    sp->have_gap = 0;
+    size_t n_logs = 0;
+    for (int a = 0; a < sp->n_lanes; a++) n_logs += (size_t)sp->lane[a].n_logs;
+    free(sp->gaps);
+    sp->n_gaps = 0;
+    if (!(sp->gaps = malloc((n_logs + 1) * sizeof(*sp->gaps)))) return -1;
     for (int a = 0; a < sp->n_lanes; a++)
         for (int i = 0; i < sp->lane[a].n_logs; i++) {
             const struct stamp_log *g = &sp->lane[a].logs[i];
@@ -305,36 +313,39 @@ static int stamps_hold(struct split *sp)
             if (waiting >= ROUTE_PENDING_MAX) return 0;
             if (dest < 0) dest = g->c0;
             if (!latrec_pass_selected(p, dest, g->leg)) continue; /* no table: dropped, as in time order */
-            const int made = dest < p->index_comps && g->leg < p->index_legs &&
-                             p->index[dest * p->index_legs + g->leg] != NULL;
-            if (sp->have_gap || (!made && p->n_tables)) return 0;
-            sp->have_gap = 1;
-            sp->gap_c0 = g->c0;
-            sp->gap_leg = g->leg;
-            sp->gap_dest = dest;
+            for (size_t k = 0; k < sp->n_gaps; k++)
+                if (sp->gaps[k].dest == dest && sp->gaps[k].leg == g->leg) return 0;
+            sp->gaps[sp->n_gaps++] = (struct split_gap){ g->c0, g->leg, dest };
         }
     return 1;
 }
 
-/* The stamps stamps_hold found a table for, to it in time order (every
- * process's log merged, on two threads when the pass has two lanes). 0, or
- * -1 out of memory. */
-static int stamps_replay(struct split *sp)
+/* The stamps of a route stamps_hold found a table for, to it in time order
+ * (every process's log merged, on two threads when the pass has two lanes).
+ * 0, or -1 out of memory. */
+static int gap_replay(struct split *sp, const struct split_gap *gap, const struct stamp_log **logs)
 {
     latrec_pass *p = sp->p;
-    if (!sp->have_gap) return 0;
-    latrec_leg_table *t = latrec_pass_table_for(p, sp->gap_dest, sp->gap_leg);
+    latrec_leg_table *t = latrec_pass_table_for(p, gap->dest, gap->leg);
     if (!t) return p->failed ? -1 : 0;
-    size_t n = 0, cap = 0;
-    for (int a = 0; a < sp->n_lanes; a++) cap += (size_t)sp->lane[a].n_logs;
-    const struct stamp_log **logs = calloc(cap + 1, sizeof(*logs));
-    if (!logs) return -1;
+    size_t n = 0;
     for (int a = 0; a < sp->n_lanes; a++)
         for (int i = 0; i < sp->lane[a].n_logs; i++) {
             const struct stamp_log *g = &sp->lane[a].logs[i];
-            if (g->c0 == sp->gap_c0 && g->leg == sp->gap_leg && g->n) logs[n++] = g;
+            if (g->c0 == gap->c0 && g->leg == gap->leg && g->n) logs[n++] = g;
         }
-    const int rc = latrec_stamps_replay(p, t, logs, n, sp->n_lanes > 1);
+    return latrec_stamps_replay(p, t, logs, n, sp->n_lanes > 1);
+}
+
+/* Every route's stamps to its table. 0, or -1 out of memory. */
+static int stamps_replay(struct split *sp)
+{
+    size_t cap = 0;
+    for (int a = 0; a < sp->n_lanes; a++) cap += (size_t)sp->lane[a].n_logs;
+    const struct stamp_log **logs = calloc(cap + 1, sizeof(*logs));
+    if (!logs) return -1;
+    int rc = 0;
+    for (size_t k = 0; k < sp->n_gaps && rc == 0; k++) rc = gap_replay(sp, &sp->gaps[k], logs);
     free(logs);
     return rc;
 }
@@ -430,7 +441,6 @@ static int split_go(struct split *sp, int n_threads)
     for (int k = 1; k < sp->n_lanes; k++)
         if (sp->lane[k].started) pthread_join(sp->lane[k].thread, NULL);
     p->split = 0;
-    if (sp->p->split_lost) sp->lost = 1;
     /* A process whose records ended with instances open while another's
      * went on past their leg horizon: in time order those are cut by it
      * (counted), here they were ended at the process's end. */
@@ -442,19 +452,25 @@ static int split_go(struct split *sp, int n_threads)
     if (next_cut < end_t) sp->lost = 1;
     for (int k = 0; k < sp->n_lanes && p->sinks.part_age_max; k++)
         if (sp->lane[k].finish_first < end_t && end_t - sp->lane[k].finish_first > p->sinks.part_age_max) sp->lost = 1;
-    if (!sp->failed && !sp->lost && p->sinks.first_stage && !stamps_hold(sp)) sp->lost = 1;
+    if (!sp->failed && !sp->lost && p->sinks.first_stage) {
+        const int hold = stamps_hold(sp);
+        if (hold < 0) sp->failed = 1;
+        else if (!hold) sp->lost = 1;
+    }
     if (!sp->failed && !sp->lost && !guesses_hold(sp)) sp->lost = 1; /* read again once scanned */
     for (int k = 0; k < sp->n_lanes; k++) /* a guessed ring out of order: scanned before it is read again */
         if (sp->lane[k].disorder != UINT32_MAX) latrec_input_guess_wrong(p->in, sp->lane[k].disorder);
     if (sp->failed) rc = -1;
     else if (sp->lost) undo(sp);
     else rc = commit(sp) < 0 ? -1 : 1;
-    p->split_lost = 0;
 
     for (int k = 0; k < sp->n_lanes; k++) latrec_split_lane_free(&sp->lane[k]);
 out:
     latrec_plogs_free(sp->plogs);
     sp->plogs = NULL;
+    free(sp->gaps);
+    sp->gaps = NULL;
+    sp->n_gaps = 0;
     free(procs);
     free(load);
     return rc;

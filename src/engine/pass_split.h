@@ -27,6 +27,12 @@ struct split_part {
 
 struct split;
 
+/* A route of first-stage stamps, (c0, leg), and the component of the
+ * table a pass in time order gives them to (stamps_hold). */
+struct split_gap {
+    int c0, leg, dest;
+};
+
 /* One process being read: its rings merged, its builder, its path log. */
 struct pfeed {
     latrec_merge m;
@@ -84,7 +90,8 @@ struct split {
     struct split_lane lane[SPLIT_MAX_LANES];
     pthread_mutex_t mu;                      /* the tables: one thread at a time */
     int stop, lost, failed;                  /* atomics: every lane stops at its next fill */
-    int have_gap, gap_c0, gap_leg, gap_dest; /* the route of stamps_hold, to (gap_dest, gap_leg)'s table */
+    struct split_gap *gaps;                  /* stamps_hold's routes of first-stage stamps, each to its table */
+    size_t n_gaps;
 };
 
 static inline int stopped(const struct split *sp)

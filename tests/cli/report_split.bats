@@ -291,6 +291,46 @@ assert all(c["count"] == 7711 for n, c in cols.items() if n != "ENCODE_E3SM_DONE
 PYEOF
 }
 
+@test "report and hist of every leg read by process: five tables, the figures of the pass in time order" {
+    for threads in 1 2; do
+        for args in "" "--top 3 --explain 2" "--warm-up 5ms" "--drop-outliers"; do
+            same_as_in_time_order --threads "$threads" $args "$D/L"
+        done
+    done
+    # what run L holds, counted from the spec: per RAN message, source and
+    # outbound instances (outbound complete unless i % 17 == 0); received
+    # unless i is a multiple of 13, 17 or 19 (inbound, consume: complete
+    # unless i % 29 == 0); control applied unless i % 31 == 0 too
+    run --separate-stderr "$LATREC" report --format json "$D/L"
+    "$PY" - "$output" <<'PYEOF'
+import json, sys
+want = {}
+def add(leg, complete):
+    n, c = want.get(leg, (0, 0))
+    want[leg] = (n + 1, c + complete)
+for p in range(4):
+    for i in range(1, (2000 if p == 0 else 3000) + 1):
+        add("oai/source", 1)
+        add("libe3/outbound", i % 17 != 0)
+        if i % 13 == 0 or i % 17 == 0 or i % 19 == 0:
+            continue
+        add("libe3/inbound", 1)
+        add("dapp/consume", i % 29 != 0)
+        if i % 31:
+            add("oai/apply_ctrl", 1)
+got = {t["component"] + "/" + t["leg"]: (t["instances"], t["complete"]) for t in json.loads(sys.argv[1])["legs"]}
+assert got == want, (got, want)
+PYEOF
+    # hist: a column per leg total, by component, then leg in the e3
+    # catalog's order, on one thread and on two
+    run --separate-stderr "$LATREC" hist --threads 1 --format json "$D/L"
+    local one=$output
+    run --separate-stderr "$LATREC" hist --threads 2 --format json "$D/L"
+    [ "$output" = "$one" ]
+    [ "$(jq -c '[.columns[] | [.name, .count]]' <<< "$one")" = \
+        '[["dapp/consume",8750],["libe3/outbound",10355],["libe3/inbound",9061],["oai/source",11000],["oai/apply_ctrl",8770]]' ]
+}
+
 @test "report --interval read by process: the time series of the pass in time order" {
     # run P's instances are run Q's (only the route of process 1's
     # first-stage stamps differs, which Q reads in time order for): P read
