@@ -125,8 +125,9 @@ static int gate_ambiguous(const latrec_report *m, const latrec_gate *g, char *bu
     return n > 1;
 }
 
-/* 0 passed, 1 crossed (printed), -1 the gate names nothing (printed). */
-static int check_gate(const latrec_report *m, const latrec_gate *g)
+/* 0 passed, 1 crossed (printed), -1 the gate names nothing (printed);
+ * selected: --component, --leg, --hop or --path narrowed the tables. */
+static int check_gate(const latrec_report *m, const latrec_gate *g, int selected)
 {
     const char *hop = g->row;
     for (int i = 0; i < m->n_tables; i++) {
@@ -192,8 +193,8 @@ static int check_gate(const latrec_report *m, const latrec_gate *g)
                 "with its catalog (%s)\n",
                 g->spec, names);
     else
-        fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop or path/segment in this run\n",
-                g->spec);
+        fprintf(stderr, "latrec report: --fail-over %s: no such component/leg/hop or path/segment in this run%s\n",
+                g->spec, selected ? " (or left out by --component, --leg, --hop or --path)" : "");
     return -1;
 }
 
@@ -321,7 +322,7 @@ int latrec_cmd_report(int argc, char **argv)
         if (write_report(&m, format, o.output) < 0) rc = LATREC_EXIT_ERROR;
         int crossed = 0, bad = 0;
         for (int g = 0; g < o.n_gates; g++) {
-            int c = check_gate(&m, &o.gates[g]);
+            int c = check_gate(&m, &o.gates[g], o.sel.pass.path || latrec_select_any(&o.sel));
             crossed |= c > 0;
             bad |= c < 0;
         }

@@ -204,7 +204,11 @@ assert [e["hops"]["total"] for e in top] == [1.0, 1.0, 1.0], top' "$output"
     # Names no leg / hop: 1.
     run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/nosuch:total:p99>1us'
     [ "$status" -eq 1 ]
-    [[ "$stderr" == *"no such component/leg/hop"* ]]
+    [ "$stderr" = "latrec report: --fail-over libe3/nosuch:total:p99>1us: no such component/leg/hop or path/segment in this run" ]
+    # a leg the selection left out: said so (it is in the run)
+    run --separate-stderr "$LATREC" report "$D/A" --leg inbound --fail-over 'libe3/outbound:total:p99>1us'
+    [ "$status" -eq 1 ]
+    [ "$stderr" = "latrec report: --fail-over libe3/outbound:total:p99>1us: no such component/leg/hop or path/segment in this run (or left out by --component, --leg, --hop or --path)" ]
     run --separate-stderr "$LATREC" report "$D/A" --fail-over 'libe3/outbound:RECV->SEND_DONE:p99>1us'
     [ "$status" -eq 1 ]
     # Malformed: 2.
