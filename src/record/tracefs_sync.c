@@ -145,8 +145,9 @@ latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *syste
         /* mount(2) as tracefs_tracing_dir_is_mounted(true) would (which
          * leaks its path string in libtracefs 1.6) */
         if (mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL) != 0 || !find_tracefs(t->root, sizeof(t->root))) {
-            snprintf(err, errlen, "tracefs is not mounted and cannot be mounted at %s: %s", TRACEFS_DEFAULT,
-                     strerror(errno));
+            const int e = errno;
+            snprintf(err, errlen, "tracefs is not mounted and cannot be mounted at %s: %s%s", TRACEFS_DEFAULT,
+                     strerror(e), e == EACCES || e == EPERM ? " (needs root)" : "");
             free(t);
             return NULL;
         }
@@ -159,8 +160,9 @@ latrec_tracefs *latrec_tracefs_open(const char *run_id, const char *const *syste
     if (access(inst_dir, W_OK | X_OK) != 0) {
         /* said here rather than by tracefs_instance_create(), whose error
          * path leaks in libtracefs 1.6 */
-        snprintf(err, errlen, "%s: cannot create the tracefs instance %s: %s", inst_dir, t->name,
-                 strerror(errno));
+        const int e = errno;
+        snprintf(err, errlen, "%s: cannot create the tracefs instance %s: %s%s", inst_dir, t->name, strerror(e),
+                 e == EACCES || e == EPERM ? " (needs root)" : "");
         goto fail;
     }
     sweep_stale(t->name, notes, noteslen);
