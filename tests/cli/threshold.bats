@@ -9,7 +9,8 @@ load nobody
 # crossing never runs it and keeps the command's status.
 #
 # A path: the first e3/loop instance over 1 us stops the bundled e3loop;
-# its total is the one convert's paths.csv gives that instance.
+# its total is the one convert's paths.csv gives that instance. README's
+# example, run as written.
 #
 # Needs: LATREC, SLOW_LEG and E3LOOP in the environment
 # (tests/unit/threshold.cmake), jq; root for the trace capture (-t) and for
@@ -228,4 +229,23 @@ check_stopped() {
     # the sentence gives run.json's reason, as report does for the finished run
     jq -e '.threshold.explain | test("Thread [0-9]+: scheduler data n/a: ") and (test("still being recorded") | not)' \
         r/run.json
+}
+
+@test "README's --stop-above example, as written: the planted 25 ms message, seq 2000, stops the run and is explained" {
+    local readme="$BATS_TEST_DIRNAME/../../README.md"
+    [ -f "$readme" ] || skip "no README.md beside the tests"
+    "${PY:-python3}" - "$readme" >example.sh <<'PYEOF'
+import re, sys
+blocks = [b for b in re.findall(r"```sh\n(.*?)```", open(sys.argv[1]).read(), re.S) if "--stop-above" in b]
+assert len(blocks) == 1, blocks
+sys.stdout.write(blocks[0])
+PYEOF
+    grep -q 'build/tests/workloads/e3loop' example.sh
+    mkdir -p build/tests/workloads
+    ln -s "$E3LOOP" build/tests/workloads/e3loop
+    run --separate-stderr env PATH="$(dirname "$LATREC"):$PATH" bash -eo pipefail example.sh
+    [ "$status" -eq 193 ]
+    jq -e '.threshold.seq == 2000 and .threshold.kind == "path" and .threshold.value_ns > 25000000' slow/run.json
+    # the action's report: the slowest instance is the planted one, its sleep the hop
+    [[ "$output" == *"1. seq 2000 "*"ENQUEUE->DEQUEUE took "* ]]
 }
