@@ -174,9 +174,8 @@ done
 # A recorded run of the bundled E3 workload (E3=0 leaves it out): every leg
 # of the e3 catalog, its paths complete end to end, its own scheduler data
 # when the collector runs (root), rings of 2^21 records that do not wrap;
-# users' runs look like this. Several legs make several tables, which a pass
-# by process does not read (engine/pass_split.c): these rows are the pass
-# in time order. The bare pass files the stages of the outbound chain only
+# users' runs look like this (several legs: several tables, read by process
+# as one). The bare pass files the stages of the outbound chain only
 # (its stage table): on these rings its ratio is a yardstick, not the same
 # work.
 e3loop=$build/tests/workloads/e3loop
