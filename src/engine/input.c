@@ -76,14 +76,14 @@ static void rings_elsewhere(const latrec_input *in, const char *dir, const json_
     const char *named = json_string_value(json_object_get(run, "rings_dir"));
     struct stat st;
     if (!named || strcmp(named, target) != 0) /* a link run.json knows nothing of */
-        fprintf(stderr, "%s: %s: rings read from %s, where %s links (run.json does not name it)\n", latrec_prog, dir,
-                target, link);
+        latrec_text_sayf(stderr, latrec_prog, "%s: rings read from %s, where %s links (run.json does not name it)", dir,
+                         target, link);
     else if (stat(link, &st) != 0)
-        fprintf(stderr, "%s: %s: its rings were left in %s, which is gone (%s)\n", latrec_prog, dir, target,
-                why ? why : "not brought into the run directory");
+        latrec_text_sayf(stderr, latrec_prog, "%s: its rings were left in %s, which is gone (%s)", dir, target,
+                         why ? why : "not brought into the run directory");
     else
-        fprintf(stderr, "%s: %s: rings read from %s, where run.json says they are (%s)\n", latrec_prog, dir, target,
-                why ? why : "not brought into the run directory");
+        latrec_text_sayf(stderr, latrec_prog, "%s: rings read from %s, where run.json says they are (%s)", dir, target,
+                         why ? why : "not brought into the run directory");
 }
 
 /* A run latrec is still recording (it holds the directory's lock,
@@ -127,15 +127,15 @@ static void run_state(latrec_input *in, const char *dir, int first)
     const char *where = n <= 0 ? "" : stat(link, &st) == 0 ? " - rings read from " : " - its rings were in ";
     const char *gone = n > 0 && stat(link, &st) != 0 ? ", which is gone" : "";
     if (live)
-        fprintf(stderr,
-                "%s: %s: still being recorded (%s): the rings and sched.latrec as they are now; "
-                "the counts come at its end%s%s\n",
-                latrec_prog, dir, who, where, n > 0 ? target : "");
+        latrec_text_sayf(stderr, latrec_prog,
+                         "%s: still being recorded (%s): the rings and sched.latrec as they are now; "
+                         "the counts come at its end%s%s",
+                         dir, who, where, n > 0 ? target : "");
     else
-        fprintf(stderr,
-                "%s: %s: its recording never finished (%s ended without finalising run.json: "
-                "killed?)%s%s%s\n",
-                latrec_prog, dir, who, where, n > 0 ? target : "", gone);
+        latrec_text_sayf(stderr, latrec_prog,
+                         "%s: its recording never finished (%s ended without finalising run.json: "
+                         "killed?)%s%s%s",
+                         dir, who, where, n > 0 ? target : "", gone);
     json_decref(run);
 }
 
@@ -149,21 +149,21 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
     size_t len;
     if (latrec_input_file_read(path, LATREC_RUN_JSON_MAX, "run manifest", &text, &len, why, sizeof(why)) != 0) {
         if (errno != ENOENT)
-            fprintf(stderr, "%s: %s (ignored: no command, run times or start stamp from it)\n", latrec_prog, why);
+            latrec_text_sayf(stderr, latrec_prog, "%s (ignored: no command, run times or start stamp from it)", why);
         return;
     }
     json_error_t jerr;
     json_t *run = json_loadb(text, len, 0, &jerr);
     free(text);
     if (!run) {
-        fprintf(stderr, "%s: %s:%d: not a run manifest: %s\n", latrec_prog, path, jerr.line, jerr.text);
+        latrec_text_sayf(stderr, latrec_prog, "%s:%d: not a run manifest: %s", path, jerr.line, jerr.text);
         return;
     }
     if (!json_is_object(run)) { /* valid JSON, but nothing in it would be read: say so */
-        fprintf(stderr,
-                "%s: %s: not a run manifest: not a JSON object (ignored: no command, run times or start "
-                "stamp from it)\n",
-                latrec_prog, path);
+        latrec_text_sayf(stderr, latrec_prog,
+                         "%s: not a run manifest: not a JSON object (ignored: no command, run times or start "
+                         "stamp from it)",
+                         path);
         json_decref(run);
         return;
     }
@@ -349,9 +349,12 @@ int latrec_input_open(latrec_input *in, const latrec_input_opts *opts, const cha
     size_t a, b;
     if (!o->wall && latrec_ringset_boots_differ(&in->set, &a, &b)) {
         (void)latrec_input_settle(in, NULL); /* their warnings first, as the open says them */
-        fprintf(stderr, "latrec %s: %s and %s come from different boots or hosts: their monotonic "
-                        "stamps cannot be merged; use --wall\n",
-                cmd, in->set.rings[a].path, in->set.rings[b].path);
+        char prog[64];
+        snprintf(prog, sizeof(prog), "latrec %s", cmd);
+        latrec_text_sayf(stderr, prog,
+                         "%s and %s come from different boots or hosts: their monotonic stamps cannot be merged; "
+                         "use --wall",
+                         in->set.rings[a].path, in->set.rings[b].path);
         return 1;
     }
     if (choose_catalogs_after_guessed(in) < 0) return 1;

@@ -1,6 +1,7 @@
 /* Bytes kept through JSON and terminal output (escape.h). */
 #include "read/escape.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,16 @@ void latrec_text_say(FILE *f, const char *prog, const char *line)
 {
     char safe[4 * 4608 + 4]; /* every byte of the longest message as \xHH */
     fprintf(f, "%s: %s\n", prog, latrec_text_safe(line, safe, sizeof(safe)));
+}
+
+void latrec_text_sayf(FILE *f, const char *prog, const char *fmt, ...)
+{
+    char line[4608];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    latrec_text_say(f, prog, line);
 }
 
 const char *latrec_text_safe_ascii(const char *s, char *buf, size_t len)

@@ -41,6 +41,8 @@ const char *latrec_text_safe(const char *s, char *buf, size_t len);
  * holds names from the command line or from a file (a directory given to
  * -o, a ring's role) stays one line of text whatever bytes they hold. */
 void latrec_text_say(FILE *f, const char *prog, const char *line);
+/* latrec_text_say of the line fmt makes (cut at 4607 bytes). */
+void latrec_text_sayf(FILE *f, const char *prog, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The same, and every byte from 0x80 up as \xHH too: a cell of a
  * libsmartcols table. latrec runs in the C locale, where libsmartcols

@@ -152,6 +152,35 @@ good_dir() {
     [ "$stderr" = "latrec report: $D/linked/run: rings read from $D/linked/elsewhere, where run.json says they are (not brought into the run directory)" ]
 }
 
+@test "a run directory with an ESC or a byte that is not UTF-8 in its name: run.json's lines escape it, as every other line does" {
+    d="$D/esc"$'\e[31m'"x"$'\xff'
+    e="$D/esc\\x1b[31mx\\xff" # the name as the lines give it
+    mkdir -p "$d"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$d"
+    echo '{' > "$d/run.json"
+    bounded report -q "$d" --format json
+    [ "$status" -eq 0 ]
+    [ "$stderr" = "latrec report: $e/run.json:2: not a run manifest: string or '}' expected near end of file" ]
+    [ "$(jq .header.records <<<"$output")" -eq 20 ]
+    echo '[]' > "$d/run.json"
+    bounded hist -q "$d"
+    [ "$stderr" = "latrec hist: $e/run.json: not a run manifest: not a JSON object (ignored: no command, run times or start stamp from it)" ]
+    rm "$d/run.json"
+    mkfifo "$d/run.json"
+    bounded convert -q "$d" -o "$D/esc-out"
+    [ "$stderr" = "latrec convert: $e/run.json: a FIFO, not a regular file (ignored: no command, run times or start stamp from it)" ]
+    rm "$d/run.json"
+    printf '{"state": "recording", "latrec_pid": 1}\n' > "$d/run.json"
+    bounded report "$d" --format json
+    [ "$stderr" = "latrec report: $e: its recording never finished (latrec pid 1 ended without finalising run.json: killed?)" ]
+    # the rings' link: its target escaped too
+    mkdir -p "$D/esc-run"
+    ln -s "$d" "$D/esc-run/rings"
+    printf '{"state": "finished", "rings_dir": "rings"}\n' > "$D/esc-run/run.json"
+    bounded report "$D/esc-run" --format json
+    [ "$stderr" = "latrec report: $D/esc-run: rings read from $e, where $D/esc-run/rings links (run.json does not name it)" ]
+}
+
 @test "a directory as --catalog: refused, not an empty catalog" {
     good_dir
     mkdir -p "$D/catdir"
