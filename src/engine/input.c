@@ -168,10 +168,15 @@ static void read_run(latrec_input *in, const char *dir, int first, uint64_t *sta
         return;
     }
     json_t *stamp = json_object_get(run, "start_stamp");
-    json_t *mono = stamp ? json_object_get(stamp, "mono_ns") : NULL;
-    if (json_is_integer(mono)) {
+    json_t *mono = json_object_get(stamp, "mono_ns");
+    if (json_is_integer(mono) && json_integer_value(mono) >= 0) {
         *start = (uint64_t)json_integer_value(mono);
         *have_start = 1;
+    } else if (stamp) { /* -1 was 2^64 - 1 ns: every record dropped before it */
+        latrec_text_sayf(stderr, latrec_prog,
+                         "%s: start_stamp without a time (mono_ns, ns of CLOCK_MONOTONIC): "
+                         "ignored, every record kept",
+                         path);
     }
     if (first) {
         in->have_run = 1;

@@ -136,6 +136,26 @@ good_dir() {
     [ "$stderr" = "latrec report: $D/fiforun/run.json: not a run manifest: not a JSON object (ignored: no command, run times or start stamp from it)" ]
 }
 
+@test "run.json's start stamp without a time (mono_ns -1, a string, missing): one line, every record kept" {
+    # (-1 was read as 2^64 - 1 ns: every record dropped before the start, no word)
+    mkdir -p "$D/badstamp"
+    outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/badstamp"
+    for v in '{"mono_ns": -1}' '{"mono_ns": "4000000000"}' '{"source": "trace_marker"}' '7'; do
+        printf '{"command": "x", "start_stamp": %s}\n' "$v" > "$D/badstamp/run.json"
+        bounded report -q "$D/badstamp" --format json
+        [ "$status" -eq 0 ]
+        [ "$stderr" = "latrec report: $D/badstamp/run.json: start_stamp without a time (mono_ns, ns of CLOCK_MONOTONIC): ignored, every record kept" ] ||
+            { echo "$v: $stderr"; return 1; }
+        [ "$(jq '[.header.records, .header.dropped_before_start] | @csv' -r <<<"$output")" = "20,0" ] ||
+            { echo "$v: $(jq -c .header <<<"$output")"; return 1; }
+    done
+    # a time: the records before it dropped, no line
+    run_json "$D/badstamp" 4002500000
+    bounded report -q "$D/badstamp" --format json
+    [ -z "$stderr" ]
+    [ "$(jq '[.header.records, .header.dropped_before_start] | @csv' -r <<<"$output")" = "8,12" ]
+}
+
 @test "a finished run whose rings are a link run.json does not name: the line says so, not that run.json names it" {
     mkdir -p "$D/linked/elsewhere" "$D/linked/run"
     outbound_spec libe3.outbound.101 1000 4000000000 5 | "$GEN" "$D/linked/elsewhere"
