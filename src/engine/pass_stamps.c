@@ -19,6 +19,7 @@
 
 #include "engine/pass_stamps.h"
 
+#define STAMPS_SCAN_MAX 8         /* logs merged by a look at each (more: a heap) */
 #define STAMPS_SPLIT_MIN (1u << 12) /* fewer stamps: one thread (a second costs about what 4096 take) */
 
 int latrec_stamp_log_grow(struct stamp_log *g)
@@ -142,6 +143,18 @@ static void run_merge(struct run *r)
             h[n] = h[i];
             cursor_next(&h[n++]);
         }
+    /* Few logs (a run's processes): the least by a look at each beats the
+     * heap's moves of whole cursors. Which of equal stamps goes first does
+     * not change the stream of values. */
+    while (n && n <= STAMPS_SCAN_MAX) {
+        size_t m = 0;
+        for (size_t i = 1; i < n; i++)
+            if (h[i].t < h[m].t) m = i;
+        if (r->part) s->part_first_stage(r->part, h[m].t);
+        else s->first_stage(s->ctx, r->t, h[m].t);
+        if (h[m].left) cursor_next(&h[m]);
+        else h[m] = h[--n];
+    }
     for (size_t i = n / 2; i-- > 0;) heap_down(h, n, i);
     while (n) {
         if (r->part) s->part_first_stage(r->part, h[0].t);
