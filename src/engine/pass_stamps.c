@@ -19,7 +19,7 @@
 
 #include "engine/pass_stamps.h"
 
-#define STAMPS_SCAN_MAX 8         /* logs merged by a look at each (more: a heap) */
+#define STAMPS_SCAN_MAX 8           /* logs merged by a look at each (more: a heap) */
 #define STAMPS_SPLIT_MIN (1u << 12) /* fewer stamps: one thread (a second costs about what 4096 take) */
 
 int latrec_stamp_log_grow(struct stamp_log *g)
