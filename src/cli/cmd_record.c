@@ -12,6 +12,7 @@
 #include "analyze/gate.h"
 #include "cli/commands.h"
 #include "engine/input.h"
+#include "read/escape.h"
 #include "cli/options.h"
 #include "record/coll_sched.h"
 #include "record/priority.h"
@@ -266,8 +267,9 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
         break;
     case OPT_CATALOG: { /* a catalog that does not load stops the run before it starts */
         latrec_catalog cat;
+        char safe[4 * sizeof(err) + 4];
         if (latrec_catalog_load(&cat, latrec_arg_name(state, "--catalog", "file", arg), err, sizeof(err)) < 0)
-            argp_failure(state, LATREC_RECORD_EXIT_FAIL, 0, "%s", err);
+            argp_failure(state, LATREC_RECORD_EXIT_FAIL, 0, "%s", latrec_text_safe(err, safe, sizeof(safe)));
         latrec_catalog_free(&cat);
         c->catalog = arg;
         o->catalog = arg;

@@ -101,7 +101,7 @@ static int load_named(latrec_input *in, struct pick *pk, int k)
             warn_duplicates(in, cat, path);
             return 0;
         }
-        fprintf(msg_out(in), "%s: %s\n", latrec_prog, err); /* then as if not found */
+        latrec_text_say(msg_out(in), latrec_prog, err); /* then as if not found */
         snprintf(searched, sizeof(searched), "%s, which does not load", path);
     }
     if (strcmp(name, "e3") == 0) {
@@ -136,7 +136,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     latrec_catalog given;
     if (o->catalog_path) {
         if (latrec_catalog_load(&given, o->catalog_path, err, sizeof(err)) < 0) {
-            fprintf(msg_out(in), "%s: %s\n", latrec_prog, err);
+            latrec_text_say(msg_out(in), latrec_prog, err);
             return -1;
         }
         warn_duplicates(in, &given, o->catalog_path);
@@ -149,7 +149,7 @@ static int load_given(latrec_input *in, struct pick *pk)
     }
     if (o->stages_header &&
         latrec_catalog_add_header(&given, o->stages_header, o->stage_prefix, err, sizeof(err)) < 0) {
-        fprintf(msg_out(in), "%s: %s\n", latrec_prog, err);
+        latrec_text_say(msg_out(in), latrec_prog, err);
         latrec_catalog_free(&given);
         return -1;
     }

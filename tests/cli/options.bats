@@ -248,6 +248,22 @@ usage_error() {
     [ "$(cat "$BATS_TEST_TMPDIR/"$'q\e/r.txt')" = "the user's" ]
 }
 
+@test "--catalog and --stages: a file name holding an ESC is escaped in the line that it does not load" {
+    mkdir "$BATS_TEST_TMPDIR/here" && cd "$BATS_TEST_TMPDIR/here" # nothing may be made here
+    for c in report hist convert; do
+        run --separate-stderr "$LATREC" $c --catalog $'no\e[31m.catalog' "$D/A"
+        [ "$status" -eq 1 ]
+        [ "$stderr" = "latrec $c: no\\x1b[31m.catalog: No such file or directory" ]
+        run --separate-stderr "$LATREC" $c --stages $'no\e[31m.h' "$D/A"
+        [ "$status" -eq 1 ]
+        [ "$stderr" = "latrec $c: no\\x1b[31m.h: No such file or directory" ]
+    done
+    run --separate-stderr "$LATREC" record -q --catalog $'no\e[31m.catalog' -o r -- touch ran
+    [ "$status" -eq 125 ]
+    [ "$stderr" = 'latrec record: no\x1b[31m.catalog: No such file or directory' ]
+    [ -z "$(ls -A)" ]
+}
+
 @test "standard output: a write that fails is one line and exit 1 (report, hist), a reader gone with SIGPIPE ignored 141" {
     [ -w /dev/full ] || skip "no /dev/full here"
     for c in "report" "report --format json" "report --format csv" "hist" "hist --format json"; do
