@@ -271,6 +271,7 @@ static void lay_out(latrec_ring *r, const struct scan_state *st, int in_progress
             r->wrapped = 1;
             r->lost = r->written - valid;
         } else if (r->rec_count > r->written) {
+            r->rc_excess = r->rec_count - r->written;
             latrec_ring_warn(r, "rec_count %llu but the ring holds %llu records and never wrapped",
                              (unsigned long long)r->rec_count, (unsigned long long)r->written);
         }

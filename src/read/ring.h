@@ -228,6 +228,9 @@ typedef struct latrec_ring {
     uint64_t live_base;     /* write index of cursor position 0 */
     int      live_init;     /* live_base set (at the first poll) */
     int      live_closed;   /* the writer closed the ring (LATREC_F_CLEAN_CLOSE) */
+    uint64_t rc_excess;     /* what the header's rec_count said beyond the records
+                             * the open found (a ring that never wrapped): left
+                             * out of every rec_count a poll reads */
 
     /* how the derived fields were found (enum latrec_ring_derived) */
     int      derived;

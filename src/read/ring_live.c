@@ -14,6 +14,15 @@ static inline uint64_t slot_t(const latrec_ring *r, uint64_t index)
     return t && r->tsc ? latrec_tsc_to_mono(r->tsc, t) : t;
 }
 
+/* The header's rec_count now, without what it said at open beyond the
+ * records there (rc_excess: a count no writer stored; its slots empty,
+ * looked at one by one they were the whole ring's). */
+static uint64_t rc_load(const latrec_ring *r, const uint64_t *rcp)
+{
+    const uint64_t rc = __atomic_load_n(rcp, __ATOMIC_ACQUIRE);
+    return rc > r->rc_excess ? rc - r->rc_excess : 0;
+}
+
 /* The write index of cursor position 0, from what the open derived: the
  * newest record is at index written - 1, slot newest_slot. */
 static uint64_t base_index(const latrec_ring *r)
@@ -83,9 +92,9 @@ static struct look look_at(const latrec_ring *r, uint64_t rc, uint64_t end, uint
 static int quick_look(const latrec_ring *r, const uint64_t *rcp, struct look *l, uint64_t *rc)
 {
     for (int tries = 0; tries < 8; tries++) {
-        const uint64_t a = __atomic_load_n(rcp, __ATOMIC_ACQUIRE);
+        const uint64_t a = rc_load(r, rcp);
         const uint64_t t = a ? slot_t(r, a - 1) : 0;
-        if (__atomic_load_n(rcp, __ATOMIC_ACQUIRE) != a || !t) continue;
+        if (rc_load(r, rcp) != a || !t) continue;
         *l = (struct look){ a, t, t > r->max_t_ns ? t : r->max_t_ns, t, 0, 0 };
         *rc = a;
         return 1;
@@ -117,12 +126,12 @@ uint64_t latrec_ring_poll(latrec_ring *r, latrec_cursor *c)
      * every look is taken at rec_count. Older writers do not refresh
      * rec_count: their stamps alone say where they are. */
     const uint64_t half = r->entries / 2 ? r->entries / 2 : 1;
-    uint64_t rc = __atomic_load_n(rcp, __ATOMIC_ACQUIRE);
+    uint64_t rc = rc_load(r, rcp);
     struct look l;
     int sound = 0;
     for (int tries = 0; tries < 4 && !sound; tries++) {
         l = look_at(r, v3 ? rc : 0, end, v3 ? half + 1 : r->entries);
-        const uint64_t again = v3 ? __atomic_load_n(rcp, __ATOMIC_ACQUIRE) : 0;
+        const uint64_t again = v3 ? rc_load(r, rcp) : 0;
         sound = !v3 || (again == rc && !l.full);
         rc = again;
     }

@@ -4,7 +4,8 @@
  * over and over, and no record it returns carries a payload of another
  * stamp (every field is a function of t_ns); a writer that laps the reader
  * on purpose, between two reads of one pass, gets exactly the slots it
- * rewrote ahead of the reader counted as lapped, and nothing else.
+ * rewrote ahead of the reader counted as lapped, and nothing else; a
+ * header's rec_count past the records the open found is not followed.
  */
 #include <stdarg.h>
 #include <setjmp.h>
@@ -166,6 +167,52 @@ static void test_no_lap_behind_reader(void **state)
     lap(16, 0, 0);
 }
 
+/* A ring of 3 records whose header says 18 (more than a ring, which it
+ * never wrapped: a count no writer stored). The open keeps the 3 (and
+ * says so); a poll follows the open, not the count: the 15 empty slots
+ * were taken for the writer's, the ring for wrapped and a record for
+ * lapped (and a ring of 2^32 entries was looked at slot by slot, for
+ * minutes, deaf to SIGTERM). */
+static void test_poll_rec_count_beyond_the_records(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    tw_tmpdir(dir, sizeof(dir), "overcount");
+    latrec_t w;
+    assert_int_equal(latrec_open_in(&w, dir, "over", 4), 1);
+    snprintf(path, sizeof(path), "%s/over.latrec", dir);
+    const uint64_t base = latrec_tnow();
+    for (uint64_t i = 0; i < 3; i++) stamp(&w, base + 1000 * i);
+    latrec_close(&w);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    const uint64_t lie = 16 + 2;
+    assert_int_equal(fseek(f, 16, SEEK_SET), 0); /* rec_count */
+    assert_int_equal(fwrite(&lie, sizeof(lie), 1, f), 1);
+    assert_int_equal(fclose(f), 0);
+
+    latrec_ring r;
+    assert_int_equal(latrec_ring_open(&r, path), 0);
+    assert_int_equal(r.valid, 3);
+    assert_int_equal(r.written, 3);
+    assert_string_equal(r.warning, "rec_count 18 but the ring holds 3 records and never wrapped");
+    latrec_cursor c;
+    latrec_rec rec;
+    latrec_ring_cursor_init(&c);
+    for (uint64_t i = 0; i < 3; i++) {
+        assert_int_equal(latrec_ring_next(&r, &c, &rec), 1);
+        assert_int_equal(rec.t_ns, base + 1000 * i);
+    }
+    assert_int_equal(latrec_ring_next(&r, &c, &rec), 0);
+    assert_int_equal(latrec_ring_poll(&r, &c), 0);
+    assert_int_equal(r.written, 3);
+    assert_int_equal(r.wrapped, 0);
+    assert_int_equal(c.lapped, 0);
+    assert_int_equal(latrec_ring_next(&r, &c, &rec), 0);
+    latrec_ring_close(&r);
+    tw_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_lap_ahead_of_reader),
         cmocka_unit_test(test_lap_whole_ring),
         cmocka_unit_test(test_no_lap_behind_reader),
+        cmocka_unit_test(test_poll_rec_count_beyond_the_records),
     };
     return cmocka_run_group_tests_name("read_live", tests, NULL, NULL);
 }
