@@ -62,12 +62,12 @@ static int io_fail(struct walk *w, const char *path)
     return -1;
 }
 
-/* The files of an output directory (marked: it has a marker) that its
- * marker does not list: the marker itself, and the empty lock file a
- * convert killed while writing leaves (read/outfile.h). */
+/* The files of an output directory that its marker does not list: the
+ * marker itself (marked: there is one), and the empty lock file a convert
+ * killed while writing leaves (read/outfile.h), before its marker too. */
 static int out_meta(const char *name, const struct stat *st, int marked)
 {
-    return marked && (!strcmp(name, LATREC_OUT_MARKER) || (!strcmp(name, LATREC_OUT_LOCK) && st->st_size == 0));
+    return (marked && !strcmp(name, LATREC_OUT_MARKER)) || (!strcmp(name, LATREC_OUT_LOCK) && st->st_size == 0);
 }
 
 /* A subdirectory of DIR: rings/ (ring files only) or a directory latrec
